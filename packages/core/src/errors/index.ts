@@ -1,0 +1,8 @@
+export {
+  APICallError,
+  InvalidArgumentError,
+  MemoryError,
+  NoSuchProviderError,
+  SettingsError,
+  UnsupportedFeatureError,
+} from './memory-error';

@@ -1,0 +1,12 @@
+/**
+ * @hermes-memory/core — the contract every memory provider implements, the manager that drives
+ * them, and what they all share (fencing, the write scanner, LLM and embedder interfaces, config).
+ */
+export * from './errors';
+export * from './logging';
+export * from './tools';
+export { MemoryProvider, canWrite, isMemoryProvider } from './provider/memory-provider';
+export type * from './provider/types';
+export type { ChatContentPart, ChatMessage, ChatRequest, ChatResponse, ChatToolCall, LlmClient } from './llm/types';
+export { type Embedder, cosineSimilarity } from './embeddings/types';
+export const VERSION: string = '0.1.0';

@@ -1,0 +1,138 @@
+import { UnsupportedFeatureError } from '../errors/memory-error';
+import type { ChatMessage } from '../llm/types';
+import type {
+  AgentContext,
+  ConfigField,
+  DelegationOptions,
+  InitContext,
+  MaybePromise,
+  MemoryTarget,
+  MemoryWriteAction,
+  MemoryWriteMetadata,
+  PreCompressOptions,
+  PrefetchOptions,
+  RecallStatus,
+  SessionSwitchOptions,
+  SyncTurnOptions,
+  ToolCallOptions,
+  ToolSchema,
+  TurnStartInfo,
+} from './types';
+
+/**
+ * A memory backend, driven by `MemoryManager` through the Hermes lifecycle.
+ *
+ * Four members are required. Every other hook has a harmless default, so adding a hook to this
+ * class never breaks an existing provider. Hooks may return promises; the manager awaits them with
+ * per-provider isolation, time budgets and ordered background queues.
+ */
+export abstract class MemoryProvider {
+  /** Short id, the same string as the package folder and npm suffix ("builtin", "holographic"). */
+  abstract readonly name: string;
+
+  /**
+   * Version of the pre-compress checkpoint contract: 1 = best effort, 2 = fail-closed
+   * (receives `requireCheckpoint` and host-normalised evidence messages).
+   */
+  readonly preCompressCheckpointApiVersion: 1 | 2 = 1;
+
+  /** Config and dependency check only. Must not do I/O beyond reading settings already in memory. */
+  abstract isAvailable(): boolean;
+
+  /** Called once per agent start. May open stores and connections. */
+  abstract initialize(sessionId: string, context: InitContext): MaybePromise<void>;
+
+  /** OpenAI function schemas; empty for context-only providers. */
+  abstract getToolSchemas(): ToolSchema[];
+
+  /** Static text for the system prompt. Recall does not belong here. */
+  systemPromptBlock(): string {
+    return '';
+  }
+
+  /** Recall for the upcoming turn. Must be fast: serve what `queuePrefetch` prepared. */
+  prefetch(_query: string, _options?: PrefetchOptions): MaybePromise<string> {
+    return '';
+  }
+
+  /** Start background recall for the next turn. */
+  queuePrefetch(_query: string, _options?: PrefetchOptions): MaybePromise<void> {}
+
+  /** Persist a finished turn. The manager runs it on this provider's ordered background queue. */
+  syncTurn(_userContent: string, _assistantContent: string, _options?: SyncTurnOptions): MaybePromise<void> {}
+
+  /** Handle one of this provider's tools. Must resolve to a JSON string. */
+  handleToolCall(toolName: string, _args: unknown, _options?: ToolCallOptions): MaybePromise<string> {
+    throw new UnsupportedFeatureError(this.name, 'tool calls', `Memory provider '${this.name}' has not implemented handleToolCall for '${toolName}'.`);
+  }
+
+  /** Flush queued writes and close. */
+  shutdown(): MaybePromise<void> {}
+
+  /** Per-turn tick, called before prefetch with the 1-based user turn number. */
+  onTurnStart(_turnNumber: number, _message: string, _info?: TurnStartInfo): MaybePromise<void> {}
+
+  /** End-of-session extraction, only at real boundaries (exit, /new, /reset, expiry). */
+  onSessionEnd(_messages: readonly ChatMessage[]): MaybePromise<void> {}
+
+  /** The session id rotated without teardown. Return false to report a failed rebind. */
+  onSessionSwitch(_newSessionId: string, _options: SessionSwitchOptions): MaybePromise<boolean | undefined> {
+    return undefined;
+  }
+
+  /** Text to add to the compression summary prompt before lossy compression. */
+  onPreCompress(_messages: readonly ChatMessage[], _options?: PreCompressOptions): MaybePromise<string> {
+    return '';
+  }
+
+  /** Mirror of a committed builtin memory write (add, replace and remove). */
+  onMemoryWrite(
+    _action: MemoryWriteAction,
+    _target: MemoryTarget,
+    _content: string,
+    _metadata?: MemoryWriteMetadata,
+  ): MaybePromise<void> {}
+
+  /** Called on the parent when a subagent finishes. */
+  onDelegation(_task: string, _result: string, _options?: DelegationOptions): MaybePromise<void> {}
+
+  /** Setup-wizard fields. */
+  getConfigSchema(): ConfigField[] {
+    return [];
+  }
+
+  /** Write non-secret settings to the provider's native config. */
+  saveConfig(_values: Readonly<Record<string, unknown>>, _hermesHome: string): MaybePromise<void> {}
+
+  /** A hint for the user when `isAvailable()` is false. */
+  unavailableReason(): string {
+    return '';
+  }
+
+  /** What the last prefetch injected, for a "🧠 recalled N memories" indicator. */
+  recallStatus(): RecallStatus | null {
+    return null;
+  }
+
+  /** On-disk paths outside HERMES_HOME a backup should include. Works without initialize. */
+  backupPaths(): string[] {
+    return [];
+  }
+}
+
+/** True when the agent context may change stored memory. */
+export function canWrite(agentContext: AgentContext | undefined): boolean {
+  return (agentContext ?? 'primary') === 'primary';
+}
+
+/** Structural check, for values that may come from another copy of this package. */
+export function isMemoryProvider(value: unknown): value is MemoryProvider {
+  if (typeof value !== 'object' || value === null) return false;
+  const v = value as Record<string, unknown>;
+  return (
+    typeof v.name === 'string' &&
+    typeof v.isAvailable === 'function' &&
+    typeof v.initialize === 'function' &&
+    typeof v.getToolSchemas === 'function'
+  );
+}
