@@ -9,4 +9,11 @@ export { MemoryProvider, canWrite, isMemoryProvider } from './provider/memory-pr
 export type * from './provider/types';
 export type { ChatContentPart, ChatMessage, ChatRequest, ChatResponse, ChatToolCall, LlmClient } from './llm/types';
 export { type Embedder, cosineSimilarity } from './embeddings/types';
+
+// The write scanner and the trivial-prompt check.
+export * from './scanner';
+
+// Config, .env and HERMES_HOME, compatible with the Python agent's files.
+export * from './config';
+
 export const VERSION: string = '0.1.0';

@@ -1,0 +1,75 @@
+import { MRR_DEPTH, type QuestionScore, scoreQuestion } from './metrics';
+import type { LocomoConversation, Retriever } from './types';
+import { nowMs } from '../stats';
+
+/** Per-retriever raw results of one LoCoMo run (§5.1). */
+export interface LocomoRun {
+  retriever: string;
+  scores: QuestionScore[];
+  /** Milliseconds per question (search call only). */
+  queryMs: number[];
+  /** Milliseconds per ingested turn, one entry per conversation (ingest time / turns). */
+  ingestMsPerTurn: number[];
+  turns: number;
+  conversations: number;
+  /** Questions dropped because their gold set was empty after normalisation. */
+  dropped: number;
+  /** Sum of per-conversation index sizes when the retriever reports them. */
+  diskBytes: number | null;
+}
+
+export interface RunOptions {
+  /** Depth asked of the retriever (≥ the largest k and the MRR depth). */
+  depth?: number;
+  onProgress?: (message: string) => void;
+}
+
+/** Run the protocol for one retriever: a fresh store per conversation, chronological ingest, verbatim questions. */
+export async function runLocomo(
+  retriever: Retriever,
+  conversations: readonly LocomoConversation[],
+  options: RunOptions = {},
+): Promise<LocomoRun> {
+  const depth = options.depth ?? MRR_DEPTH;
+  const run: LocomoRun = {
+    retriever: retriever.name,
+    scores: [],
+    queryMs: [],
+    ingestMsPerTurn: [],
+    turns: 0,
+    conversations: 0,
+    dropped: 0,
+    diskBytes: null,
+  };
+  for (const conv of conversations) {
+    const session = await retriever.open(conv.conversationId);
+    try {
+      const t0 = nowMs();
+      await session.ingest(conv.turns);
+      const ingestMs = nowMs() - t0;
+      run.ingestMsPerTurn.push(conv.turns.length > 0 ? ingestMs / conv.turns.length : 0);
+      run.turns += conv.turns.length;
+      run.conversations++;
+      if (session.diskBytes) run.diskBytes = (run.diskBytes ?? 0) + session.diskBytes();
+      for (const q of conv.questions) {
+        if (q.gold.length === 0) {
+          run.dropped++;
+          continue;
+        }
+        const t1 = nowMs();
+        const ranked = await session.search(q.question, depth);
+        run.queryMs.push(nowMs() - t1);
+        run.scores.push(scoreQuestion(q.category, dedupe(ranked).slice(0, depth), q.gold));
+      }
+      options.onProgress?.(`${retriever.name}: ${conv.conversationId} (${conv.turns.length} turns) done`);
+    } finally {
+      await session.close();
+    }
+  }
+  return run;
+}
+
+function dedupe(ids: readonly string[]): string[] {
+  const seen = new Set<string>();
+  return ids.filter((id) => (seen.has(id) ? false : (seen.add(id), true)));
+}

@@ -1,0 +1,1 @@
+export type { LocomoTurn, Retriever, RetrieverSession } from '../locomo/types';

@@ -1,0 +1,160 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import YAML from 'yaml';
+import { SettingsError } from '../errors/memory-error';
+import { writeFileAtomic } from './atomic-write';
+
+/** The `memory:` section of config.yaml, with the reference's defaults filled in. */
+export interface MemoryConfig {
+  /** Active external provider ("" = built-in only). */
+  provider: string;
+  memoryEnabled: boolean;
+  userProfileEnabled: boolean;
+  memoryCharLimit: number;
+  userCharLimit: number;
+  /** User turns between background memory reviews (0 = off). */
+  nudgeInterval: number;
+  flushMinTurns: number;
+  /** The `memory.<name>` block for a provider (a fresh copy; {} when absent). */
+  providerConfig(name: string): Record<string, unknown>;
+}
+
+export interface HermesConfig {
+  memory: MemoryConfig;
+  /** The whole parsed file, for keys this package does not model. */
+  raw: Record<string, unknown>;
+}
+
+export const MEMORY_CONFIG_DEFAULTS = Object.freeze({
+  provider: '',
+  memoryEnabled: true,
+  userProfileEnabled: true,
+  memoryCharLimit: 2200,
+  userCharLimit: 1375,
+  nudgeInterval: 10,
+  flushMinTurns: 6,
+});
+
+export function configPath(hermesHome: string): string {
+  return path.join(hermesHome, 'config.yaml');
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Integers may be written as strings ("3000") in hand-edited files; anything else → default. */
+function toInt(value: unknown, fallback: number): number {
+  if (typeof value === 'number' && Number.isFinite(value)) return Math.trunc(value);
+  if (typeof value === 'string' && /^\s*-?\d+(?:\.\d+)?\s*$/.test(value)) return Math.trunc(Number(value));
+  return fallback;
+}
+
+function toBool(value: unknown, fallback: boolean): boolean {
+  if (typeof value === 'boolean') return value;
+  if (typeof value === 'number') return value !== 0;
+  if (typeof value === 'string') {
+    const v = value.trim().toLowerCase();
+    if (['true', 'yes', 'on', '1'].includes(v)) return true;
+    if (['false', 'no', 'off', '0', ''].includes(v)) return false;
+  }
+  return fallback;
+}
+
+function parseYamlFile(file: string): Record<string, unknown> {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {};
+    throw new SettingsError(file, `Cannot read ${file}: ${(error as Error).message}`, { cause: error });
+  }
+  let parsed: unknown;
+  try {
+    parsed = YAML.parse(text.replace(/^\uFEFF/, ''));
+  } catch (error) {
+    const detail = String((error as Error).message ?? error).split('\n')[0];
+    throw new SettingsError(file, `Invalid YAML in ${file}: ${detail}`, { cause: error });
+  }
+  if (parsed === null || parsed === undefined) return {};
+  if (!isRecord(parsed)) throw new SettingsError(file, `Invalid config in ${file}: the top level must be a mapping.`);
+  return parsed;
+}
+
+/** Build the typed view over an already-parsed config object. */
+export function memoryConfigFrom(raw: Record<string, unknown>): MemoryConfig {
+  const m = isRecord(raw.memory) ? raw.memory : {};
+  const d = MEMORY_CONFIG_DEFAULTS;
+  const provider = typeof m.provider === 'string' ? m.provider.trim() : d.provider;
+  return {
+    provider,
+    memoryEnabled: toBool(m.memory_enabled, d.memoryEnabled),
+    userProfileEnabled: toBool(m.user_profile_enabled, d.userProfileEnabled),
+    memoryCharLimit: toInt(m.memory_char_limit, d.memoryCharLimit),
+    userCharLimit: toInt(m.user_char_limit, d.userCharLimit),
+    nudgeInterval: toInt(m.nudge_interval, d.nudgeInterval),
+    flushMinTurns: toInt(m.flush_min_turns, d.flushMinTurns),
+    providerConfig(name: string): Record<string, unknown> {
+      const block = m[name];
+      return isRecord(block) ? structuredClone(block) : {};
+    },
+  };
+}
+
+/**
+ * Read `<hermesHome>/config.yaml`. A missing file gives the defaults; a corrupt one is a
+ * SettingsError whose one-line message names the file.
+ */
+export function loadHermesConfig(hermesHome: string): HermesConfig {
+  const raw = parseYamlFile(configPath(hermesHome));
+  return { memory: memoryConfigFrom(raw), raw };
+}
+
+/** Read a value by dotted path ("compression.checkpoint_required"). */
+export function getConfigValue(config: HermesConfig | Record<string, unknown>, dottedPath: string): unknown {
+  let node: unknown = 'raw' in config && 'memory' in config && isRecord(config.raw) ? config.raw : config;
+  for (const key of dottedPath.split('.')) {
+    if (!isRecord(node)) return undefined;
+    node = node[key];
+  }
+  return node;
+}
+
+function flattenPatch(patch: Readonly<Record<string, unknown>>, prefix: string[] = []): Array<[string[], unknown]> {
+  const out: Array<[string[], unknown]> = [];
+  for (const [key, value] of Object.entries(patch)) {
+    const keyPath = [...prefix, ...key.split('.')];
+    if (isRecord(value) && Object.keys(value).length > 0) out.push(...flattenPatch(value, keyPath));
+    else out.push([keyPath, value]);
+  }
+  return out;
+}
+
+/**
+ * Edit config.yaml in place: set each value of `patch` (nested objects or dotted keys such as
+ * `"memory.provider"`; `undefined` deletes a key) while keeping every other key and comment.
+ * Written through a temp file and a rename, mode 0600.
+ */
+export function saveConfigValues(hermesHome: string, patch: Readonly<Record<string, unknown>>): void {
+  const file = configPath(hermesHome);
+  let text = '';
+  try {
+    text = fs.readFileSync(file, 'utf8').replace(/^\uFEFF/, '');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') {
+      throw new SettingsError(file, `Cannot read ${file}: ${(error as Error).message}`, { cause: error });
+    }
+  }
+  const doc = YAML.parseDocument(text);
+  if (doc.errors.length > 0) {
+    const detail = String(doc.errors[0]?.message ?? 'parse error').split('\n')[0];
+    throw new SettingsError(file, `Invalid YAML in ${file}: ${detail}`);
+  }
+  if (doc.contents === null || doc.contents === undefined) doc.contents = doc.createNode({});
+  if (!YAML.isMap(doc.contents)) throw new SettingsError(file, `Invalid config in ${file}: the top level must be a mapping.`);
+  for (const [keyPath, value] of flattenPatch(patch)) {
+    if (value === undefined) doc.deleteIn(keyPath);
+    else doc.setIn(keyPath, value);
+  }
+  writeFileAtomic(file, doc.toString());
+}
