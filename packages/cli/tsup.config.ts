@@ -1,4 +1,4 @@
 import { defineConfig } from 'tsup';
 import { preset } from '../../tsup.preset';
 
-export default defineConfig(preset({'index': 'src/index.ts', 'bin': 'src/bin.ts'}));
+export default defineConfig(preset({ index: 'src/index.ts', bin: 'src/bin.ts' }));

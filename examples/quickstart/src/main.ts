@@ -1,1 +1,195 @@
-export {};
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { createBuiltinProvider, newSessionId } from '@hermes-memory/builtin';
+import {
+  type LlmClient,
+  MemoryManager,
+  OpenAICompatibleLlmClient,
+  createLlmClientFromEnv,
+  loadHermesConfig,
+} from '@hermes-memory/core';
+import { createHolographicProvider } from '@hermes-memory/holographic';
+import { type FakeOpenAI, startFakeOpenAI } from '@hermes-memory/testkit';
+import { AgentSession, type AgentEvents } from './agent-loop';
+import { type Presenter, createPresenter } from './present';
+import { CONVERSATION, scriptedModel } from './scripted-model';
+
+const BASE_INSTRUCTIONS =
+  'You are a concise assistant with long-term memory. Save durable user facts with the memory tool, ' +
+  'project facts with fact_store, and use session_search to recall earlier conversations.';
+
+export interface QuickstartResult {
+  home: string;
+  mode: 'scripted' | 'live';
+  sessionIds: [string, string];
+  /** Session 2's system prompt (frozen snapshot + provider guidance). */
+  systemPrompt: string;
+  /** Session 2's fenced `<memory-context>` block for the question. */
+  recall: string;
+  /** Raw JSON answer of session 2's session_search call ("" when the model did not call it). */
+  sessionSearch: string;
+  answer: string;
+}
+
+export interface QuickstartOptions {
+  home?: string;
+  env?: Readonly<Record<string, string | undefined>>;
+  write?: (text: string) => void;
+  color?: boolean;
+}
+
+/** Open one session: a fresh manager with builtin + holographic over the same home. */
+async function openSession(home: string, llm: LlmClient, events: AgentEvents): Promise<AgentSession> {
+  const t = performance.now();
+  const manager = new MemoryManager();
+  manager.addProvider(createBuiltinProvider());
+  manager.addProvider(createHolographicProvider());
+  const sessionId = newSessionId();
+  await manager.initializeAll(sessionId, {
+    hermesHome: home,
+    platform: 'cli',
+    config: loadHermesConfig(home),
+    llm,
+  });
+  const systemPrompt = `${BASE_INSTRUCTIONS}\n\n${manager.buildSystemPrompt()}`;
+  events.step?.('initializeAll + buildSystemPrompt', performance.now() - t, 'builtin + holographic');
+  return new AgentSession(manager, llm, sessionId, systemPrompt, events);
+}
+
+export async function runQuickstart(options: QuickstartOptions = {}): Promise<QuickstartResult> {
+  const env = options.env ?? process.env;
+  const write = options.write ?? ((s: string) => process.stdout.write(s));
+  const color = options.color ?? (process.stdout.isTTY === true && !env.NO_COLOR);
+  const ui: Presenter = createPresenter(write, color);
+
+  const homeIsTemp = !options.home && !env.HERMES_HOME;
+  const home = path.resolve(
+    options.home ?? env.HERMES_HOME ?? fs.mkdtempSync(path.join(os.tmpdir(), 'hermes-quickstart-')),
+  );
+  fs.mkdirSync(home, { recursive: true, mode: 0o700 });
+
+  let fake: FakeOpenAI | undefined;
+  let llm: LlmClient | undefined = createLlmClientFromEnv(env);
+  const mode = llm ? 'live' : 'scripted';
+  if (!llm) {
+    fake = await startFakeOpenAI({ script: scriptedModel, model: 'scripted-model' });
+    llm = new OpenAICompatibleLlmClient({
+      baseURL: fake.url,
+      model: 'scripted-model',
+      apiKey: 'not-a-real-key',
+    });
+  }
+  ui.banner({
+    mode,
+    model: llm.model,
+    baseURL: fake?.url ?? env.OPENAI_BASE_URL ?? 'https://api.openai.com/v1',
+    home,
+    homeIsTemp,
+  });
+
+  let recall = '';
+  let sessionSearch = '';
+  const events: AgentEvents = {
+    step: (label, ms, detail) => ui.step(label, ms, detail),
+    recall: (block, ms) => {
+      recall = block;
+      ui.step('prefetchAll (recall)', ms, block ? `${block.length} chars recalled` : 'nothing recalled yet');
+      if (block) ui.modelSees('recall appended to the user message (API copy only)', block);
+    },
+    toolCall: (name, args, result, ms) => {
+      if (name === 'session_search') sessionSearch = result;
+      ui.toolCall(name, args, result, ms);
+    },
+    assistant: (text) => ui.assistant(text),
+  };
+
+  try {
+    ui.section(
+      'Session 1',
+      'The user shares facts and preferences; the agent saves them with its memory tools.',
+    );
+    const s1 = await openSession(home, llm, events);
+    for (const line of CONVERSATION.session1) {
+      ui.user(line);
+      await s1.send(line);
+    }
+    await s1.end();
+
+    ui.section(
+      'Session 2',
+      'A fresh manager and fresh providers over the same home: what does the agent remember?',
+    );
+    const s2 = await openSession(home, llm, events);
+    ui.modelSees('system prompt (frozen memory snapshot + guidance)', s2.systemPrompt);
+    let answer = '';
+    for (const line of CONVERSATION.session2) {
+      ui.user(line);
+      answer = await s2.send(line);
+    }
+    await s2.end();
+
+    ui.summary([
+      'Session 1 saved a user-profile entry (memory tool → USER.md) and a project fact (fact_store → memory_store.db).',
+      'Session 2 started with that profile frozen into its system prompt.',
+      'The question pulled the fact back as a fenced <memory-context> block.',
+      `session_search found session 1 (${s1.sessionId}) in state.db.`,
+    ]);
+    ui.note(`\nExplore what was stored:  npx hermes-memory status --home ${home}`);
+    ui.note(`                          npx hermes-memory sessions list --home ${home}`);
+    return {
+      home,
+      mode,
+      sessionIds: [s1.sessionId, s2.sessionId],
+      systemPrompt: s2.systemPrompt,
+      recall,
+      sessionSearch,
+      answer,
+    };
+  } finally {
+    await fake?.close();
+  }
+}
+
+const USAGE = `Usage: npm run quickstart [-- --home <dir>]
+
+Plays two sessions of a small agent with builtin + holographic memory. Without OPENAI_API_KEY a
+scripted model plays the model's part; set OPENAI_API_KEY (and optionally OPENAI_BASE_URL,
+OPENAI_MODEL) to use a real OpenAI-compatible model. --home (or HERMES_HOME) keeps the memory in
+that folder; otherwise a temporary folder is used.`;
+
+export async function main(argv: readonly string[] = process.argv.slice(2)): Promise<number> {
+  let values: { home?: string; help?: boolean };
+  try {
+    ({ values } = parseArgs({
+      args: [...argv],
+      options: { home: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+      strict: true,
+    }));
+  } catch (error) {
+    process.stderr.write(
+      `quickstart: ${error instanceof Error ? error.message.split('. ')[0] : String(error)}.\n`,
+    );
+    return 2;
+  }
+  if (values.help) {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+  try {
+    await runQuickstart(values.home ? { home: values.home } : {});
+    return 0;
+  } catch (error) {
+    process.stderr.write(`quickstart: ${error instanceof Error ? error.message : String(error)}\n`);
+    return 1;
+  }
+}
+
+const invokedDirectly =
+  process.argv[1] && path.resolve(process.argv[1]) === path.resolve(new URL(import.meta.url).pathname);
+if (invokedDirectly) {
+  main().then((code) => {
+    process.exitCode = code;
+  });
+}

@@ -20,10 +20,19 @@ export function percentile(values: readonly number[], p: number): number {
 
 export function summarize(values: readonly number[]): Summary {
   if (values.length === 0) {
-    return { n: 0, mean: Number.NaN, p50: Number.NaN, p95: Number.NaN, p99: Number.NaN, min: Number.NaN, max: Number.NaN };
+    return {
+      n: 0,
+      mean: Number.NaN,
+      p50: Number.NaN,
+      p95: Number.NaN,
+      p99: Number.NaN,
+      min: Number.NaN,
+      max: Number.NaN,
+    };
   }
   const sorted = [...values].sort((a, b) => a - b);
-  const at = (p: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
+  const at = (p: number) =>
+    sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
   let sum = 0;
   for (const v of sorted) sum += v;
   return {

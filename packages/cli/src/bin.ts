@@ -1,1 +1,11 @@
-export {};
+#!/usr/bin/env node
+import { runCli } from './cli';
+
+runCli(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  () => {
+    process.exitCode = 1;
+  },
+);

@@ -7,7 +7,14 @@ export * from './logging';
 export * from './tools';
 export { MemoryProvider, canWrite, isMemoryProvider } from './provider/memory-provider';
 export type * from './provider/types';
-export type { ChatContentPart, ChatMessage, ChatRequest, ChatResponse, ChatToolCall, LlmClient } from './llm/types';
+export type {
+  ChatContentPart,
+  ChatMessage,
+  ChatRequest,
+  ChatResponse,
+  ChatToolCall,
+  LlmClient,
+} from './llm/types';
 export { type Embedder, cosineSimilarity } from './embeddings/types';
 
 // The write scanner and the trivial-prompt check.
@@ -15,5 +22,20 @@ export * from './scanner';
 
 // Config, .env and HERMES_HOME, compatible with the Python agent's files.
 export * from './config';
+
+// Background work: ordered queues, turn-stamped results, timeouts.
+export * from './background';
+
+// Fencing: the <memory-context> block, sanitising and the streaming scrubber.
+export * from './fencing';
+
+// The manager that drives providers through the lifecycle.
+export * from './manager';
+
+// The OpenAI-compatible LlmClient.
+export * from './llm';
+
+// Provider resolution: memory.provider → an installed package.
+export * from './plugins';
 
 export const VERSION: string = '0.1.0';

@@ -1,3 +1,5 @@
+import { InvalidArgumentError } from '@hermes-memory/core';
+
 /**
  * Scales `v` in place to unit length and returns it. A zero vector (or one whose norm is not finite)
  * is left as all zeros: that is this package's documented answer for "nothing to embed", and it keeps
@@ -26,11 +28,14 @@ export function isBlank(text: string): boolean {
 /** Checks the shape of an `embed()` argument once, so every embedder rejects bad input the same way. */
 export function assertTexts(texts: unknown, embedderId: string): asserts texts is readonly string[] {
   if (!Array.isArray(texts)) {
-    throw new TypeError(`${embedderId}: embed() expects an array of strings`);
+    throw new InvalidArgumentError('texts', `${embedderId}: embed() expects an array of strings`);
   }
   for (let i = 0; i < texts.length; i++) {
     if (typeof texts[i] !== 'string') {
-      throw new TypeError(`${embedderId}: embed() expects an array of strings; item ${i} is ${typeof texts[i]}`);
+      throw new InvalidArgumentError(
+        'texts',
+        `${embedderId}: embed() expects an array of strings; item ${i} is ${typeof texts[i]}`,
+      );
     }
   }
 }

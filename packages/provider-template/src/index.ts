@@ -1,1 +1,25 @@
-export {};
+/**
+ * @hermes-memory/provider-template — a small but real memory provider to fork: a JSON-lines store
+ * in HERMES_HOME with keyword search, one search tool and one write tool.
+ */
+import { TemplateProvider } from './template-provider';
+import type { TemplateProviderSettings } from './template-provider-settings';
+
+export { TemplateProvider } from './template-provider';
+export type { TemplateProviderSettings } from './template-provider-settings';
+export { keywords, searchEntries, type SearchHit } from './template-search';
+export { JsonlStore, type EntryKind, type LoadReport, type StoredEntry } from './template-store';
+
+/** Create the provider. Settings are optional; config.yaml and the environment fill in the rest. */
+export function createTemplateProvider(settings: TemplateProviderSettings = {}): TemplateProvider {
+  return new TemplateProvider(settings);
+}
+
+/**
+ * The factory plugin discovery calls: any installed package whose package.json declares
+ * `"hermesMemory": {"provider": "<name>"}` and exports `createProvider` can be selected with
+ * `memory.provider: <name>` in config.yaml.
+ */
+export const createProvider = createTemplateProvider;
+
+export const VERSION: string = '0.1.0';

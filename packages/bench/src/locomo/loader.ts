@@ -50,7 +50,9 @@ export function parseLocomoDate(raw: string): string | null {
 /** The text a turn is stored as (§5.1 step 3). */
 export function turnText(speaker: string, text: string, blipCaption: unknown): string {
   const base = `${speaker}: ${text}`;
-  return typeof blipCaption === 'string' && blipCaption.trim() !== '' ? `${base} [shares ${blipCaption}]` : base;
+  return typeof blipCaption === 'string' && blipCaption.trim() !== ''
+    ? `${base} [shares ${blipCaption}]`
+    : base;
 }
 
 function asRecord(value: unknown, what: string): Record<string, unknown> {
@@ -77,7 +79,8 @@ export function parseLocomoSample(sample: unknown, index: number): LocomoConvers
     const list = conv[`session_${n}`];
     if (!Array.isArray(list) || list.length === 0) continue; // dated sessions without turns are skipped
     sessionCount++;
-    const rawDate = typeof conv[`session_${n}_date_time`] === 'string' ? (conv[`session_${n}_date_time`] as string) : '';
+    const rawDate =
+      typeof conv[`session_${n}_date_time`] === 'string' ? (conv[`session_${n}_date_time`] as string) : '';
     const sessionDate = parseLocomoDate(rawDate) ?? rawDate;
     for (const t of list) {
       const turn = asRecord(t, `${conversationId} session_${n} turn`);

@@ -38,7 +38,11 @@ export function fracRecall(ranked: readonly string[], gold: readonly string[], k
 }
 
 /** 1 / rank of the first gold hit within `depth`, else 0. */
-export function reciprocalRank(ranked: readonly string[], gold: readonly string[], depth = MRR_DEPTH): number {
+export function reciprocalRank(
+  ranked: readonly string[],
+  gold: readonly string[],
+  depth = MRR_DEPTH,
+): number {
   const g = new Set(gold);
   const limit = Math.min(depth, ranked.length);
   for (let i = 0; i < limit; i++) if (g.has(ranked[i]!)) return 1 / (i + 1);
@@ -77,7 +81,11 @@ function perK(fn: (k: number) => number): Record<KValue, number> {
   return out;
 }
 
-export function scoreQuestion(category: number, ranked: readonly string[], gold: readonly string[]): QuestionScore {
+export function scoreQuestion(
+  category: number,
+  ranked: readonly string[],
+  gold: readonly string[],
+): QuestionScore {
   const rs = toSessions(ranked);
   const gs = toSessions(gold);
   return {

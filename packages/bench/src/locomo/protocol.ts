@@ -70,6 +70,5 @@ export async function runLocomo(
 }
 
 function dedupe(ids: readonly string[]): string[] {
-  const seen = new Set<string>();
-  return ids.filter((id) => (seen.has(id) ? false : (seen.add(id), true)));
+  return [...new Set(ids)];
 }

@@ -25,7 +25,8 @@ export class Bm25Store {
 
   constructor(options: Bm25Options = {}) {
     const tokenize = options.tokenize ?? 'porter unicode61';
-    if (!/^[a-z0-9_ ]+$/i.test(tokenize)) throw new Error(`bm25: invalid tokenizer spec ${JSON.stringify(tokenize)}`);
+    if (!/^[a-z0-9_ ]+$/i.test(tokenize))
+      throw new Error(`bm25: invalid tokenizer spec ${JSON.stringify(tokenize)}`);
     if (options.inMemory) {
       this.dir = null;
       this.file = null;

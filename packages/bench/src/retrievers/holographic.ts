@@ -1,15 +1,76 @@
 /**
- * Holographic retriever for the LoCoMo protocol. OWNED BY THE HOLOGRAPHIC HELPER, who replaces this
- * placeholder with the real adapter (same export names). The bench registry imports
- * `createHolographicRetriever` and reports the retriever as unavailable while it throws.
+ * Holographic retriever for the LoCoMo protocol, driven through the provider's own tools:
+ * `fact_store add` per turn (fact_id → dia_id map) and `fact_store search` per question, with a
+ * fresh store in a temp dir per conversation. Owned by the holographic package.
  */
-import type { Retriever } from '../locomo/types';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { silentLogger } from '@hermes-memory/core';
+import { createDefaultEmbedder } from '@hermes-memory/embeddings';
+import { createHolographicProvider } from '@hermes-memory/holographic';
+import type { LocomoTurn, Retriever, RetrieverSession } from '../locomo/types';
 
 export interface HolographicRetrieverOptions {
-  /** true → hybrid with the bundled Model2Vec embedder; false → FTS + Jaccard + HRR only. */
+  /** true → hybrid with the bundled Model2Vec embedder; false → the lexical/HRR pipeline only. */
   embeddings: boolean;
+  /** `reference` reproduces the Python plugin's ranking. Default `default`. */
+  compat?: 'default' | 'reference';
 }
 
-export function createHolographicRetriever(_options: HolographicRetrieverOptions): Retriever {
-  throw new Error('holographic retriever not yet available');
+export function createHolographicRetriever(options: HolographicRetrieverOptions): Retriever {
+  const compat = options.compat ?? 'default';
+  const suffix = compat === 'reference' ? '-reference' : options.embeddings ? '+embeddings' : '';
+  return {
+    name: `holographic${suffix}`,
+    description:
+      compat === 'reference'
+        ? 'holographic, reference ranking (FTS .4 / Jaccard .3 / HRR .3 × trust)'
+        : `holographic default pipeline (stemmed BM25 + coverage + Jaccard + contiguity${options.embeddings ? ' + Model2Vec' : ''})`,
+    async open(): Promise<RetrieverSession> {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hm-bench-holo-'));
+      const provider = createHolographicProvider({ compat, embeddings: options.embeddings });
+      await provider.initialize('bench', {
+        hermesHome: dir,
+        platform: 'bench',
+        agentContext: 'primary',
+        logger: silentLogger,
+        embedder: options.embeddings ? createDefaultEmbedder() : undefined,
+      });
+      const diaByFact = new Map<number, string>();
+      const call = async (args: Record<string, unknown>): Promise<Record<string, unknown>> => {
+        const out = JSON.parse(await provider.handleToolCall('fact_store', args)) as Record<string, unknown>;
+        if (typeof out.error === 'string') throw new Error(`fact_store ${String(args.action)}: ${out.error}`);
+        return out;
+      };
+      return {
+        async ingest(turns: LocomoTurn[]) {
+          for (const turn of turns) {
+            const out = await call({ action: 'add', content: turn.text });
+            const id = Number(out.fact_id);
+            if (!diaByFact.has(id)) diaByFact.set(id, turn.diaId);
+          }
+        },
+        async search(query: string, k: number) {
+          const out = await call({ action: 'search', query, limit: Math.max(k, 1), min_trust: 0 });
+          const ranked: string[] = [];
+          for (const r of (out.results as Array<{ fact_id: number }>) ?? []) {
+            const dia = diaByFact.get(r.fact_id);
+            if (dia && !ranked.includes(dia)) ranked.push(dia);
+          }
+          return ranked.slice(0, k);
+        },
+        async close() {
+          provider.shutdown();
+          fs.rmSync(dir, { recursive: true, force: true });
+        },
+        diskBytes() {
+          let total = 0;
+          for (const f of fs.existsSync(dir) ? fs.readdirSync(dir) : [])
+            total += fs.statSync(path.join(dir, f)).size;
+          return total;
+        },
+      };
+    },
+  };
 }

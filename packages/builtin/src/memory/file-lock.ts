@@ -12,7 +12,7 @@ import { MemoryError } from '@hermes-memory/core';
 export interface FileLockOptions {
   /** Give up after this long (default 10 s). */
   timeoutMs?: number;
-  /** An unparseable lock file (e.g. the Python reference's empty flock file) older than this is stale. */
+  /** An unparseable lock file (e.g. the Python reference's empty flock file) older than this is stale (default 1 s). */
   foreignStaleMs?: number;
 }
 
@@ -67,10 +67,10 @@ function sleep(ms: number): Promise<void> {
 
 async function acquire(lockPath: string, options: FileLockOptions): Promise<string> {
   const timeoutMs = options.timeoutMs ?? 10_000;
-  const foreignStaleMs = options.foreignStaleMs ?? 2_000;
+  const foreignStaleMs = options.foreignStaleMs ?? 1_000;
   const deadline = Date.now() + timeoutMs;
   const token = `${process.pid}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 10)}`;
-  let delay = 2;
+  let delay = 1;
   for (;;) {
     if (tryCreate(lockPath, token)) return token;
     const stale = judgeStale(lockPath, foreignStaleMs);
@@ -85,7 +85,7 @@ async function acquire(lockPath: string, options: FileLockOptions): Promise<stri
         );
       }
       await sleep(delay + Math.random() * delay);
-      delay = Math.min(delay * 2, 50);
+      delay = Math.min(delay * 2, 25);
     }
   }
 }
@@ -100,8 +100,8 @@ function tryCreate(lockPath: string, token: string): boolean {
   }
   try {
     const info: LockInfo = { pid: process.pid, host: HOST, ts: Date.now(), token };
+    // No fsync: after a crash the lock is stale anyway; only its content while we live matters.
     fs.writeSync(fd, JSON.stringify(info));
-    fs.fsyncSync(fd);
   } finally {
     fs.closeSync(fd);
   }
@@ -114,7 +114,12 @@ function readInfo(lockPath: string): LockInfo | null {
     if (typeof parsed !== 'object' || parsed === null) return null;
     const p = parsed as Record<string, unknown>;
     if (typeof p.pid !== 'number' || typeof p.token !== 'string') return null;
-    return { pid: p.pid, host: typeof p.host === 'string' ? p.host : '', ts: Number(p.ts) || 0, token: p.token };
+    return {
+      pid: p.pid,
+      host: typeof p.host === 'string' ? p.host : '',
+      ts: Number(p.ts) || 0,
+      token: p.token,
+    };
   } catch {
     return null;
   }

@@ -77,7 +77,8 @@ function parseYamlFile(file: string): Record<string, unknown> {
     throw new SettingsError(file, `Invalid YAML in ${file}: ${detail}`, { cause: error });
   }
   if (parsed === null || parsed === undefined) return {};
-  if (!isRecord(parsed)) throw new SettingsError(file, `Invalid config in ${file}: the top level must be a mapping.`);
+  if (!isRecord(parsed))
+    throw new SettingsError(file, `Invalid config in ${file}: the top level must be a mapping.`);
   return parsed;
 }
 
@@ -120,7 +121,10 @@ export function getConfigValue(config: HermesConfig | Record<string, unknown>, d
   return node;
 }
 
-function flattenPatch(patch: Readonly<Record<string, unknown>>, prefix: string[] = []): Array<[string[], unknown]> {
+function flattenPatch(
+  patch: Readonly<Record<string, unknown>>,
+  prefix: string[] = [],
+): Array<[string[], unknown]> {
   const out: Array<[string[], unknown]> = [];
   for (const [key, value] of Object.entries(patch)) {
     const keyPath = [...prefix, ...key.split('.')];
@@ -150,8 +154,9 @@ export function saveConfigValues(hermesHome: string, patch: Readonly<Record<stri
     const detail = String(doc.errors[0]?.message ?? 'parse error').split('\n')[0];
     throw new SettingsError(file, `Invalid YAML in ${file}: ${detail}`);
   }
-  if (doc.contents === null || doc.contents === undefined) doc.contents = doc.createNode({});
-  if (!YAML.isMap(doc.contents)) throw new SettingsError(file, `Invalid config in ${file}: the top level must be a mapping.`);
+  // An empty (or comment-only) file has no contents yet: setIn creates the mapping.
+  if (doc.contents !== null && !YAML.isMap(doc.contents))
+    throw new SettingsError(file, `Invalid config in ${file}: the top level must be a mapping.`);
   for (const [keyPath, value] of flattenPatch(patch)) {
     if (value === undefined) doc.deleteIn(keyPath);
     else doc.setIn(keyPath, value);

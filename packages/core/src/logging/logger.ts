@@ -34,7 +34,8 @@ export function createLogger(
   const sink =
     options.sink ??
     ((record: LogRecord) => {
-      const meta = record.meta && Object.keys(record.meta).length > 0 ? ` ${JSON.stringify(record.meta)}` : '';
+      const meta =
+        record.meta && Object.keys(record.meta).length > 0 ? ` ${JSON.stringify(record.meta)}` : '';
       process.stderr.write(`${record.level.toUpperCase()} ${prefix}${record.message}${meta}\n`);
     });
   const emit = (level: LogLevel) => (message: string, meta?: Record<string, unknown>) => {

@@ -23,7 +23,10 @@ export const REDACTED = '[redacted]';
 export function redactSecrets(text: string): string {
   if (!text) return text;
   let out = text.replace(BEARER, (_m, scheme: string) => `${scheme} ${REDACTED}`);
-  out = out.replace(ASSIGNMENT, (_m, name: string, sep: string, quote: string) => `${name}${sep}${quote}${REDACTED}${quote}`);
+  out = out.replace(
+    ASSIGNMENT,
+    (_m, name: string, sep: string, quote: string) => `${name}${sep}${quote}${REDACTED}${quote}`,
+  );
   out = out.replace(URL_USERINFO, (_m, scheme: string, user: string) => `${scheme}${user}:${REDACTED}@`);
   for (const pattern of PATTERNS) out = out.replace(pattern, REDACTED);
   return out;

@@ -63,7 +63,11 @@ export abstract class MemoryProvider {
 
   /** Handle one of this provider's tools. Must resolve to a JSON string. */
   handleToolCall(toolName: string, _args: unknown, _options?: ToolCallOptions): MaybePromise<string> {
-    throw new UnsupportedFeatureError(this.name, 'tool calls', `Memory provider '${this.name}' has not implemented handleToolCall for '${toolName}'.`);
+    throw new UnsupportedFeatureError(
+      this.name,
+      'tool calls',
+      `Memory provider '${this.name}' has not implemented handleToolCall for '${toolName}'.`,
+    );
   }
 
   /** Flush queued writes and close. */

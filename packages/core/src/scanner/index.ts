@@ -1,4 +1,12 @@
 export { findInvisibleCodePoint, formatCodePoint, isInvisibleCodePoint } from './invisible';
 export { type ScanScope, THREAT_RULES, type ThreatRule } from './patterns';
-export { invisibleMessage, MAX_SCAN_CHARS, type ScanOptions, type ScanResult, scanAll, scanWrite, threatMessage } from './scan';
+export {
+  invisibleMessage,
+  MAX_SCAN_CHARS,
+  type ScanOptions,
+  type ScanResult,
+  scanAll,
+  scanWrite,
+  threatMessage,
+} from './scan';
 export { isTrivialPrompt } from './trivial';

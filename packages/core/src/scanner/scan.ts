@@ -58,7 +58,12 @@ export function scanWrite(content: string, options: ScanOptions = {}): ScanResul
   const invisible = findInvisibleCodePoint(content);
   if (invisible !== undefined) {
     const label = formatCodePoint(invisible);
-    return { ok: false, kind: 'invisible_unicode', patternId: 'invisible_unicode', message: invisibleMessage(label) };
+    return {
+      ok: false,
+      kind: 'invisible_unicode',
+      patternId: 'invisible_unicode',
+      message: invisibleMessage(label),
+    };
   }
   const normalised = content.normalize('NFKC');
   for (const r of rules) {

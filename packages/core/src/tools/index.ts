@@ -1,2 +1,10 @@
-export { enumArg, integerArg, optionalNumber, optionalString, parseToolArgs, requiredString, type ToolArgs } from './args';
+export {
+  enumArg,
+  integerArg,
+  optionalNumber,
+  optionalString,
+  parseToolArgs,
+  requiredString,
+  type ToolArgs,
+} from './args';
 export { describeError, guardToolCall, toolError, toolResult } from './results';

@@ -13,7 +13,9 @@ const PUNCT_RE = /^\p{P}$/u;
 
 /** `char::is_ascii_punctuation` — includes symbols such as `$ + < = > ^ \` | ~`. */
 function isAsciiPunct(cp: number): boolean {
-  return (cp >= 33 && cp <= 47) || (cp >= 58 && cp <= 64) || (cp >= 91 && cp <= 96) || (cp >= 123 && cp <= 126);
+  return (
+    (cp >= 33 && cp <= 47) || (cp >= 58 && cp <= 64) || (cp >= 91 && cp <= 96) || (cp >= 123 && cp <= 126)
+  );
 }
 
 /** CJK ideograph blocks that BERT surrounds with spaces so each becomes a word of its own. */

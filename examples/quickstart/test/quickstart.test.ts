@@ -1,0 +1,46 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { runQuickstart } from '../src/main';
+
+const homes: string[] = [];
+afterEach(() => {
+  for (const home of homes.splice(0)) fs.rmSync(home, { recursive: true, force: true });
+});
+
+describe('quickstart (scripted model)', () => {
+  it('recalls session 1 in session 2: snapshot, fenced recall, session_search', async () => {
+    const home = fs.mkdtempSync(path.join(os.tmpdir(), 'hm-quickstart-test-'));
+    homes.push(home);
+    let out = '';
+    const result = await runQuickstart({
+      home,
+      env: { PATH: process.env.PATH },
+      write: (s) => (out += s),
+      color: false,
+    });
+
+    expect(result.mode).toBe('scripted');
+    expect(out).toContain('scripted model');
+    // The preference saved with the memory tool in session 1 is in session 2's frozen snapshot.
+    expect(result.systemPrompt).toContain('USER PROFILE (who the user is)');
+    expect(result.systemPrompt).toContain('Prefers short answers. Always uses pnpm, never npm.');
+    // The fact saved with fact_store comes back fenced for the question.
+    expect(result.recall.startsWith('<memory-context>')).toBe(true);
+    expect(result.recall).toContain('deploys to Fly.io every Tuesday at 14:00 UTC');
+    // session_search finds session 1.
+    const search = JSON.parse(result.sessionSearch) as {
+      success: boolean;
+      results: Array<{ session_id: string }>;
+    };
+    expect(search.success).toBe(true);
+    expect(search.results.map((r) => r.session_id)).toContain(result.sessionIds[0]);
+    expect(result.answer).toContain(result.sessionIds[0]);
+    expect(result.answer).toContain('Fly.io every Tuesday');
+    // Memory files are private.
+    expect(fs.statSync(path.join(home, 'memories', 'USER.md')).mode & 0o777).toBe(0o600);
+    // No ANSI codes when colour is off.
+    expect(out).not.toMatch(/\u001b\[/);
+  });
+});

@@ -1,0 +1,355 @@
+import fs from 'node:fs';
+import { table, ms, bytes, num } from '../report/markdown';
+import type { SuiteContext, SuiteResult } from '../report/suite';
+import { barChart, lineChart } from '../report/svg';
+import { loadRetrievers } from '../retrievers/registry';
+import { LOCOMO_AUDIT_DIR_REL, LOCOMO_FILE_REL, sharedPath } from '../paths';
+import { round, summarize } from '../stats';
+import { applyAudit, loadAudit } from './audit';
+import { loadLocomo } from './loader';
+import { GROUPS, type GroupMetrics, type GroupName, K_VALUES, groupByCategory } from './metrics';
+import { type LocomoRun, runLocomo } from './protocol';
+import type { LocomoConversation } from './types';
+
+export interface LocomoRetrieverResult {
+  retriever: string;
+  description: string;
+  variant: 'dataset' | 'audited';
+  groups: Record<GroupName, GroupMetrics>;
+  dropped: number;
+  turns: number;
+  conversations: number;
+  ingestMsPerTurn: number;
+  queryMs: { p50: number; p95: number; p99: number; mean: number };
+  diskBytes: number | null;
+}
+
+export interface LocomoSuiteData {
+  dataFile: string;
+  conversations: string[];
+  questions: number;
+  auditChanged: number | null;
+  results: LocomoRetrieverResult[];
+  unavailable: Array<{ retriever: string; reason: string }>;
+}
+
+/** benchmarks.md §5.4 — plain FTS5 on the same 7 conversations, categories 1–4 (n = 1,033). */
+const REFERENCE_BM25_DEV = { mrr: 0.453, any5: 0.578, any10: 0.67, all10: 0.552 };
+/** benchmarks.md §5.4 — the Python holographic provider on the same data. */
+const REFERENCE_PY_HOLOGRAPHIC = { mrr: 0.41, any5: 0.542, any10: 0.619, all10: 0.515 };
+
+function summarizeRun(
+  run: LocomoRun,
+  description: string,
+  variant: LocomoRetrieverResult['variant'],
+): LocomoRetrieverResult {
+  const q = summarize(run.queryMs);
+  const ingest = run.ingestMsPerTurn.length
+    ? run.ingestMsPerTurn.reduce((a, b) => a + b, 0) / run.ingestMsPerTurn.length
+    : Number.NaN;
+  return {
+    retriever: run.retriever,
+    description,
+    variant,
+    groups: groupByCategory(run.scores),
+    dropped: run.dropped,
+    turns: run.turns,
+    conversations: run.conversations,
+    ingestMsPerTurn: round(ingest, 4),
+    queryMs: { p50: round(q.p50, 4), p95: round(q.p95, 4), p99: round(q.p99, 4), mean: round(q.mean, 4) },
+    diskBytes: run.diskBytes,
+  };
+}
+
+export interface LocomoSuiteOptions {
+  /** Also run the audited-evidence sensitivity variant for every retriever (default: bm25 only). */
+  auditAll?: boolean;
+  /** Restrict to these conversation ids. */
+  conversations?: string[];
+}
+
+export async function runLocomoSuite(
+  ctx: SuiteContext,
+  options: LocomoSuiteOptions = {},
+): Promise<SuiteResult> {
+  const started = Date.now();
+  const dataFile = sharedPath(...LOCOMO_FILE_REL);
+  if (!fs.existsSync(dataFile)) throw new Error(`LoCoMo data not found at ${dataFile}`);
+  let conversations: LocomoConversation[] = loadLocomo(dataFile);
+  if (options.conversations?.length) {
+    conversations = conversations.filter((c) => options.conversations!.includes(c.conversationId));
+  }
+  const auditDir = sharedPath(...LOCOMO_AUDIT_DIR_REL);
+  const audited = fs.existsSync(auditDir) ? applyAudit(conversations, loadAudit(auditDir)) : null;
+
+  const loaded = await loadRetrievers(ctx.retrievers);
+  const data: LocomoSuiteData = {
+    dataFile: 'shared/bench/locomo-dev.json',
+    conversations: conversations.map((c) => c.conversationId),
+    questions: conversations.reduce((a, c) => a + c.questions.length, 0),
+    auditChanged: audited?.changed ?? null,
+    results: [],
+    unavailable: [],
+  };
+  for (const entry of loaded) {
+    if ('unavailable' in entry) {
+      ctx.log(`locomo: ${entry.name} unavailable: ${entry.unavailable}`);
+      data.unavailable.push({ retriever: entry.name, reason: entry.unavailable });
+      continue;
+    }
+    const r = entry.retriever;
+    ctx.log(`locomo: running ${r.name}`);
+    try {
+      const run = await runLocomo(r, conversations, { onProgress: ctx.log });
+      data.results.push(summarizeRun(run, r.description ?? '', 'dataset'));
+      if (audited && (options.auditAll || r.name === 'bm25')) {
+        const runA = await runLocomo(r, audited.conversations);
+        data.results.push(summarizeRun(runA, r.description ?? '', 'audited'));
+      }
+    } catch (err) {
+      const reason = `failed during the run: ${err instanceof Error ? err.message : String(err)}`;
+      ctx.log(`locomo: ${r.name} ${reason}`);
+      data.unavailable.push({ retriever: r.name, reason });
+    }
+  }
+  return {
+    suite: 'locomo',
+    title: 'LoCoMo retrieval quality',
+    provenance: ctx.provenance,
+    seconds: (Date.now() - started) / 1000,
+    data,
+    markdown: renderLocomo(data),
+    svgs: renderLocomoSvgs(data),
+  };
+}
+
+function label(r: LocomoRetrieverResult): string {
+  return r.variant === 'audited' ? `${r.retriever} (audited evidence)` : r.retriever;
+}
+
+export function renderLocomo(data: LocomoSuiteData): string {
+  const lines: string[] = ['## LoCoMo retrieval quality', ''];
+  lines.push(
+    `Protocol: benchmarks.md §5.1, turn level, retrieval only (no LLM). Data: \`${data.dataFile}\` ` +
+      `(${data.conversations.length} conversations: ${data.conversations.join(', ')}; ${data.questions} QA items). ` +
+      'A fresh store per conversation; every turn ingested in order as `"<speaker>: <text>"` + ` [shares <blip_caption>]`; ' +
+      'query = the question verbatim; gold = normalised evidence ids (items with empty gold dropped). ' +
+      'Headline = categories 1–4 pooled; cat 5 (adversarial) separately. Numeric category ids (1 multi-hop, 2 temporal, 3 open-domain, 4 single-hop).',
+    '',
+  );
+  const main = data.results;
+  if (main.length > 0) {
+    lines.push('### Categories 1–4 pooled (headline)', '');
+    const rows = main.map((r) => {
+      const g = r.groups['cat1-4'];
+      return [
+        label(r),
+        g.n,
+        g.mrr,
+        g.recallAny[1],
+        g.recallAny[5],
+        g.recallAny[10],
+        g.recallAny[50],
+        g.recallAll[5],
+        g.recallAll[10],
+        g.fracRecall[10],
+        ms(r.ingestMsPerTurn),
+        ms(r.queryMs.p50),
+        ms(r.queryMs.p95),
+        bytes(r.diskBytes),
+      ];
+    });
+    rows.push(
+      [
+        'reference: plain FTS5, Python (benchmarks.md §5.4, same 7 conversations)',
+        1033,
+        REFERENCE_BM25_DEV.mrr,
+        '–',
+        REFERENCE_BM25_DEV.any5,
+        REFERENCE_BM25_DEV.any10,
+        '–',
+        '–',
+        REFERENCE_BM25_DEV.all10,
+        '–',
+        '–',
+        '0.7 ms',
+        '–',
+        '–',
+      ],
+      [
+        'reference: Python holographic (benchmarks.md §5.4)',
+        1033,
+        REFERENCE_PY_HOLOGRAPHIC.mrr,
+        '–',
+        REFERENCE_PY_HOLOGRAPHIC.any5,
+        REFERENCE_PY_HOLOGRAPHIC.any10,
+        '–',
+        '–',
+        REFERENCE_PY_HOLOGRAPHIC.all10,
+        '–',
+        '27 ms',
+        '30 ms',
+        '–',
+        '–',
+      ],
+    );
+    lines.push(
+      table(
+        [
+          'retriever',
+          'n',
+          'MRR',
+          'any@1',
+          'any@5',
+          'any@10',
+          'any@50',
+          'all@5',
+          'all@10',
+          'frac@10',
+          'ingest / turn',
+          'query p50',
+          'query p95',
+          'index size',
+        ],
+        rows,
+      ),
+      '',
+      '![recall_any@k, categories 1–4](locomo-recall-any.svg) ![recall_all@k, categories 1–4](locomo-recall-all.svg)',
+      '',
+      '### Every k (categories 1–4)',
+      '',
+    );
+    const kHead = K_VALUES.flatMap((k) => [`any@${k}`, `all@${k}`, `frac@${k}`]);
+    lines.push(
+      table(
+        ['retriever', ...kHead],
+        main.map((r) => {
+          const g = r.groups['cat1-4'];
+          return [label(r), ...K_VALUES.flatMap((k) => [g.recallAny[k], g.recallAll[k], g.fracRecall[k]])];
+        }),
+      ),
+      '',
+      '### Per category',
+      '',
+    );
+    const catRows: Array<Array<string | number>> = [];
+    for (const r of main) {
+      for (const grp of GROUPS) {
+        const g = r.groups[grp];
+        catRows.push([
+          label(r),
+          grp,
+          g.n,
+          g.mrr,
+          g.recallAny[1],
+          g.recallAny[5],
+          g.recallAll[5],
+          g.recallAny[10],
+          g.recallAll[10],
+          g.recallAny[50],
+          g.recallAll[50],
+        ]);
+      }
+    }
+    lines.push(
+      table(
+        [
+          'retriever',
+          'subset',
+          'n',
+          'MRR',
+          'any@1',
+          'any@5',
+          'all@5',
+          'any@10',
+          'all@10',
+          'any@50',
+          'all@50',
+        ],
+        catRows,
+      ),
+      '',
+      '![recall_any@10 per category](locomo-categories.svg)',
+      '',
+      '### Session level (secondary; saturates fast: 19–32 sessions per conversation)',
+      '',
+      table(
+        ['retriever', 'any@1', 'all@1', 'any@5', 'all@5', 'any@10', 'all@10'],
+        main.map((r) => {
+          const g = r.groups['cat1-4'];
+          return [
+            label(r),
+            g.sessionRecallAny[1],
+            g.sessionRecallAll[1],
+            g.sessionRecallAny[5],
+            g.sessionRecallAll[5],
+            g.sessionRecallAny[10],
+            g.sessionRecallAll[10],
+          ];
+        }),
+      ),
+      '',
+    );
+    if (data.auditChanged !== null) {
+      lines.push(
+        `The audited-evidence rows set \`evidence := correct_evidence\` from \`shared/bench/locomo-audit\` (${num(data.auditChanged)} questions change on these conversations). ` +
+          'Run `bench locomo --audit` to get it for every retriever.',
+        '',
+      );
+    }
+    lines.push(
+      'Dropped (empty gold after normalisation): ' +
+        main.map((r) => `${label(r)} ${r.dropped}`).join(', ') +
+        '. Descriptions: ' +
+        [...new Map(main.map((r) => [r.retriever, r.description])).entries()]
+          .map(([n, d]) => `**${n}** — ${d}`)
+          .join('; ') +
+        '.',
+      '',
+    );
+  }
+  if (data.unavailable.length > 0) {
+    lines.push('Not measured in this run:', '');
+    for (const u of data.unavailable) lines.push(`- **${u.retriever}**: ${u.reason}`);
+    lines.push('');
+  }
+  return lines.join('\n');
+}
+
+function renderLocomoSvgs(data: LocomoSuiteData): Record<string, string> {
+  const main = data.results;
+  if (main.length === 0) return {};
+  const ks = [...K_VALUES];
+  const series = (pick: (g: GroupMetrics) => Record<number, number>) =>
+    main.map((r) => ({ name: label(r), values: ks.map((k) => pick(r.groups['cat1-4'])[k] ?? null) }));
+  const cats = ['cat1', 'cat2', 'cat3', 'cat4', 'cat5'] as const;
+  return {
+    'locomo-recall-any.svg': lineChart(
+      ks,
+      series((g) => g.recallAny),
+      {
+        title: 'LoCoMo recall_any@k (categories 1–4)',
+        xLabel: 'k',
+        yLabel: 'recall_any@k',
+        yMin: 0,
+        yMax: 1,
+      },
+    ),
+    'locomo-recall-all.svg': lineChart(
+      ks,
+      series((g) => g.recallAll),
+      {
+        title: 'LoCoMo recall_all@k (categories 1–4)',
+        xLabel: 'k',
+        yLabel: 'recall_all@k',
+        yMin: 0,
+        yMax: 1,
+      },
+    ),
+    'locomo-categories.svg': barChart(
+      [...cats],
+      main.map((r) => ({ name: label(r), values: cats.map((c) => r.groups[c].recallAny[10]) })),
+      { title: 'LoCoMo recall_any@10 per category', yLabel: 'recall_any@10', yMin: 0, yMax: 1 },
+    ),
+  };
+}

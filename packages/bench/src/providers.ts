@@ -1,0 +1,78 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { type InitContext, type MemoryProvider, silentLogger } from '@hermes-memory/core';
+
+/**
+ * Local providers the bench drives through the real contract. Their packages are written in
+ * parallel, so each is loaded at run time: a factory (`create<Id>Provider`, per DESIGN.md) or the
+ * exported provider class; when neither exists yet the provider is reported as unavailable.
+ */
+export interface LocalProviderEntry {
+  name: string;
+  pkg: string;
+  factoryNames: string[];
+  classNames: string[];
+}
+
+export const LOCAL_PROVIDERS: readonly LocalProviderEntry[] = [
+  {
+    name: 'builtin',
+    pkg: '@hermes-memory/builtin',
+    factoryNames: ['createBuiltinProvider'],
+    classNames: ['BuiltinMemoryProvider', 'BuiltinProvider'],
+  },
+  {
+    name: 'holographic',
+    pkg: '@hermes-memory/holographic',
+    factoryNames: ['createHolographicProvider'],
+    classNames: ['HolographicMemoryProvider', 'HolographicProvider'],
+  },
+];
+
+export type ProviderFactory = (settings?: Record<string, unknown>) => MemoryProvider;
+
+async function importPkg(pkg: string): Promise<Record<string, unknown>> {
+  switch (pkg) {
+    case '@hermes-memory/builtin':
+      return (await import('@hermes-memory/builtin')) as Record<string, unknown>;
+    case '@hermes-memory/holographic':
+      return (await import('@hermes-memory/holographic')) as Record<string, unknown>;
+    default:
+      throw new Error(`unknown provider package ${pkg}`);
+  }
+}
+
+export async function loadProviderFactory(entry: LocalProviderEntry): Promise<ProviderFactory> {
+  const mod = await importPkg(entry.pkg);
+  for (const f of entry.factoryNames) {
+    const fn = mod[f];
+    if (typeof fn === 'function')
+      return (settings) => (fn as (s?: Record<string, unknown>) => MemoryProvider)(settings ?? {});
+  }
+  for (const c of entry.classNames) {
+    const cls = mod[c];
+    if (typeof cls === 'function') {
+      return (settings) => new (cls as new (s?: Record<string, unknown>) => MemoryProvider)(settings ?? {});
+    }
+  }
+  throw new Error(`${entry.pkg} exports no ${[...entry.factoryNames, ...entry.classNames].join(' / ')} yet`);
+}
+
+/** A fresh HERMES_HOME in a temp dir; `cleanup` removes it. */
+export function tempHome(prefix = 'hm-bench-home-'): { home: string; cleanup: () => void } {
+  const home = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  fs.mkdirSync(path.join(home, 'memories'), { recursive: true });
+  return { home, cleanup: () => fs.rmSync(home, { recursive: true, force: true }) };
+}
+
+export function initContext(home: string, extra: Partial<InitContext> = {}): InitContext {
+  return {
+    hermesHome: home,
+    platform: 'cli',
+    agentContext: 'primary',
+    logger: silentLogger,
+    env: {},
+    ...extra,
+  };
+}

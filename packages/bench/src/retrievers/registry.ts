@@ -1,0 +1,56 @@
+import type { Retriever } from '../locomo/types';
+import { createBm25Retriever } from './bm25';
+import { createBuiltinSessionRetriever } from './builtin';
+import { createDenseRetriever } from './dense';
+import { loadModel2VecEmbedder } from './model2vec';
+
+/**
+ * The holographic adapter (`./holographic.ts`, owned by the holographic package's author) is imported
+ * lazily: its static imports of packages still being built must not take the other retrievers down.
+ */
+const holographic = () => import('./holographic');
+
+/** A retriever the bench knows about; `load` fails with a reason when its package is not ready. */
+export interface RetrieverEntry {
+  name: string;
+  load(): Promise<Retriever>;
+}
+
+export const RETRIEVERS: readonly RetrieverEntry[] = [
+  { name: 'bm25', load: async () => createBm25Retriever() },
+  { name: 'builtin-session-search', load: () => createBuiltinSessionRetriever('verbatim') },
+  { name: 'builtin-session-search-or', load: () => createBuiltinSessionRetriever('or-keywords') },
+  {
+    name: 'holographic',
+    load: async () => (await holographic()).createHolographicRetriever({ embeddings: false }),
+  },
+  {
+    name: 'holographic+embeddings',
+    load: async () => (await holographic()).createHolographicRetriever({ embeddings: true }),
+  },
+  { name: 'model2vec', load: async () => createDenseRetriever('model2vec', await loadModel2VecEmbedder()) },
+];
+
+export const RETRIEVER_NAMES: readonly string[] = RETRIEVERS.map((r) => r.name);
+
+export type Loaded = { name: string; retriever: Retriever } | { name: string; unavailable: string };
+
+/** Load the selected retrievers (all when `names` is null); unknown names are an error. */
+export async function loadRetrievers(names: readonly string[] | null): Promise<Loaded[]> {
+  const wanted = names ?? RETRIEVER_NAMES;
+  const unknown = wanted.filter((n) => !RETRIEVER_NAMES.includes(n));
+  if (unknown.length > 0) {
+    throw new Error(`unknown retriever(s): ${unknown.join(', ')} (known: ${RETRIEVER_NAMES.join(', ')})`);
+  }
+  const out: Loaded[] = [];
+  for (const entry of RETRIEVERS) {
+    if (!wanted.includes(entry.name)) continue;
+    try {
+      const retriever = await entry.load();
+      out.push({ name: entry.name, retriever: { ...retriever, name: entry.name } });
+    } catch (err) {
+      out.push({ name: entry.name, unavailable: err instanceof Error ? err.message : String(err) });
+    }
+  }
+  return out;
+}

@@ -1,0 +1,187 @@
+/**
+ * Fault-injection hooks for remote providers: a loopback OpenAI-compatible server that answers
+ * correctly or injects a fault per request, and a runner that drives any client through it and
+ * records how the client behaved (recovered, failed cleanly, failed with a foreign error, hung).
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export const FAULT_KINDS = [
+  'http500',
+  'http503',
+  'http429',
+  'timeout',
+  'reset',
+  'malformed',
+  'truncated',
+] as const;
+export type FaultKind = (typeof FAULT_KINDS)[number];
+
+/** Decides, per request (0-based count), whether to inject a fault. */
+export interface FaultInjector {
+  faultFor(requestIndex: number, path: string): FaultKind | null;
+}
+
+export const failFirst = (kind: FaultKind, n: number): FaultInjector => ({
+  faultFor: (i) => (i < n ? kind : null),
+});
+export const failAlways = (kind: FaultKind): FaultInjector => ({ faultFor: () => kind });
+
+export interface FaultServer {
+  baseURL: string;
+  requests: number;
+  close(): Promise<void>;
+}
+
+function okBody(path: string, body: Record<string, unknown>): unknown {
+  if (path.endsWith('/embeddings')) {
+    const input = body['input'];
+    const texts = Array.isArray(input) ? input : [input];
+    return {
+      object: 'list',
+      model: body['model'] ?? 'fake',
+      data: texts.map((_, index) => ({
+        object: 'embedding',
+        index,
+        embedding: Array.from({ length: 8 }, (_, d) => (((index + 1) * (d + 1)) % 7) / 7),
+      })),
+      usage: { prompt_tokens: texts.length, total_tokens: texts.length },
+    };
+  }
+  return {
+    id: 'chatcmpl-fault',
+    object: 'chat.completion',
+    created: 0,
+    model: body['model'] ?? 'fake',
+    choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }],
+    usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+  };
+}
+
+/** Start the fault server on 127.0.0.1, ephemeral port. */
+export async function startFaultServer(injector: FaultInjector): Promise<FaultServer> {
+  const state = { requests: 0 };
+  const sockets = new Set<import('node:net').Socket>();
+  const server = http.createServer((req, res) => {
+    const index = state.requests++;
+    let raw = '';
+    req.on('data', (d: Buffer) => {
+      raw += d.toString();
+    });
+    req.on('end', () => {
+      const path = (req.url ?? '').split('?')[0] ?? '';
+      const fault = injector.faultFor(index, path);
+      let body: Record<string, unknown> = {};
+      try {
+        body = JSON.parse(raw) as Record<string, unknown>;
+      } catch {
+        // answered below as a 400 when no fault applies
+      }
+      switch (fault) {
+        case 'http500':
+        case 'http503':
+        case 'http429': {
+          const status = Number(fault.slice(4));
+          res.writeHead(status, {
+            'content-type': 'application/json',
+            ...(status === 429 ? { 'retry-after': '0' } : {}),
+          });
+          res.end(JSON.stringify({ error: { message: `injected ${status}`, type: 'server_error' } }));
+          return;
+        }
+        case 'timeout':
+          return; // never answer; the client's deadline must fire
+        case 'reset':
+          req.socket.destroy();
+          return;
+        case 'malformed':
+          res.writeHead(200, { 'content-type': 'application/json' });
+          res.end('{"choices": [ this is not json');
+          return;
+        case 'truncated': {
+          const full = JSON.stringify(okBody(path, body));
+          res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(full.length) });
+          res.write(full.slice(0, Math.floor(full.length / 2)));
+          req.socket.destroy();
+          return;
+        }
+        default:
+          res.writeHead(200, { 'content-type': 'application/json' });
+          res.end(JSON.stringify(okBody(path, body)));
+      }
+    });
+  });
+  server.on('connection', (s) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    baseURL: `http://127.0.0.1:${port}/v1`,
+    get requests() {
+      return state.requests;
+    },
+    async close() {
+      for (const s of sockets) s.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+export interface FaultOutcome {
+  client: string;
+  scenario: string;
+  outcome: 'recovered' | 'clean-error' | 'foreign-error' | 'hung';
+  requests: number;
+  ms: number;
+  error?: string;
+}
+
+/** A client under test: a function that makes one call against `baseURL`. */
+export interface FaultTarget {
+  name: string;
+  call(baseURL: string, signal: AbortSignal): Promise<unknown>;
+  /** true when the error is the client's documented error type (e.g. APICallError / MemoryError). */
+  isCleanError(err: unknown): boolean;
+}
+
+export async function runFaultScenario(
+  target: FaultTarget,
+  scenario: string,
+  injector: FaultInjector,
+  hangMs: number,
+): Promise<FaultOutcome> {
+  const server = await startFaultServer(injector);
+  const ac = new AbortController();
+  const t0 = performance.now();
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    const hang = new Promise<'hung'>((resolve) => {
+      timer = setTimeout(() => resolve('hung'), hangMs);
+    });
+    const call = target.call(server.baseURL, ac.signal).then(
+      () => ({ ok: true as const }),
+      (err: unknown) => ({ ok: false as const, err }),
+    );
+    const r = await Promise.race([call, hang]);
+    const ms = performance.now() - t0;
+    if (r === 'hung') {
+      ac.abort();
+      return { client: target.name, scenario, outcome: 'hung', requests: server.requests, ms };
+    }
+    if (r.ok) return { client: target.name, scenario, outcome: 'recovered', requests: server.requests, ms };
+    const message = r.err instanceof Error ? `${r.err.name}: ${r.err.message}` : String(r.err);
+    return {
+      client: target.name,
+      scenario,
+      outcome: target.isCleanError(r.err) ? 'clean-error' : 'foreign-error',
+      requests: server.requests,
+      ms,
+      error: message.slice(0, 200),
+    };
+  } finally {
+    clearTimeout(timer);
+    await server.close();
+  }
+}

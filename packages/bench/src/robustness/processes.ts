@@ -1,0 +1,177 @@
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { PACKAGE_DIR } from '../child';
+import { mulberry32 } from '../scale/corpus';
+import { type StoreKind, type Verification, openSharedStore, verify } from './stores';
+
+interface WriterHandle {
+  acked: Set<string>;
+  done: Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }>;
+  kill(): void;
+  /** Resolves once `n` acks have been read. */
+  whenAcked(n: number): Promise<void>;
+}
+
+function startWriter(kind: StoreKind, dir: string, id: number, count: number): WriterHandle {
+  const child = spawn(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      path.join(PACKAGE_DIR, 'src/robustness/writer.ts'),
+      kind,
+      dir,
+      String(id),
+      String(count),
+    ],
+    { cwd: PACKAGE_DIR, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  const acked = new Set<string>();
+  const waiters: Array<{ n: number; resolve: () => void }> = [];
+  let buf = '';
+  let stderr = '';
+  child.stdout.on('data', (d: Buffer) => {
+    buf += d.toString();
+    let nl = buf.indexOf('\n');
+    while (nl >= 0) {
+      const line = buf.slice(0, nl);
+      buf = buf.slice(nl + 1);
+      if (line.startsWith('ack ')) acked.add(line.slice(4));
+      nl = buf.indexOf('\n');
+    }
+    for (const w of [...waiters]) {
+      if (acked.size >= w.n) {
+        waiters.splice(waiters.indexOf(w), 1);
+        w.resolve();
+      }
+    }
+  });
+  child.stderr.on('data', (d: Buffer) => {
+    stderr += d.toString();
+  });
+  const done = new Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }>(
+    (resolve) => {
+      child.on('close', (code, signal) => {
+        for (const w of waiters) w.resolve();
+        resolve({ code, signal, stderr });
+      });
+    },
+  );
+  return {
+    acked,
+    done,
+    kill: () => child.kill('SIGKILL'),
+    whenAcked: (n) =>
+      acked.size >= n || child.exitCode !== null
+        ? Promise.resolve()
+        : new Promise((resolve) => waiters.push({ n, resolve })),
+  };
+}
+
+export interface ConcurrencyResult extends Verification {
+  store: StoreKind;
+  processes: number;
+  writesPerProcess: number;
+  seconds: number;
+  writerFailures: number;
+  errors: string[];
+}
+
+/** P processes write W items each into the same store at once; then count lost / torn / duplicated. */
+export async function runConcurrentWriters(
+  kind: StoreKind,
+  processes: number,
+  writesPerProcess: number,
+): Promise<ConcurrencyResult> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `hm-bench-conc-${kind}-`));
+  try {
+    // Create the store once so the writers race on writes, not on schema creation.
+    const init = await openSharedStore(kind, dir);
+    await init.close();
+    const t0 = Date.now();
+    const writers = Array.from({ length: processes }, (_, i) => startWriter(kind, dir, i, writesPerProcess));
+    const exits = await Promise.all(writers.map((w) => w.done));
+    const seconds = (Date.now() - t0) / 1000;
+    const acked = new Set<string>();
+    for (const w of writers) for (const a of w.acked) acked.add(a);
+    const store = await openSharedStore(kind, dir);
+    const stored = await store.readAll();
+    await store.close();
+    const errors = exits
+      .filter((e) => e.code !== 0)
+      .map((e) => e.stderr.trim().split('\n').pop() ?? `exit ${e.code}`);
+    return {
+      store: kind,
+      processes,
+      writesPerProcess,
+      seconds,
+      writerFailures: errors.length,
+      errors,
+      ...verify(stored, acked),
+    };
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+export interface KillCycleResult {
+  store: StoreKind;
+  cycles: number;
+  /** Cycles after which the store opened and every acknowledged write was intact. */
+  recovered: number;
+  acked: number;
+  lost: number;
+  torn: number;
+  duplicated: number;
+  /** Items committed but killed before their ack was printed (allowed; reported). */
+  unacknowledgedButStored: number;
+  openFailures: string[];
+}
+
+/**
+ * Repeatedly start a writer, SIGKILL it after a seeded number of acks (so the kill lands during a
+ * write), then reopen the store and check that every acknowledged write survived intact.
+ */
+export async function runKillCycles(kind: StoreKind, cycles: number, seed = 11): Promise<KillCycleResult> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `hm-bench-kill-${kind}-`));
+  const rnd = mulberry32(seed);
+  const allAcked = new Set<string>();
+  const result: KillCycleResult = {
+    store: kind,
+    cycles,
+    recovered: 0,
+    acked: 0,
+    lost: 0,
+    torn: 0,
+    duplicated: 0,
+    unacknowledgedButStored: 0,
+    openFailures: [],
+  };
+  try {
+    for (let c = 0; c < cycles; c++) {
+      const writer = startWriter(kind, dir, 1000 + c, 10_000);
+      await writer.whenAcked(3 + Math.floor(rnd() * 30));
+      writer.kill();
+      await writer.done;
+      for (const a of writer.acked) allAcked.add(a);
+      try {
+        const store = await openSharedStore(kind, dir);
+        const v = verify(await store.readAll(), allAcked);
+        await store.close();
+        if (v.lost === 0 && v.torn === 0 && v.duplicated === 0) result.recovered++;
+        result.lost = v.lost;
+        result.torn = v.torn;
+        result.duplicated = v.duplicated;
+        result.unacknowledgedButStored = v.unexpected;
+      } catch (err) {
+        result.openFailures.push(err instanceof Error ? err.message : String(err));
+      }
+    }
+    result.acked = allAcked.size;
+    return result;
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,172 @@
+import { ms, table } from '../report/markdown';
+import type { SuiteContext, SuiteResult } from '../report/suite';
+import { FAULT_KINDS, type FaultOutcome, failAlways, failFirst, runFaultScenario } from './faults';
+import { type FuzzResult, runToolFuzz } from './fuzz';
+import {
+  type ConcurrencyResult,
+  type KillCycleResult,
+  runConcurrentWriters,
+  runKillCycles,
+} from './processes';
+import { STORE_KINDS } from './stores';
+import { loadFaultTargets } from './targets';
+
+export interface RobustnessData {
+  concurrency: ConcurrencyResult[];
+  killCycles: KillCycleResult[];
+  fuzz: FuzzResult;
+  faults: FaultOutcome[];
+  unavailable: Array<{ part: string; reason: string }>;
+}
+
+export async function runRobustnessSuite(ctx: SuiteContext): Promise<SuiteResult> {
+  const started = Date.now();
+  const processes = ctx.full ? 8 : 4;
+  const writes = ctx.full ? 300 : 60;
+  const cycles = ctx.full ? 40 : 12;
+  const fuzzRuns = ctx.full ? 2_000 : 300;
+  const data: RobustnessData = {
+    concurrency: [],
+    killCycles: [],
+    fuzz: { tools: [], unavailable: [] },
+    faults: [],
+    unavailable: [],
+  };
+
+  for (const kind of STORE_KINDS) {
+    try {
+      ctx.log(`robustness: ${processes} concurrent writers on ${kind}`);
+      data.concurrency.push(await runConcurrentWriters(kind, processes, writes));
+      ctx.log(`robustness: ${cycles} SIGKILL cycles on ${kind}`);
+      data.killCycles.push(await runKillCycles(kind, cycles));
+    } catch (err) {
+      data.unavailable.push({ part: kind, reason: err instanceof Error ? err.message : String(err) });
+    }
+  }
+
+  ctx.log(`robustness: fuzzing tools (${fuzzRuns} runs per tool)`);
+  data.fuzz = await runToolFuzz(fuzzRuns);
+
+  const { targets, unavailable } = await loadFaultTargets();
+  for (const u of unavailable) data.unavailable.push({ part: `faults: ${u.client}`, reason: u.reason });
+  for (const target of targets) {
+    for (const kind of FAULT_KINDS) {
+      ctx.log(`robustness: ${target.name} under ${kind}`);
+      data.faults.push(await runFaultScenario(target, `${kind} once`, failFirst(kind, 1), 15_000));
+      data.faults.push(await runFaultScenario(target, `${kind} always`, failAlways(kind), 15_000));
+    }
+  }
+
+  return {
+    suite: 'robustness',
+    title: 'Robustness',
+    provenance: ctx.provenance,
+    seconds: (Date.now() - started) / 1000,
+    data,
+    markdown: renderRobustness(data),
+    svgs: {},
+  };
+}
+
+function renderRobustness(d: RobustnessData): string {
+  const lines = ['## Robustness', ''];
+  lines.push(
+    '### Concurrent writers (must be 0 lost / torn / duplicated)',
+    '',
+    'Separate OS processes write self-checksummed items into the same store at once (builtin `MEMORY.md` via ' +
+      '`MemoryStore.add` with its file lock and atomic replace; builtin `state.db` via `SessionStore.appendMessage`). ' +
+      'Afterwards the store is reopened and compared with every write a process acknowledged.',
+    '',
+    table(
+      [
+        'store',
+        'processes × writes',
+        'acked',
+        'found',
+        'lost',
+        'torn',
+        'duplicated',
+        'writer failures',
+        'seconds',
+      ],
+      d.concurrency.map((c) => [
+        c.store,
+        `${c.processes} × ${c.writesPerProcess}`,
+        c.expected,
+        c.found,
+        c.lost,
+        c.torn,
+        c.duplicated,
+        c.writerFailures ? `${c.writerFailures}: ${c.errors[0] ?? ''}` : 0,
+        c.seconds,
+      ]),
+    ),
+    '',
+    '### SIGKILL during writes (states recovered: must be all)',
+    '',
+    'A writer process is killed with SIGKILL after a seeded number of acknowledged writes (so the kill lands inside a ' +
+      'write), then the store is reopened and checked; the cycle repeats on the same store.',
+    '',
+    table(
+      [
+        'store',
+        'cycles',
+        'recovered',
+        'acked writes',
+        'lost',
+        'torn',
+        'duplicated',
+        'stored but unacked (allowed)',
+        'open failures',
+      ],
+      d.killCycles.map((k) => [
+        k.store,
+        k.cycles,
+        `${k.recovered} / ${k.cycles}`,
+        k.acked,
+        k.lost,
+        k.torn,
+        k.duplicated,
+        k.unacknowledgedButStored,
+        k.openFailures.length ? k.openFailures[0]! : 0,
+      ]),
+    ),
+    '',
+    '### Malformed and hostile tool arguments (crashes: must be 0)',
+    '',
+    'fast-check generates schema-shaped objects with hostile values (huge strings, invisible Unicode, FTS5 operators, ' +
+      'SQL, path traversal, NaN, wrong types), JSON strings, broken JSON and arbitrary values for every tool of every ' +
+      'local provider. A crash is a throw or anything other than a JSON object string.',
+    '',
+    table(
+      ['provider', 'tool', 'runs', 'crashes', 'example'],
+      d.fuzz.tools.map((t) => [t.provider, t.tool, t.runs, t.crashes, t.examples[0] ?? '–']),
+    ),
+    '',
+  );
+  for (const u of d.fuzz.unavailable) lines.push(`- fuzz: **${u.provider}** not available: ${u.reason}`);
+  if (d.fuzz.unavailable.length) lines.push('');
+  lines.push(
+    '### Fault injection for remote clients',
+    '',
+    'A loopback OpenAI-compatible server (`src/robustness/faults.ts`, `FaultInjector` interface) injects 5xx, 429, ' +
+      'timeouts (no answer), connection resets, malformed and truncated bodies — once (a retry should recover) or ' +
+      'always (the client must fail with its own error type, never hang). Clients run with a 1 s timeout and 2 retries.',
+    '',
+  );
+  if (d.faults.length > 0) {
+    lines.push(
+      table(
+        ['client', 'scenario', 'outcome', 'requests', 'time', 'error'],
+        d.faults.map((f) => [f.client, f.scenario, f.outcome, f.requests, ms(f.ms), f.error ?? '–']),
+      ),
+      '',
+    );
+  }
+  if (d.unavailable.length > 0) {
+    lines.push('Not measured:', '');
+    for (const u of d.unavailable) lines.push(`- **${u.part}**: ${u.reason}`);
+    lines.push('');
+  }
+  return lines.join('\n');
+}

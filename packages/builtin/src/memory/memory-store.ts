@@ -1,0 +1,561 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import {
+  type Logger,
+  type MemoryWriteAction,
+  type MemoryWriteMetadata,
+  type ScanResult,
+  scanWrite,
+  silentLogger,
+} from '@hermes-memory/core';
+import { readRawChecked, writeFileAtomic, writePrivateFile } from './atomic-file';
+import {
+  DEFAULT_MEMORY_CHAR_LIMIT,
+  DEFAULT_USER_CHAR_LIMIT,
+  FILE_NAMES,
+  MEMORY_TARGETS,
+  type MemoryTarget,
+  charCount,
+  dedupeEntries,
+  formatCount,
+  formatUsage,
+  joinEntries,
+  parseEntries,
+  previewEntry,
+  renderSnapshotBlock,
+} from './entries';
+import { withFileLock } from './file-lock';
+
+/** Every store operation answers with one of these; the tool serialises it as JSON. */
+export type MemoryResult = { success: boolean; [key: string]: unknown };
+
+export interface MemoryStoreOptions {
+  /** Profile root; files live in `<hermesHome>/memories/`. */
+  hermesHome?: string;
+  /** Overrides the directory directly (tests, embedding hosts). */
+  memoryDir?: string;
+  /** Numbers or numeric strings (config values are coerced). */
+  memoryCharLimit?: number | string;
+  userCharLimit?: number | string;
+  logger?: Logger;
+  /** How long a mutation waits for another process's lock (default 10 s). */
+  lockTimeoutMs?: number;
+  /** Called after every committed add / replace / remove (the manager's mirror hook). */
+  onWrite?: (
+    action: MemoryWriteAction,
+    target: MemoryTarget,
+    content: string,
+    metadata: MemoryWriteMetadata,
+  ) => void;
+  /** Failures per turn before the loop guard answers `done: true` (default 3). */
+  maxFailuresPerTurn?: number;
+}
+
+export interface WriteOptions {
+  /** "assistant_tool" (default), "flush", "background_review", ... */
+  writeOrigin?: string;
+  /** Extra metadata forwarded to `onWrite` (session id, platform, ...). */
+  metadata?: MemoryWriteMetadata;
+}
+
+export interface BatchOperation {
+  action: string;
+  content?: string;
+  old_text?: string;
+}
+
+interface PlannedChange {
+  entries: string[];
+  message: string;
+  extra?: Record<string, unknown>;
+  events: Array<{ action: MemoryWriteAction; content: string; oldText?: string; previousContent?: string }>;
+}
+
+type Plan = PlannedChange | { failure: MemoryResult; counts: boolean };
+
+const SUCCESS_NOTE = 'Write saved. This update is complete — do not repeat it.';
+
+function coerceLimit(value: number | string | undefined, fallback: number): number {
+  if (value === undefined || value === null || value === '') return fallback;
+  const n = typeof value === 'number' ? value : Number(String(value).trim());
+  return Number.isFinite(n) && n > 0 ? Math.trunc(n) : fallback;
+}
+
+/**
+ * The curated memory files MEMORY.md and USER.md: a frozen snapshot for the system prompt and
+ * live entries for the tool. Every mutation runs under a cross-process lock, re-reads the file,
+ * and replaces it atomically, so concurrent sessions and external edits are merged, not clobbered.
+ */
+export class MemoryStore {
+  readonly memoryDir: string;
+  readonly memoryCharLimit: number;
+  readonly userCharLimit: number;
+  private readonly logger: Logger;
+  private readonly lockTimeoutMs: number;
+  private readonly maxFailures: number;
+  private onWrite: MemoryStoreOptions['onWrite'];
+  private readonly live: Record<MemoryTarget, string[]> = { memory: [], user: [] };
+  private readonly snapshot: Record<MemoryTarget, string | null> = { memory: null, user: null };
+  private failuresThisTurn = 0;
+
+  constructor(options: MemoryStoreOptions = {}) {
+    if (options.memoryDir) this.memoryDir = path.resolve(options.memoryDir);
+    else if (options.hermesHome) this.memoryDir = path.resolve(options.hermesHome, 'memories');
+    else throw new TypeError('MemoryStore needs hermesHome or memoryDir.');
+    this.memoryCharLimit = coerceLimit(options.memoryCharLimit, DEFAULT_MEMORY_CHAR_LIMIT);
+    this.userCharLimit = coerceLimit(options.userCharLimit, DEFAULT_USER_CHAR_LIMIT);
+    this.logger = options.logger ?? silentLogger;
+    this.lockTimeoutMs = options.lockTimeoutMs ?? 10_000;
+    this.maxFailures = options.maxFailuresPerTurn ?? 3;
+    this.onWrite = options.onWrite;
+  }
+
+  /** Replace the write hook (the provider wires the manager's mirror after construction). */
+  setOnWrite(hook: MemoryStoreOptions['onWrite']): void {
+    this.onWrite = hook;
+  }
+
+  limit(target: MemoryTarget): number {
+    return target === 'user' ? this.userCharLimit : this.memoryCharLimit;
+  }
+
+  pathFor(target: MemoryTarget): string {
+    return path.join(this.memoryDir, FILE_NAMES[target]);
+  }
+
+  /**
+   * Read both files and capture the frozen snapshot. Call at session start; writes during the
+   * session never change the snapshot (it keeps the prompt-cache prefix stable).
+   */
+  load(): this {
+    fs.mkdirSync(this.memoryDir, { recursive: true, mode: 0o700 });
+    for (const target of MEMORY_TARGETS) {
+      const file = this.pathFor(target);
+      const read = readRawChecked(file);
+      if (!read.ok)
+        this.logger.warn(`Memory file ${FILE_NAMES[target]} could not be read; loading it as empty.`);
+      const entries = dedupeEntries(parseEntries(read.raw));
+      this.live[target] = entries;
+      const current = charCount(entries);
+      const limit = this.limit(target);
+      if (current > limit) {
+        this.logger.warn(
+          `Memory file ${FILE_NAMES[target]} exceeds its limit (${formatCount(current)}/${formatCount(limit)} chars); loaded in full — consolidate it.`,
+        );
+      }
+      this.snapshot[target] =
+        entries.length === 0
+          ? null
+          : renderSnapshotBlock(target, this.safeView(target, entries), current, limit);
+    }
+    return this;
+  }
+
+  /** The frozen block captured by the last `load()`, or null when the target had no entries. */
+  formatForSystemPrompt(target: MemoryTarget): string | null {
+    return this.snapshot[target];
+  }
+
+  /** Live entries (what the files held after this store's last read or write). */
+  entries(target: MemoryTarget): readonly string[] {
+    return this.live[target];
+  }
+
+  usage(target: MemoryTarget): { current: number; limit: number; text: string } {
+    const current = charCount(this.live[target]);
+    const limit = this.limit(target);
+    return { current, limit, text: formatUsage(current, limit) };
+  }
+
+  /** Start of a user turn: clears the consolidation-loop counter. */
+  resetTurn(): void {
+    this.failuresThisTurn = 0;
+  }
+
+  async add(target: MemoryTarget, content: string, options: WriteOptions = {}): Promise<MemoryResult> {
+    const text = String(content ?? '').trim();
+    if (!text) return { success: false, error: 'Content cannot be empty.' };
+    const scan = this.scan(text);
+    if (!scan.ok) return { success: false, error: scan.message };
+    return this.mutate(
+      target,
+      (entries) => {
+        if (entries.includes(text)) {
+          return { entries, message: 'Entry already exists (no duplicate added).', events: [] };
+        }
+        const next = [...entries, text];
+        const total = charCount(next);
+        const limit = this.limit(target);
+        if (total > limit) {
+          const cur = charCount(entries);
+          return {
+            counts: true,
+            failure: {
+              success: false,
+              error:
+                `Memory at ${formatCount(cur)}/${formatCount(limit)} chars. Adding this entry (${formatCount(text.length)} chars) would exceed the limit. ` +
+                'Consolidate now: merge related entries with replace or drop stale ones with remove, then retry this add in the same turn.',
+              current_entries: this.safeView(target, entries),
+              usage: `${formatCount(cur)}/${formatCount(limit)}`,
+            },
+          };
+        }
+        return { entries: next, message: 'Entry added.', events: [{ action: 'add', content: text }] };
+      },
+      { skipDrift: true, options },
+    );
+  }
+
+  async replace(
+    target: MemoryTarget,
+    oldText: string,
+    newContent: string,
+    options: WriteOptions = {},
+  ): Promise<MemoryResult> {
+    const old = String(oldText ?? '').trim();
+    const text = String(newContent ?? '').trim();
+    if (!old) return { success: false, error: 'old_text cannot be empty.' };
+    if (!text)
+      return { success: false, error: "new_content cannot be empty. Use 'remove' to delete entries." };
+    const scan = this.scan(text);
+    if (!scan.ok) return { success: false, error: scan.message };
+    return this.mutate(
+      target,
+      (entries) => {
+        const found = this.locate(target, entries, old);
+        if ('failure' in found) return found;
+        const previous = entries[found.index]!;
+        const next = dedupeEntries(entries.map((e, i) => (i === found.index ? text : e)));
+        const total = charCount(next);
+        const limit = this.limit(target);
+        if (total > limit) {
+          return {
+            counts: true,
+            failure: {
+              success: false,
+              error:
+                `Replacement would put memory at ${formatCount(total)}/${formatCount(limit)} chars. ` +
+                'Shorten the new content or remove other entries first, then retry in the same turn.',
+              current_entries: this.safeView(target, entries),
+              usage: `${formatCount(charCount(entries))}/${formatCount(limit)}`,
+            },
+          };
+        }
+        return {
+          entries: next,
+          message: 'Entry replaced.',
+          extra: { replaced_entry: previous },
+          events: [{ action: 'replace', content: text, oldText: old, previousContent: previous }],
+        };
+      },
+      { skipDrift: false, options },
+    );
+  }
+
+  async remove(target: MemoryTarget, oldText: string, options: WriteOptions = {}): Promise<MemoryResult> {
+    const old = String(oldText ?? '').trim();
+    if (!old) return { success: false, error: 'old_text cannot be empty.' };
+    return this.mutate(
+      target,
+      (entries) => {
+        const found = this.locate(target, entries, old);
+        if ('failure' in found) return found;
+        const previous = entries[found.index]!;
+        return {
+          entries: entries.filter((_, i) => i !== found.index),
+          message: 'Entry removed.',
+          extra: { removed_entry: previous },
+          events: [{ action: 'remove', content: previous, oldText: old, previousContent: previous }],
+        };
+      },
+      { skipDrift: false, options },
+    );
+  }
+
+  /**
+   * All-or-nothing batch of add / replace / remove on one target. Every content is scanned first;
+   * ops apply to a working copy in order; the budget is judged on the final state only.
+   */
+  async applyBatch(
+    target: MemoryTarget,
+    operations: readonly unknown[],
+    options: WriteOptions = {},
+  ): Promise<MemoryResult> {
+    const abort = (i: number, action: string, why: string): MemoryResult => ({
+      success: false,
+      error: `Operation ${i} (${action}): ${why} No operations were applied (batch is all-or-nothing).`,
+    });
+    if (!Array.isArray(operations) || operations.length === 0) {
+      return {
+        success: false,
+        error: "'operations' must be a non-empty list of {action, content?, old_text?}.",
+      };
+    }
+    const ops: Array<{ action: 'add' | 'replace' | 'remove'; content: string; old: string }> = [];
+    for (let i = 0; i < operations.length; i++) {
+      const n = i + 1;
+      const raw = operations[i];
+      if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+        return this.countFailure(abort(n, '?', 'each operation must be an object.'));
+      }
+      const op = raw as Record<string, unknown>;
+      const action = typeof op.action === 'string' ? op.action.trim() : '';
+      const contentRaw = op.content ?? op.new_text;
+      const content = typeof contentRaw === 'string' ? contentRaw.trim() : '';
+      const old = typeof op.old_text === 'string' ? op.old_text.trim() : '';
+      if (action !== 'add' && action !== 'replace' && action !== 'remove') {
+        return this.countFailure(
+          abort(n, action || '?', "unknown action. Use 'add', 'replace' or 'remove'."),
+        );
+      }
+      if ((action === 'add' || action === 'replace') && !content) {
+        return this.countFailure(abort(n, action, `content is required for '${action}'.`));
+      }
+      if ((action === 'replace' || action === 'remove') && !old) {
+        return this.countFailure(abort(n, action, `old_text is required for '${action}'.`));
+      }
+      ops.push({ action, content, old });
+    }
+    for (let i = 0; i < ops.length; i++) {
+      const op = ops[i]!;
+      if (op.action === 'remove') continue;
+      const scan = this.scan(op.content);
+      if (!scan.ok) return { success: false, error: `Operation ${i + 1}: ${scan.message}` };
+    }
+    return this.mutate(
+      target,
+      (entries) => {
+        let work = [...entries];
+        const events: PlannedChange['events'] = [];
+        const replaced: Record<string, string> = {};
+        let applied = 0;
+        for (let i = 0; i < ops.length; i++) {
+          const op = ops[i]!;
+          if (op.action === 'add') {
+            if (work.includes(op.content)) continue; // duplicate add: a no-op, not a failure
+            work.push(op.content);
+            events.push({ action: 'add', content: op.content });
+            applied++;
+            continue;
+          }
+          const found = this.locate(target, work, op.old, false);
+          if ('failure' in found) {
+            return { counts: true, failure: abort(i + 1, op.action, String(found.failure.error)) };
+          }
+          const previous = work[found.index]!;
+          if (op.action === 'replace') {
+            work = dedupeEntries(work.map((e, j) => (j === found.index ? op.content : e)));
+            replaced[String(i + 1)] = previous;
+            events.push({
+              action: 'replace',
+              content: op.content,
+              oldText: op.old,
+              previousContent: previous,
+            });
+          } else {
+            work = work.filter((_, j) => j !== found.index);
+            events.push({ action: 'remove', content: previous, oldText: op.old, previousContent: previous });
+          }
+          applied++;
+        }
+        if (entries.length > 0 && work.length === 0) {
+          return {
+            counts: true,
+            failure: {
+              success: false,
+              error: `Refusing a batch that would remove every entry from ${FILE_NAMES[target]}. Keep at least one entry, or remove entries individually.`,
+            },
+          };
+        }
+        const total = charCount(work);
+        const limit = this.limit(target);
+        if (total > limit) {
+          return {
+            counts: true,
+            failure: {
+              success: false,
+              error:
+                `Batch would put memory at ${formatCount(total)}/${formatCount(limit)} chars. ` +
+                'Consolidate further (merge or remove entries) and retry. No operations were applied (batch is all-or-nothing).',
+              usage: `${formatCount(charCount(entries))}/${formatCount(limit)}`,
+            },
+          };
+        }
+        return {
+          entries: work,
+          message: `Applied ${applied} operation(s).`,
+          extra: Object.keys(replaced).length > 0 ? { replaced_entries: replaced } : {},
+          events,
+        };
+      },
+      { skipDrift: false, options },
+    );
+  }
+
+  // ── internals ──────────────────────────────────────────────────────────────────────────
+
+  private scan(content: string): ScanResult {
+    return scanWrite(content, { scope: 'strict' });
+  }
+
+  /**
+   * The view of entries shown to the model (snapshot and error echoes): an entry that trips the
+   * scanner is replaced by a "[BLOCKED: ...]" marker; live state keeps the raw text.
+   */
+  safeView(target: MemoryTarget, entries: readonly string[]): string[] {
+    const file = FILE_NAMES[target];
+    return entries.map((entry) => {
+      if (entry.startsWith('[BLOCKED:')) return entry;
+      const scan = this.scan(entry);
+      if (scan.ok) return entry;
+      if (scan.kind === 'too_large') {
+        return `[BLOCKED: ${file} entry too large to scan. Removed from system prompt; use memory(action=remove) to delete the original.]`;
+      }
+      return `[BLOCKED: ${file} entry contained threat pattern(s): ${scan.patternId}. Removed from system prompt; use memory(action=remove) to delete the original.]`;
+    });
+  }
+
+  /** Substring match with the reference's rules: exact entry wins, identical duplicates are one. */
+  private locate(
+    target: MemoryTarget,
+    entries: readonly string[],
+    old: string,
+    echoEntries = true,
+  ): { index: number } | { failure: MemoryResult; counts: boolean } {
+    const exact = entries.indexOf(old);
+    if (exact >= 0) return { index: exact };
+    const matches = entries.filter((e) => e.includes(old));
+    const distinct = dedupeEntries(matches);
+    if (distinct.length === 0) {
+      const failure: MemoryResult = { success: false, error: `No entry matched '${old}'.` };
+      if (echoEntries) failure.current_entries = this.safeView(target, entries);
+      return { counts: true, failure };
+    }
+    if (distinct.length > 1) {
+      return {
+        counts: true,
+        failure: {
+          success: false,
+          error: `Multiple entries matched '${old}'. Be more specific.`,
+          matches: this.safeView(target, distinct).map(previewEntry),
+        },
+      };
+    }
+    return { index: entries.indexOf(distinct[0]!) };
+  }
+
+  private countFailure(result: MemoryResult): MemoryResult {
+    this.failuresThisTurn++;
+    if (this.failuresThisTurn > this.maxFailures) {
+      return {
+        success: false,
+        done: true,
+        error:
+          `Memory consolidation failed ${this.failuresThisTurn} times this turn. Stop retrying memory writes now; ` +
+          'continue with the task and tell the user memory could not be updated.',
+      };
+    }
+    return result;
+  }
+
+  private async mutate(
+    target: MemoryTarget,
+    plan: (entries: string[]) => Plan,
+    ctx: { skipDrift: boolean; options: WriteOptions },
+  ): Promise<MemoryResult> {
+    const file = this.pathFor(target);
+    fs.mkdirSync(this.memoryDir, { recursive: true, mode: 0o700 });
+    let events: PlannedChange['events'] = [];
+    const result = await withFileLock(
+      `${file}.lock`,
+      (): MemoryResult => {
+        const read = readRawChecked(file);
+        if (!read.ok) {
+          return {
+            success: false,
+            error: `Refusing to write ${FILE_NAMES[target]}: the file exists but could not be read (permissions or invalid UTF-8). Nothing was changed; fix or move the file, then retry.`,
+          };
+        }
+        const parsed = parseEntries(read.raw);
+        if (!ctx.skipDrift) {
+          const drift = this.detectDrift(target, file, read.raw, parsed);
+          if (drift) return drift;
+        }
+        const entries = dedupeEntries(parsed);
+        this.live[target] = entries;
+        const planned = plan(entries);
+        if ('failure' in planned)
+          return planned.counts ? this.countFailure(planned.failure) : planned.failure;
+        if (planned.events.length > 0) writeFileAtomic(file, joinEntries(planned.entries));
+        this.live[target] = planned.entries;
+        events = planned.events;
+        this.failuresThisTurn = 0;
+        const usage = this.usage(target);
+        return {
+          success: true,
+          target,
+          message: planned.message,
+          usage: usage.text,
+          entry_count: planned.entries.length,
+          ...planned.extra,
+          done: true,
+          note: SUCCESS_NOTE,
+        };
+      },
+      { timeoutMs: this.lockTimeoutMs },
+    ).catch((error: unknown): MemoryResult => {
+      const reason = error instanceof Error ? error.message : String(error);
+      return { success: false, error: `Memory write failed: ${reason}` };
+    });
+    if (result.success) this.emit(target, events, ctx.options);
+    return result;
+  }
+
+  /** External-drift guard: content that would not survive parse+join, or an oversized entry. */
+  private detectDrift(
+    target: MemoryTarget,
+    file: string,
+    raw: string,
+    parsed: string[],
+  ): MemoryResult | null {
+    const trimmed = raw.trim();
+    if (!trimmed) return null;
+    const longest = parsed.reduce((m, e) => Math.max(m, e.length), 0);
+    if (trimmed === joinEntries(parsed) && longest <= this.limit(target)) return null;
+    const bak = `${file}.bak.${Math.floor(Date.now() / 1000)}`;
+    let saved = bak;
+    try {
+      writePrivateFile(bak, raw);
+    } catch {
+      saved = `${bak} (BACKUP FAILED, file unchanged on disk)`;
+    }
+    return {
+      success: false,
+      error:
+        `Refusing to write ${FILE_NAMES[target]}: it was edited outside the memory tool and no longer parses as §-delimited entries within the limit. ` +
+        `A snapshot was saved to ${saved}; the file is unchanged.`,
+      drift_backup: saved,
+      remediation: `Split the file into entries separated by a line containing only "§", each under ${formatCount(this.limit(target))} chars, then retry. 'add' still works.`,
+    };
+  }
+
+  private emit(target: MemoryTarget, events: PlannedChange['events'], options: WriteOptions): void {
+    if (!this.onWrite) return;
+    for (const ev of events) {
+      const metadata: MemoryWriteMetadata = {
+        ...options.metadata,
+        writeOrigin: options.writeOrigin ?? options.metadata?.writeOrigin ?? 'assistant_tool',
+        toolName: 'memory',
+      };
+      if (ev.oldText !== undefined) metadata.oldText = ev.oldText;
+      if (ev.previousContent !== undefined) metadata.previousContent = ev.previousContent;
+      try {
+        this.onWrite(ev.action, target, ev.content, metadata);
+      } catch (error) {
+        this.logger.warn('memory onWrite hook failed', {
+          error: error instanceof Error ? error.message : String(error),
+        });
+      }
+    }
+  }
+}

@@ -1,0 +1,682 @@
+import { randomBytes } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { ChatMessage, Logger } from '@hermes-memory/core';
+import { silentLogger } from '@hermes-memory/core';
+import Database from 'better-sqlite3';
+import { hasCjk, likeTerms, sanitizeFtsQuery } from './fts-query';
+import { FTS_SQL, MIGRATION_COLUMNS, SCHEMA_SQL, SCHEMA_VERSION, TITLE_INDEX_SQL } from './schema';
+import {
+  type AnchoredView,
+  type CreateSessionOptions,
+  FRESH_RESET_END_REASONS,
+  type ListSessionsOptions,
+  type MessageInput,
+  type MessageRow,
+  type MessageWindow,
+  type RichSession,
+  type SearchHit,
+  type SearchOptions,
+  type SessionRow,
+} from './types';
+
+type Db = Database.Database;
+type Stmt = Database.Statement;
+
+export interface SessionStoreOptions {
+  /** Profile root; the database is `<hermesHome>/state.db`. */
+  hermesHome?: string;
+  /** Explicit database path (wins over hermesHome). */
+  dbPath?: string;
+  logger?: Logger;
+  /** SQLite busy timeout before the application-level retry takes over (default 1000 ms). */
+  busyTimeoutMs?: number;
+}
+
+const WRITE_MAX_RETRIES = 15;
+const CHECKPOINT_EVERY = 50;
+export const MAX_TITLE_LENGTH = 100;
+
+/** `YYYYMMDD_HHMMSS_<6 hex>`, the reference's session id format (local time). */
+export function newSessionId(date: Date = new Date()): string {
+  const p = (n: number) => String(n).padStart(2, '0');
+  const stamp = `${date.getFullYear()}${p(date.getMonth() + 1)}${p(date.getDate())}_${p(date.getHours())}${p(date.getMinutes())}${p(date.getSeconds())}`;
+  return `${stamp}_${randomBytes(3).toString('hex')}`;
+}
+
+const sleepCell = new Int32Array(new SharedArrayBuffer(4));
+function sleepSync(ms: number): void {
+  Atomics.wait(sleepCell, 0, 0, ms);
+}
+
+function isBusy(error: unknown): boolean {
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === 'string' && (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')))
+    return true;
+  const msg = error instanceof Error ? error.message.toLowerCase() : '';
+  return msg.includes('locked') || msg.includes('busy');
+}
+
+function toJson(value: unknown): string | null {
+  if (value === undefined || value === null) return null;
+  if (Array.isArray(value) && value.length === 0) return null;
+  return JSON.stringify(value);
+}
+
+function parseJson(text: unknown): unknown {
+  if (typeof text !== 'string' || text === '') return text ?? null;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+/** Flatten OpenAI content (string or parts) to text for storage and search. */
+export function contentToText(content: ChatMessage['content'] | undefined): string | null {
+  if (content === null || content === undefined) return null;
+  if (typeof content === 'string') return content;
+  const texts: string[] = [];
+  for (const part of content) {
+    if (part && typeof part === 'object' && part.type === 'text' && typeof part.text === 'string')
+      texts.push(part.text);
+  }
+  return texts.join('\n');
+}
+
+/** Convert an OpenAI-shaped chat message to a storable message. */
+export function chatMessageToInput(message: ChatMessage): MessageInput {
+  const input: MessageInput = { role: message.role, content: contentToText(message.content) };
+  if (message.tool_calls && message.tool_calls.length > 0) input.toolCalls = message.tool_calls;
+  if (message.tool_call_id) input.toolCallId = message.tool_call_id;
+  if (message.role === 'tool' && message.name) input.toolName = message.name;
+  return input;
+}
+
+function escapeLike(text: string): string {
+  return text.replace(/\\/g, '\\\\').replace(/%/g, '\\%').replace(/_/g, '\\_');
+}
+
+/**
+ * The session store `state.db`: sessions with parent lineage, every message (tool calls
+ * included) and an FTS5 index kept in sync by triggers. SQLite in WAL mode with foreign keys, a
+ * short busy timeout and BEGIN IMMEDIATE retries with jitter, like the reference. All statements
+ * on the per-turn path are prepared once.
+ */
+export class SessionStore {
+  readonly dbPath: string;
+  private readonly db: Db;
+  private readonly logger: Logger;
+  private writes = 0;
+  private closed = false;
+  private readonly stmts: {
+    insertSession: Stmt;
+    endSession: Stmt;
+    reopenSession: Stmt;
+    insertMessage: Stmt;
+    bumpCounts: Stmt;
+    getSession: Stmt;
+    getMessages: Stmt;
+  };
+
+  constructor(options: SessionStoreOptions = {}) {
+    if (options.dbPath) this.dbPath = path.resolve(options.dbPath);
+    else if (options.hermesHome) this.dbPath = path.resolve(options.hermesHome, 'state.db');
+    else throw new TypeError('SessionStore needs hermesHome or dbPath.');
+    this.logger = options.logger ?? silentLogger;
+    fs.mkdirSync(path.dirname(this.dbPath), { recursive: true, mode: 0o700 });
+    if (!fs.existsSync(this.dbPath)) fs.closeSync(fs.openSync(this.dbPath, 'a', 0o600));
+    try {
+      fs.chmodSync(this.dbPath, 0o600);
+    } catch {}
+    this.db = new Database(this.dbPath, { timeout: options.busyTimeoutMs ?? 1000 });
+    this.db.pragma('journal_mode = WAL');
+    this.db.pragma('foreign_keys = ON');
+    this.initSchema();
+    this.stmts = {
+      insertSession: this.db.prepare(
+        `INSERT OR IGNORE INTO sessions (id, source, user_id, model, model_config, system_prompt, parent_session_id, started_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+      ),
+      endSession: this.db.prepare('UPDATE sessions SET ended_at = ?, end_reason = ? WHERE id = ?'),
+      reopenSession: this.db.prepare('UPDATE sessions SET ended_at = NULL, end_reason = NULL WHERE id = ?'),
+      insertMessage: this.db.prepare(
+        `INSERT INTO messages (session_id, role, content, tool_call_id, tool_calls, tool_name, timestamp, token_count,
+           finish_reason, reasoning, reasoning_details, codex_reasoning_items)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      ),
+      bumpCounts: this.db.prepare(
+        'UPDATE sessions SET message_count = message_count + ?, tool_call_count = tool_call_count + ? WHERE id = ?',
+      ),
+      getSession: this.db.prepare('SELECT * FROM sessions WHERE id = ?'),
+      getMessages: this.db.prepare('SELECT * FROM messages WHERE session_id = ? ORDER BY timestamp, id'),
+    };
+  }
+
+  private initSchema(): void {
+    this.db.exec(SCHEMA_SQL);
+    const row = this.db.prepare('SELECT version FROM schema_version LIMIT 1').get() as
+      | { version: number }
+      | undefined;
+    if (!row) {
+      this.db.prepare('INSERT INTO schema_version (version) VALUES (?)').run(SCHEMA_VERSION);
+    } else if (row.version < SCHEMA_VERSION) {
+      for (const [table, column, type] of MIGRATION_COLUMNS) {
+        const cols = this.db.prepare(`PRAGMA table_info(${table})`).all() as Array<{ name: string }>;
+        if (!cols.some((c) => c.name === column))
+          this.db.exec(`ALTER TABLE ${table} ADD COLUMN "${column}" ${type}`);
+      }
+      this.db.prepare('UPDATE schema_version SET version = ?').run(SCHEMA_VERSION);
+    }
+    this.db.exec(TITLE_INDEX_SQL);
+    const hasFts = this.db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'messages_fts'").get();
+    if (!hasFts) this.db.exec(FTS_SQL);
+  }
+
+  /** BEGIN IMMEDIATE with jittered retries on lock contention (15 attempts, 20–150 ms). */
+  private write<T>(fn: () => T): T {
+    if (this.closed) throw new Error('SessionStore is closed.');
+    const tx = this.db.transaction(fn);
+    let lastError: unknown;
+    for (let attempt = 0; attempt < WRITE_MAX_RETRIES; attempt++) {
+      try {
+        const result = tx.immediate();
+        this.writes++;
+        if (this.writes % CHECKPOINT_EVERY === 0) this.checkpoint();
+        return result;
+      } catch (error) {
+        if (!isBusy(error)) throw error;
+        lastError = error;
+        if (attempt < WRITE_MAX_RETRIES - 1) sleepSync(20 + Math.random() * 130);
+      }
+    }
+    throw lastError;
+  }
+
+  private checkpoint(): void {
+    try {
+      this.db.pragma('wal_checkpoint(PASSIVE)');
+    } catch (error) {
+      this.logger.debug('WAL checkpoint failed', { error: String(error) });
+    }
+  }
+
+  // ── sessions ────────────────────────────────────────────────────────────────────────────
+
+  /** Insert-or-ignore: creating an existing session is harmless. */
+  createSession(sessionId: string, options: CreateSessionOptions = {}): string {
+    this.write(() =>
+      this.stmts.insertSession.run(
+        sessionId,
+        options.source ?? 'cli',
+        options.userId ?? null,
+        options.model ?? null,
+        options.modelConfig ? JSON.stringify(options.modelConfig) : null,
+        options.systemPrompt ?? null,
+        options.parentSessionId ?? null,
+        options.startedAt ?? Date.now() / 1000,
+      ),
+    );
+    return sessionId;
+  }
+
+  /** Make sure a session row exists (used before appending to an unknown id). */
+  ensureSession(sessionId: string, source = 'unknown', model: string | null = null): void {
+    this.createSession(sessionId, { source, model });
+  }
+
+  endSession(sessionId: string, endReason: string): void {
+    this.write(() => this.stmts.endSession.run(Date.now() / 1000, endReason, sessionId));
+  }
+
+  reopenSession(sessionId: string): void {
+    this.write(() => this.stmts.reopenSession.run(sessionId));
+  }
+
+  updateSystemPrompt(sessionId: string, systemPrompt: string): void {
+    this.write(() =>
+      this.db.prepare('UPDATE sessions SET system_prompt = ? WHERE id = ?').run(systemPrompt, sessionId),
+    );
+  }
+
+  getSession(sessionId: string): SessionRow | null {
+    return (this.stmts.getSession.get(sessionId) as SessionRow | undefined) ?? null;
+  }
+
+  /** Exact id, or a unique prefix of one. */
+  resolveSessionId(idOrPrefix: string): string | null {
+    if (this.getSession(idOrPrefix)) return idOrPrefix;
+    const rows = this.db
+      .prepare("SELECT id FROM sessions WHERE id LIKE ? ESCAPE '\\' ORDER BY started_at DESC LIMIT 2")
+      .all(`${escapeLike(idOrPrefix)}%`) as Array<{ id: string }>;
+    return rows.length === 1 ? rows[0]!.id : null;
+  }
+
+  /** The session that owns a message id, or null. */
+  messageOwner(messageId: number): string | null {
+    const row = this.db.prepare('SELECT session_id FROM messages WHERE id = ?').get(messageId) as
+      | { session_id: string }
+      | undefined;
+    return row?.session_id ?? null;
+  }
+
+  /** A session and all its descendants, parents before children (cycle-safe). */
+  lineageSessionIds(rootId: string): string[] {
+    const out: string[] = [];
+    const queue = [rootId];
+    const children = this.db.prepare(
+      'SELECT id FROM sessions WHERE parent_session_id = ? ORDER BY started_at',
+    );
+    while (queue.length > 0) {
+      const id = queue.shift()!;
+      if (out.includes(id)) continue;
+      out.push(id);
+      for (const row of children.all(id) as Array<{ id: string }>) queue.push(row.id);
+    }
+    return out;
+  }
+
+  /** Walk parent links to the lineage root (cycle-safe); reports whether a compression hop was crossed. */
+  resolveLineage(sessionId: string): { root: string; hasCompressionHop: boolean } {
+    const seen = new Set<string>();
+    let current = sessionId;
+    let hasCompressionHop = false;
+    while (current && !seen.has(current)) {
+      seen.add(current);
+      const s = this.getSession(current);
+      if (!s) break;
+      if (s.end_reason === 'compression') hasCompressionHop = true;
+      if (!s.parent_session_id) break;
+      current = s.parent_session_id;
+    }
+    return { root: current, hasCompressionHop };
+  }
+
+  listSessionsRich(options: ListSessionsOptions = {}): RichSession[] {
+    const where: string[] = [];
+    const params: unknown[] = [];
+    if (!options.includeChildren) {
+      // Roots, plus children that start a fresh conversation (/new, /reset, /branch): those are
+      // separate conversations for the user even though they carry lineage.
+      const reasons = [...FRESH_RESET_END_REASONS, 'branched'];
+      where.push(
+        `(s.parent_session_id IS NULL OR EXISTS (SELECT 1 FROM sessions p WHERE p.id = s.parent_session_id AND p.end_reason IN (${reasons.map(() => '?').join(',')})))`,
+      );
+      params.push(...reasons);
+    }
+    if (options.source) {
+      where.push('s.source = ?');
+      params.push(options.source);
+    }
+    if (options.excludeSources && options.excludeSources.length > 0) {
+      where.push(`s.source NOT IN (${options.excludeSources.map(() => '?').join(',')})`);
+      params.push(...options.excludeSources);
+    }
+    const order = options.orderByLastActive ? 'last_active DESC, s.started_at DESC' : 's.started_at DESC';
+    const sql = `
+      SELECT s.*,
+        COALESCE((SELECT SUBSTR(REPLACE(REPLACE(m.content, X'0A', ' '), X'0D', ' '), 1, 63) FROM messages m
+                  WHERE m.session_id = s.id AND m.role = 'user' AND m.content IS NOT NULL
+                  ORDER BY m.timestamp, m.id LIMIT 1), '') AS _preview_raw,
+        COALESCE((SELECT MAX(m2.timestamp) FROM messages m2 WHERE m2.session_id = s.id), s.started_at) AS last_active
+      FROM sessions s
+      ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''}
+      ORDER BY ${order}
+      LIMIT ? OFFSET ?`;
+    params.push(Math.max(0, options.limit ?? 20), Math.max(0, options.offset ?? 0));
+    const rows = this.db.prepare(sql).all(...params) as Array<
+      SessionRow & { _preview_raw: string; last_active: number }
+    >;
+    return rows.map(({ _preview_raw, ...s }) => {
+      const raw = (_preview_raw ?? '').trim();
+      const preview = raw ? raw.slice(0, 60) + (raw.length > 60 ? '...' : '') : '';
+      return { ...s, preview } as RichSession;
+    });
+  }
+
+  sessionCount(source?: string): number {
+    const row = source
+      ? this.db.prepare('SELECT COUNT(*) AS n FROM sessions WHERE source = ?').get(source)
+      : this.db.prepare('SELECT COUNT(*) AS n FROM sessions').get();
+    return (row as { n: number }).n;
+  }
+
+  messageCount(sessionId?: string): number {
+    const row = sessionId
+      ? this.db.prepare('SELECT COUNT(*) AS n FROM messages WHERE session_id = ?').get(sessionId)
+      : this.db.prepare('SELECT COUNT(*) AS n FROM messages').get();
+    return (row as { n: number }).n;
+  }
+
+  // ── titles ──────────────────────────────────────────────────────────────────────────────
+
+  /** Trim, strip control / invisible characters, collapse whitespace; "" → null; > 100 chars throws. */
+  static sanitizeTitle(title: string | null | undefined): string | null {
+    if (!title) return null;
+    let cleaned = title.replace(/[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]/g, '');
+    cleaned = cleaned.replace(/[\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff\ufffc\ufff9-\ufffb]/g, '');
+    cleaned = cleaned.replace(/\s+/g, ' ').trim();
+    if (!cleaned) return null;
+    if (cleaned.length > MAX_TITLE_LENGTH) {
+      throw new RangeError(`Title too long (${cleaned.length} chars, max ${MAX_TITLE_LENGTH})`);
+    }
+    return cleaned;
+  }
+
+  /** Set (or clear) a title. Throws when another session already uses it. */
+  setSessionTitle(sessionId: string, title: string | null): boolean {
+    const clean = SessionStore.sanitizeTitle(title);
+    return this.write(() => {
+      if (clean) {
+        const conflict = this.db
+          .prepare('SELECT id FROM sessions WHERE title = ? AND id != ?')
+          .get(clean, sessionId) as { id: string } | undefined;
+        if (conflict) throw new Error(`Title '${clean}' is already in use by session ${conflict.id}`);
+      }
+      return this.db.prepare('UPDATE sessions SET title = ? WHERE id = ?').run(clean, sessionId).changes > 0;
+    });
+  }
+
+  getSessionTitle(sessionId: string): string | null {
+    return this.getSession(sessionId)?.title ?? null;
+  }
+
+  getSessionByTitle(title: string): SessionRow | null {
+    return (
+      (this.db.prepare('SELECT * FROM sessions WHERE title = ?').get(title) as SessionRow | undefined) ?? null
+    );
+  }
+
+  /** Exact title, preferring the newest numbered continuation ("title #3"). */
+  resolveSessionByTitle(title: string): string | null {
+    const numbered = this.db
+      .prepare("SELECT id FROM sessions WHERE title LIKE ? ESCAPE '\\' ORDER BY started_at DESC LIMIT 1")
+      .get(`${escapeLike(title)} #%`) as { id: string } | undefined;
+    if (numbered) return numbered.id;
+    return this.getSessionByTitle(title)?.id ?? null;
+  }
+
+  /** "my session" → "my session #2" (next free number in the lineage). */
+  getNextTitleInLineage(baseTitle: string): string {
+    const m = /^(.*?) #(\d+)$/.exec(baseTitle);
+    const base = m ? m[1]! : baseTitle;
+    const existing = this.db
+      .prepare("SELECT title FROM sessions WHERE title = ? OR title LIKE ? ESCAPE '\\'")
+      .all(base, `${escapeLike(base)} #%`) as Array<{ title: string }>;
+    if (existing.length === 0) return base;
+    let max = 1;
+    for (const { title } of existing) {
+      const n = /^.* #(\d+)$/.exec(title);
+      if (n) max = Math.max(max, Number(n[1]));
+    }
+    return `${base} #${max + 1}`;
+  }
+
+  // ── messages ────────────────────────────────────────────────────────────────────────────
+
+  private insert(sessionId: string, message: MessageInput, now: number): { id: number; toolCalls: number } {
+    const toolCalls = message.toolCalls;
+    const toolCallCount =
+      toolCalls === undefined || toolCalls === null ? 0 : Array.isArray(toolCalls) ? toolCalls.length : 1;
+    const info = this.stmts.insertMessage.run(
+      sessionId,
+      message.role,
+      message.content ?? null,
+      message.toolCallId ?? null,
+      toJson(toolCalls),
+      message.toolName ?? null,
+      message.timestamp ?? now,
+      message.tokenCount ?? null,
+      message.finishReason ?? null,
+      message.reasoning ?? null,
+      toJson(message.reasoningDetails),
+      toJson(message.codexReasoningItems),
+    );
+    return { id: Number(info.lastInsertRowid), toolCalls: toolCallCount };
+  }
+
+  /** Append one message; bumps message_count (and tool_call_count). Returns the row id. */
+  appendMessage(sessionId: string, message: MessageInput): number {
+    return this.write(() => {
+      const r = this.insert(sessionId, message, Date.now() / 1000);
+      this.stmts.bumpCounts.run(1, r.toolCalls, sessionId);
+      return r.id;
+    });
+  }
+
+  /** Append several messages in one transaction (one fsync per turn). Returns the row ids. */
+  appendMessages(sessionId: string, messages: readonly MessageInput[]): number[] {
+    if (messages.length === 0) return [];
+    return this.write(() => {
+      const now = Date.now() / 1000;
+      const ids: number[] = [];
+      let calls = 0;
+      for (const m of messages) {
+        const r = this.insert(sessionId, m, now);
+        ids.push(r.id);
+        calls += r.toolCalls;
+      }
+      this.stmts.bumpCounts.run(messages.length, calls, sessionId);
+      return ids;
+    });
+  }
+
+  getMessages(sessionId: string): MessageRow[] {
+    const rows = this.stmts.getMessages.all(sessionId) as MessageRow[];
+    for (const row of rows) if (row.tool_calls) row.tool_calls = parseJson(row.tool_calls);
+    return rows;
+  }
+
+  /** OpenAI-shaped transcript (role, content, tool calls, reasoning on assistant turns). */
+  getMessagesAsConversation(sessionId: string): Array<Record<string, unknown>> {
+    return this.getMessages(sessionId).map((row) => {
+      const msg: Record<string, unknown> = { role: row.role, content: row.content };
+      if (row.tool_call_id) msg.tool_call_id = row.tool_call_id;
+      if (row.tool_name) msg.tool_name = row.tool_name;
+      if (row.tool_calls) msg.tool_calls = row.tool_calls;
+      if (row.role === 'assistant') {
+        if (row.reasoning) msg.reasoning = row.reasoning;
+        if (row.reasoning_details) msg.reasoning_details = parseJson(row.reasoning_details);
+        if (row.codex_reasoning_items) msg.codex_reasoning_items = parseJson(row.codex_reasoning_items);
+      }
+      return msg;
+    });
+  }
+
+  /** ±window messages around an anchor, with the counts of messages before and after the anchor. */
+  getMessagesAround(sessionId: string, messageId: number, window = 5): MessageWindow {
+    const all = this.getMessages(sessionId);
+    const idx = all.findIndex((m) => m.id === messageId);
+    if (idx < 0) return { window: [], messages_before: 0, messages_after: 0 };
+    const w = Math.max(0, Math.trunc(window));
+    return {
+      window: all.slice(Math.max(0, idx - w), idx + w + 1),
+      messages_before: idx,
+      messages_after: all.length - idx - 1,
+    };
+  }
+
+  /** The anchored window plus the first / last `bookend` user+assistant messages outside it. */
+  getAnchoredView(
+    sessionId: string,
+    messageId: number,
+    options: { window?: number; bookend?: number } = {},
+  ): AnchoredView {
+    const all = this.getMessages(sessionId);
+    const idx = all.findIndex((m) => m.id === messageId);
+    if (idx < 0)
+      return { window: [], messages_before: 0, messages_after: 0, bookend_start: [], bookend_end: [] };
+    const w = Math.max(0, Math.trunc(options.window ?? 5));
+    const b = Math.max(0, Math.trunc(options.bookend ?? 3));
+    const start = Math.max(0, idx - w);
+    const end = Math.min(all.length, idx + w + 1);
+    const conversational = (m: MessageRow) => m.role === 'user' || m.role === 'assistant';
+    return {
+      window: all.slice(start, end),
+      messages_before: idx,
+      messages_after: all.length - idx - 1,
+      bookend_start: all.slice(0, start).filter(conversational).slice(0, b),
+      bookend_end: b > 0 ? all.slice(end).filter(conversational).slice(-b) : [],
+    };
+  }
+
+  // ── search ──────────────────────────────────────────────────────────────────────────────
+
+  /**
+   * Full-text search over messages. Never throws on user text: the query is sanitised, CJK text
+   * falls back to substring matching, and an unusable query yields [].
+   */
+  searchMessages(query: string, options: SearchOptions = {}): SearchHit[] {
+    return this.search(query, options).hits;
+  }
+
+  /** Like `searchMessages`, but says why nothing could be searched. */
+  search(query: string, options: SearchOptions = {}): { hits: SearchHit[]; error?: string } {
+    if (typeof query !== 'string' || !query.trim()) return { hits: [] };
+    const where: string[] = [];
+    const params: unknown[] = [];
+    if (options.sourceFilter) {
+      where.push(`s.source IN (${options.sourceFilter.map(() => '?').join(',') || 'NULL'})`);
+      params.push(...options.sourceFilter);
+    }
+    if (options.excludeSources && options.excludeSources.length > 0) {
+      where.push(`s.source NOT IN (${options.excludeSources.map(() => '?').join(',')})`);
+      params.push(...options.excludeSources);
+    }
+    if (options.roleFilter && options.roleFilter.length > 0) {
+      where.push(`m.role IN (${options.roleFilter.map(() => '?').join(',')})`);
+      params.push(...options.roleFilter);
+    }
+    const limit = Math.max(1, Math.min(options.limit ?? 20, 10_000));
+    const offset = Math.max(0, options.offset ?? 0);
+    if (hasCjk(query)) return { hits: this.searchLike(query, where, params, limit, offset, options.sort) };
+    const match = sanitizeFtsQuery(query);
+    if (!match) {
+      return {
+        hits: [],
+        error: 'The query has no searchable words once FTS5 operators and punctuation are removed.',
+      };
+    }
+    const order =
+      options.sort === 'newest'
+        ? 'm.timestamp DESC, m.id DESC'
+        : options.sort === 'oldest'
+          ? 'm.timestamp, m.id'
+          : 'rank';
+    const sql = `
+      SELECT m.id, m.session_id, m.role, snippet(messages_fts, 0, '>>>', '<<<', '...', 40) AS snippet,
+             m.timestamp, m.tool_name, s.source, s.model, s.started_at AS session_started
+      FROM messages_fts
+      JOIN messages m ON m.id = messages_fts.rowid
+      JOIN sessions s ON s.id = m.session_id
+      WHERE messages_fts MATCH ? ${where.length > 0 ? `AND ${where.join(' AND ')}` : ''}
+      ORDER BY ${order}
+      LIMIT ? OFFSET ?`;
+    try {
+      return { hits: this.db.prepare(sql).all(match, ...params, limit, offset) as SearchHit[] };
+    } catch (error) {
+      this.logger.debug('FTS5 query failed after sanitising', { error: String(error) });
+      return { hits: [], error: 'The search index could not parse this query. Use plain keywords.' };
+    }
+  }
+
+  /**
+   * CJK fallback: unicode61 does not segment CJK text, so every term is matched as a substring
+   * (LIKE, all terms required) and a snippet is cut around the first term. See decision 0302.
+   */
+  private searchLike(
+    query: string,
+    where: string[],
+    params: unknown[],
+    limit: number,
+    offset: number,
+    sort: SearchOptions['sort'],
+  ): SearchHit[] {
+    const terms = likeTerms(query);
+    if (terms.length === 0) return [];
+    const conds = terms.map(() => "m.content LIKE ? ESCAPE '\\'");
+    const order = sort === 'oldest' ? 'm.timestamp, m.id' : 'm.timestamp DESC, m.id DESC';
+    const sql = `
+      SELECT m.id, m.session_id, m.role, m.content, m.timestamp, m.tool_name, s.source, s.model,
+             s.started_at AS session_started
+      FROM messages m JOIN sessions s ON s.id = m.session_id
+      WHERE ${[...conds, ...where].join(' AND ')}
+      ORDER BY ${order}
+      LIMIT ? OFFSET ?`;
+    const rows = this.db
+      .prepare(sql)
+      .all(...terms.map((t) => `%${escapeLike(t)}%`), ...params, limit, offset) as Array<
+      SearchHit & { content: string }
+    >;
+    return rows.map(({ content, ...hit }) => ({ ...hit, snippet: likeSnippet(content ?? '', terms[0]!) }));
+  }
+
+  // ── deletion ────────────────────────────────────────────────────────────────────────────
+
+  /** Delete a session and its messages; its children are orphaned (parent set to NULL), not deleted. */
+  deleteSession(sessionId: string): boolean {
+    return this.write(() => {
+      if (!this.getSession(sessionId)) return false;
+      this.db
+        .prepare('UPDATE sessions SET parent_session_id = NULL WHERE parent_session_id = ?')
+        .run(sessionId);
+      this.db.prepare('DELETE FROM messages WHERE session_id = ?').run(sessionId);
+      this.db.prepare('DELETE FROM sessions WHERE id = ?').run(sessionId);
+      return true;
+    });
+  }
+
+  /** Delete ENDED sessions started more than `olderThanDays` ago; returns how many. */
+  pruneSessions(olderThanDays = 90, source?: string): number {
+    const cutoff = Date.now() / 1000 - olderThanDays * 86_400;
+    return this.write(() => {
+      const rows = (
+        source
+          ? this.db
+              .prepare('SELECT id FROM sessions WHERE started_at < ? AND ended_at IS NOT NULL AND source = ?')
+              .all(cutoff, source)
+          : this.db
+              .prepare('SELECT id FROM sessions WHERE started_at < ? AND ended_at IS NOT NULL')
+              .all(cutoff)
+      ) as Array<{ id: string }>;
+      const orphan = this.db.prepare(
+        'UPDATE sessions SET parent_session_id = NULL WHERE parent_session_id = ?',
+      );
+      const delMsgs = this.db.prepare('DELETE FROM messages WHERE session_id = ?');
+      const delSession = this.db.prepare('DELETE FROM sessions WHERE id = ?');
+      for (const { id } of rows) orphan.run(id);
+      for (const { id } of rows) {
+        delMsgs.run(id);
+        delSession.run(id);
+      }
+      return rows.length;
+    });
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.checkpoint();
+    this.db.close();
+    this.closed = true;
+  }
+
+  get isOpen(): boolean {
+    return !this.closed;
+  }
+}
+
+function likeSnippet(content: string, term: string): string {
+  const at = content.toLowerCase().indexOf(term.toLowerCase());
+  if (at < 0) return content.slice(0, 80);
+  const start = Math.max(0, at - 40);
+  const end = Math.min(content.length, at + term.length + 40);
+  return (
+    (start > 0 ? '...' : '') +
+    content.slice(start, at) +
+    '>>>' +
+    content.slice(at, at + term.length) +
+    '<<<' +
+    content.slice(at + term.length, end) +
+    (end < content.length ? '...' : '')
+  );
+}

@@ -1,0 +1,124 @@
+/** A row of `sessions` (classic v6 columns; newer reference columns pass through untyped). */
+export interface SessionRow {
+  id: string;
+  source: string;
+  user_id: string | null;
+  model: string | null;
+  model_config: string | null;
+  system_prompt: string | null;
+  parent_session_id: string | null;
+  started_at: number;
+  ended_at: number | null;
+  end_reason: string | null;
+  message_count: number;
+  tool_call_count: number;
+  input_tokens: number;
+  output_tokens: number;
+  title: string | null;
+  [column: string]: unknown;
+}
+
+/** A row of `messages`, with `tool_calls` decoded from JSON when possible. */
+export interface MessageRow {
+  id: number;
+  session_id: string;
+  role: string;
+  content: string | null;
+  tool_call_id: string | null;
+  tool_calls: unknown;
+  tool_name: string | null;
+  timestamp: number;
+  token_count: number | null;
+  finish_reason: string | null;
+  reasoning: string | null;
+  [column: string]: unknown;
+}
+
+/** What `appendMessage` stores. Structured fields are JSON-encoded. */
+export interface MessageInput {
+  role: string;
+  content?: string | null;
+  toolName?: string | null;
+  toolCalls?: unknown;
+  toolCallId?: string | null;
+  tokenCount?: number | null;
+  finishReason?: string | null;
+  reasoning?: string | null;
+  reasoningDetails?: unknown;
+  codexReasoningItems?: unknown;
+  /** Unix seconds; defaults to now. */
+  timestamp?: number;
+}
+
+export interface CreateSessionOptions {
+  source?: string;
+  model?: string | null;
+  modelConfig?: Readonly<Record<string, unknown>> | null;
+  systemPrompt?: string | null;
+  userId?: string | null;
+  parentSessionId?: string | null;
+  /** Unix seconds; defaults to now. */
+  startedAt?: number;
+}
+
+export interface RichSession extends SessionRow {
+  /** First user message, 60 chars + "..." when longer. */
+  preview: string;
+  /** Timestamp of the last message, or started_at. */
+  last_active: number;
+}
+
+export interface ListSessionsOptions {
+  source?: string;
+  excludeSources?: readonly string[];
+  limit?: number;
+  offset?: number;
+  /** Include delegation / compression children (default false; reset and branch children are always listed). */
+  includeChildren?: boolean;
+  orderByLastActive?: boolean;
+}
+
+export interface SearchOptions {
+  sourceFilter?: readonly string[];
+  excludeSources?: readonly string[];
+  roleFilter?: readonly string[];
+  limit?: number;
+  offset?: number;
+  /** Temporal order instead of relevance. */
+  sort?: 'newest' | 'oldest';
+}
+
+export interface SearchHit {
+  id: number;
+  session_id: string;
+  role: string;
+  snippet: string;
+  timestamp: number;
+  tool_name: string | null;
+  source: string;
+  model: string | null;
+  session_started: number;
+}
+
+export interface MessageWindow {
+  window: MessageRow[];
+  /** Messages in the session before the anchor / after it. */
+  messages_before: number;
+  messages_after: number;
+}
+
+export interface AnchoredView extends MessageWindow {
+  bookend_start: MessageRow[];
+  bookend_end: MessageRow[];
+}
+
+/** End reasons after which the child starts empty (the predecessor left live context). */
+export const FRESH_RESET_END_REASONS: readonly string[] = [
+  'session_reset',
+  'session_switch',
+  'idle',
+  'daily',
+  'suspended',
+  'resume_pending_expired',
+  'new_session',
+];

@@ -1,0 +1,93 @@
+import type { Command } from '../command';
+import { parseCommandArgs } from '../context';
+import {
+  type CheckResult,
+  checkConfig,
+  checkDatabases,
+  checkHome,
+  checkLocks,
+  checkNode,
+  checkPermissions,
+  checkSqlite,
+  loadSqlite,
+} from '../doctor/checks';
+import { checkMemoryFiles, checkProvider } from '../doctor/memory-checks';
+
+const USAGE = `Usage: hermes-memory doctor [--fix] [--json]
+
+Check the installation and the HERMES_HOME: better-sqlite3 loads, FTS5 is available, config.yaml
+parses, the configured provider loads and is available, memory files are private (0600) and within
+their limits, no stale lock files, every database passes PRAGMA integrity_check.
+Exits 1 when something is wrong, and says how to fix it.
+
+Options:
+  --fix   repair what can be repaired safely (tighten permissions, remove stale locks)`;
+
+export const doctorCommand: Command = {
+  name: 'doctor',
+  summary: 'check the installation and the stores, and say how to fix problems',
+  usage: USAGE,
+  async run(ctx, argv) {
+    const { values } = parseCommandArgs(argv, { fix: { type: 'boolean' } }, 'doctor');
+    const sqlite = loadSqlite();
+    const results: CheckResult[] = [
+      checkNode(),
+      ...checkSqlite(sqlite),
+      checkHome(ctx.home),
+      checkConfig(ctx.home),
+      ...(await checkProvider(ctx.home, ctx.io.env)),
+      ...checkMemoryFiles(ctx.home),
+      checkPermissions(ctx.home),
+      checkLocks(ctx.home),
+      ...checkDatabases(ctx.home, sqlite),
+    ];
+    const repaired: string[] = [];
+    if (values.fix) {
+      for (const r of results) {
+        if (r.status === 'fail' && r.repair) {
+          try {
+            repaired.push(`${r.title}: ${r.repair()}`);
+            r.status = 'ok';
+            r.detail = `repaired (${r.detail})`;
+          } catch (error) {
+            r.detail += ` — repair failed: ${error instanceof Error ? error.message : String(error)}`;
+          }
+        }
+      }
+    }
+    const failures = results.filter((r) => r.status === 'fail').length;
+    const warnings = results.filter((r) => r.status === 'warn').length;
+
+    if (ctx.json) {
+      ctx.printJson({
+        ok: failures === 0,
+        home: ctx.home,
+        checks: results.map(({ repair: _r, ...rest }) => rest),
+        repaired,
+      });
+      return failures === 0 ? 0 : 1;
+    }
+    const s = ctx.style;
+    const mark = { ok: s.green('✓'), warn: s.yellow('!'), fail: s.red('✗'), skip: s.gray('-') } as const;
+    ctx.out(s.bold(`hermes-memory doctor`) + s.gray(`  ${ctx.home}`));
+    ctx.out();
+    for (const r of results) {
+      ctx.out(`  ${mark[r.status]} ${r.title}: ${r.status === 'ok' ? s.gray(r.detail) : r.detail}`);
+      if (r.fix && (r.status === 'fail' || r.status === 'warn')) ctx.out(`      ${s.cyan('fix:')} ${r.fix}`);
+    }
+    for (const line of repaired) ctx.out(`  ${s.green('repaired')} ${line}`);
+    ctx.out();
+    if (failures === 0)
+      ctx.out(
+        s.green(`All checks passed${warnings ? ` (${warnings} warning${warnings > 1 ? 's' : ''})` : ''}.`),
+      );
+    else
+      ctx.out(
+        s.red(`${failures} problem${failures > 1 ? 's' : ''} found.`) +
+          (results.some((r) => r.status === 'fail' && r.repair)
+            ? ' Run with --fix to repair what can be repaired.'
+            : ''),
+      );
+    return failures === 0 ? 0 : 1;
+  },
+};

@@ -1,0 +1,60 @@
+import { createMemoryMcpServer, serveHttp, serveStdio } from '@hermes-memory/mcp';
+import type { Command } from '../command';
+import { parseCommandArgs } from '../context';
+import { CliError } from '../errors';
+import { frozenSnapshot, openManager } from '../runtime';
+import { CLI_VERSION } from '../version';
+
+const USAGE = `Usage: hermes-memory mcp [--http <port>]
+
+Run an MCP server over this home's memory: the builtin \`memory\` and \`session_search\` tools plus
+the configured provider's tools, and the frozen memory snapshot as the resource
+hermes-memory://snapshot. Speaks stdio by default (for Claude Desktop, Cursor, ...); with --http,
+streamable HTTP on 127.0.0.1 only.
+
+Example client config:
+  { "command": "npx", "args": ["-y", "@hermes-memory/cli", "mcp"], "env": { "HERMES_HOME": "~/.hermes" } }`;
+
+export const mcpCommand: Command = {
+  name: 'mcp',
+  summary: 'serve memory tools and the snapshot over MCP (stdio or --http)',
+  usage: USAGE,
+  async run(ctx, argv) {
+    const { values, positionals } = parseCommandArgs(argv, { http: { type: 'string' } }, 'mcp');
+    if (positionals.length > 0) throw new CliError('mcp takes no arguments.', { exitCode: 2 });
+    let port: number | undefined;
+    if (values.http !== undefined) {
+      port = Number(values.http);
+      if (!Number.isInteger(port) || port < 0 || port > 65535)
+        throw new CliError(`Invalid --http port '${values.http}'.`, { exitCode: 2 });
+    }
+    const opened = await openManager(ctx.home, { platform: 'mcp', env: ctx.io.env, cwd: ctx.io.cwd });
+    const make = () =>
+      createMemoryMcpServer({
+        manager: opened.manager,
+        sessionId: opened.sessionId,
+        version: CLI_VERSION,
+        snapshot: () => frozenSnapshot(opened.builtin),
+        systemPrompt: () => opened.manager.buildSystemPrompt(),
+      });
+    const stop = async () => {
+      opened.manager.onSessionEnd([]);
+      await opened.manager.shutdownAll();
+    };
+    if (port === undefined) {
+      const { closed } = await serveStdio(make());
+      await closed;
+      await stop();
+      return 0;
+    }
+    const handle = await serveHttp(make, { port });
+    ctx.err(`hermes-memory MCP server on ${handle.url} (home ${ctx.home}); Ctrl-C to stop`);
+    await new Promise<void>((resolve) => {
+      process.once('SIGINT', resolve);
+      process.once('SIGTERM', resolve);
+    });
+    await handle.close();
+    await stop();
+    return 0;
+  },
+};

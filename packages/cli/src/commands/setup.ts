@@ -1,0 +1,143 @@
+import fs from 'node:fs';
+import { loadHermesConfig, resolveEnv, saveConfigValues, writeEnvValues } from '@hermes-memory/core';
+import type { Command } from '../command';
+import { parseCommandArgs } from '../context';
+import { CliError } from '../errors';
+import { type DiscoveredProvider, discoverProviders, loadProvider } from '../providers';
+import { CANCELLED, type Prompter, clackPrompter } from '../setup/prompter';
+import { type SetupAnswers, answersFromFlags, parseSetFlags, providerHint } from '../setup/schema';
+import { runSchemaWizard } from '../setup/wizard';
+
+const USAGE = `Usage: hermes-memory setup [provider] [--set key=value ...] [--yes] [--json]
+
+Choose the external memory provider and configure it. Without arguments, an interactive picker
+lists every installed provider plus "Built-in only" (MEMORY.md / USER.md, the default).
+Secrets go to <home>/.env (mode 0600); other settings to the provider's config in config.yaml.
+
+  hermes-memory setup                                  interactive
+  hermes-memory setup holographic                      interactive, provider chosen
+  hermes-memory setup holographic --set auto_extract=true --yes     for scripts
+  hermes-memory setup builtin --yes                    built-in only (memory.provider: "")
+
+Options:
+  --set key=value   a provider setting (repeatable); unknown keys are an error
+  --yes, -y         don't ask: use --set values, then defaults`;
+
+const BUILTIN_NAMES = new Set(['builtin', 'built-in', 'none', 'off']);
+
+export const setupCommand: Command = {
+  name: 'setup',
+  summary: 'choose and configure the memory provider (wizard, or --set for scripts)',
+  usage: USAGE,
+  async run(ctx, argv) {
+    const { values, positionals } = parseCommandArgs(
+      argv,
+      { set: { type: 'string', multiple: true }, yes: { type: 'boolean', short: 'y' } },
+      'setup',
+    );
+    if (positionals.length > 1)
+      throw new CliError(`setup takes one provider name, got ${positionals.length}.`, { exitCode: 2 });
+    // A corrupt config.yaml must stop setup before anything is written.
+    loadHermesConfig(ctx.home);
+    const sets = parseSetFlags(values.set ?? []);
+    const interactive = ctx.interactive && !values.yes;
+    const env = resolveEnv(ctx.home, ctx.io.env);
+    const prompter = interactive ? clackPrompter() : undefined;
+
+    let name = positionals[0];
+    if (name === undefined) {
+      if (!prompter) {
+        throw new CliError(
+          "setup needs a terminal to ask questions; name the provider instead: 'hermes-memory setup <provider> --yes'.",
+          { exitCode: 2 },
+        );
+      }
+      prompter.intro('hermes-memory setup');
+      const picked = await pickProvider(prompter, await discoverProviders(ctx.io.cwd));
+      if (picked === CANCELLED) {
+        prompter.outro('Cancelled. No changes saved.');
+        return 1;
+      }
+      name = picked;
+    }
+
+    if (BUILTIN_NAMES.has(name)) {
+      if (Object.keys(sets).length > 0)
+        throw new CliError('Built-in memory has no --set options.', { exitCode: 2 });
+      ensureHome(ctx.home);
+      saveConfigValues(ctx.home, { 'memory.provider': '' });
+      return report(ctx, prompter, { provider: '', values: {}, env: {} }, []);
+    }
+
+    const { provider } = await loadProvider(name, ctx.io.cwd);
+    const fields = provider.getConfigSchema();
+    let answers: SetupAnswers;
+    if (prompter) {
+      if (positionals[0] !== undefined) prompter.intro(`hermes-memory setup ${name}`);
+      const existing = { ...loadHermesConfig(ctx.home).memory.providerConfig(name), ...sets };
+      const result = await runSchemaWizard(fields, prompter, { env, existing });
+      if (result === CANCELLED) {
+        prompter.outro('Cancelled. No changes saved.');
+        return 1;
+      }
+      answers = result;
+    } else {
+      answers = answersFromFlags(fields, sets, env, name);
+    }
+
+    ensureHome(ctx.home);
+    saveConfigValues(ctx.home, { 'memory.provider': name });
+    await provider.saveConfig(answers.values, ctx.home);
+    const written =
+      Object.keys(answers.env).length > 0
+        ? writeEnvValues(ctx.home, answers.env)
+        : { written: [], skipped: [] };
+    for (const bad of written.skipped)
+      ctx.err(`hermes-memory: skipped invalid environment variable name '${bad}'.`);
+    return report(
+      ctx,
+      prompter,
+      { provider: name, values: answers.values, env: answers.env },
+      written.written,
+    );
+  },
+};
+
+async function pickProvider(prompter: Prompter, providers: readonly DiscoveredProvider[]) {
+  const options = [
+    ...providers.map((p) => ({
+      value: p.name,
+      label: p.name,
+      hint: providerHint(p.provider.getConfigSchema()),
+    })),
+    { value: 'builtin', label: 'Built-in only', hint: 'MEMORY.md / USER.md (default)' },
+  ];
+  return prompter.select('Which memory provider?', options, 'builtin');
+}
+
+function ensureHome(home: string): void {
+  fs.mkdirSync(home, { recursive: true, mode: 0o700 });
+}
+
+function report(
+  ctx: Parameters<Command['run']>[0],
+  prompter: Prompter | undefined,
+  saved: { provider: string; values: Record<string, unknown>; env: Record<string, string> },
+  envNames: readonly string[],
+): number {
+  if (ctx.json) {
+    // Secret values never leave .env: only the variable names are reported.
+    ctx.printJson({ provider: saved.provider, config: saved.values, env: envNames, home: ctx.home });
+    return 0;
+  }
+  const s = ctx.style;
+  const lines = [
+    `${s.green('✓')} memory.provider: ${saved.provider ? s.bold(saved.provider) : `"" ${s.gray('(built-in only)')}`}`,
+    ...Object.entries(saved.values).map(([k, v]) => `  ${k}: ${String(v)}`),
+    ...envNames.map((n) => `  ${n} → .env`),
+    'Start a new session to activate.',
+  ];
+  if (prompter) prompter.outro(lines.join('\n'));
+  else for (const line of lines) ctx.out(line);
+  return 0;
+}

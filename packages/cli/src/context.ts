@@ -1,0 +1,129 @@
+import os from 'node:os';
+import path from 'node:path';
+import { type ParseArgsConfig, parseArgs } from 'node:util';
+import { usageError } from './errors';
+import type { CliIO } from './io';
+import { type Progress, createProgress } from './progress';
+import { type Style, colorEnabled, createStyle } from './style';
+
+/** Everything a command needs: where the home is, how to print, whether it may ask questions. */
+export interface CommandContext {
+  io: CliIO;
+  /** Absolute HERMES_HOME this run works on. */
+  home: string;
+  homeSource: 'flag' | 'env' | 'default';
+  /** `--json`: machine-readable output on stdout, nothing decorative. */
+  json: boolean;
+  /** Styling for stdout / stderr (each is plain text when its stream is not a TTY). */
+  style: Style;
+  errStyle: Style;
+  /** May prompt: stdin and stdout are both terminals and `--json` is off. */
+  interactive: boolean;
+  out(line?: string): void;
+  err(line: string): void;
+  printJson(value: unknown): void;
+  progress(label: string, total: number): Progress;
+}
+
+export interface GlobalOptions {
+  home: string | undefined;
+  json: boolean;
+  noColor: boolean;
+  help: boolean;
+  version: boolean;
+}
+
+/**
+ * Pull the global options out of argv wherever they appear (before or after the command), up to a
+ * literal `--`. What is left goes to the command's own strict parser.
+ */
+export function extractGlobalOptions(argv: readonly string[]): { globals: GlobalOptions; rest: string[] } {
+  const globals: GlobalOptions = {
+    home: undefined,
+    json: false,
+    noColor: false,
+    help: false,
+    version: false,
+  };
+  const rest: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] as string;
+    if (arg === '--') {
+      rest.push(...argv.slice(i));
+      break;
+    }
+    if (arg === '--home') {
+      const value = argv[i + 1];
+      if (value === undefined || value.startsWith('--'))
+        throw usageError("Option '--home' needs a directory.");
+      globals.home = value;
+      i++;
+    } else if (arg.startsWith('--home=')) {
+      globals.home = arg.slice('--home='.length);
+      if (!globals.home) throw usageError("Option '--home' needs a directory.");
+    } else if (arg === '--json') globals.json = true;
+    else if (arg === '--no-color') globals.noColor = true;
+    else if (arg === '--help' || arg === '-h') globals.help = true;
+    else if (arg === '--version' || arg === '-V') globals.version = true;
+    else rest.push(arg);
+  }
+  return { globals, rest };
+}
+
+/** `--home` beats HERMES_HOME beats `~/.hermes`; `~` is expanded and the result made absolute. */
+export function resolveHome(
+  flag: string | undefined,
+  env: Readonly<Record<string, string | undefined>>,
+  cwd: string,
+): { home: string; source: 'flag' | 'env' | 'default' } {
+  const expand = (p: string) => (p === '~' || p.startsWith('~/') ? path.join(os.homedir(), p.slice(1)) : p);
+  if (flag) return { home: path.resolve(cwd, expand(flag)), source: 'flag' };
+  const fromEnv = env.HERMES_HOME?.trim();
+  if (fromEnv) return { home: path.resolve(cwd, expand(fromEnv)), source: 'env' };
+  return { home: path.join(os.homedir(), '.hermes'), source: 'default' };
+}
+
+export function createContext(io: CliIO, globals: GlobalOptions): CommandContext {
+  const { home, source } = resolveHome(globals.home, io.env, io.cwd);
+  const env = globals.noColor ? { ...io.env, NO_COLOR: '1' } : io.env;
+  const style = createStyle(!globals.json && colorEnabled(io.stdoutIsTTY, env));
+  const errStyle = createStyle(colorEnabled(io.stderrIsTTY, env));
+  return {
+    io,
+    home,
+    homeSource: source,
+    json: globals.json,
+    style,
+    errStyle,
+    interactive: io.stdinIsTTY && io.stdoutIsTTY && !globals.json,
+    out: (line = '') => io.stdout(`${line}\n`),
+    err: (line) => io.stderr(`${line}\n`),
+    printJson: (value) => io.stdout(`${JSON.stringify(value, null, 2)}\n`),
+    progress: (label, total) => createProgress({ label, total, enabled: io.stderrIsTTY, write: io.stderr }),
+  };
+}
+
+type Options = NonNullable<ParseArgsConfig['options']>;
+
+/**
+ * node:util parseArgs, strict, with its errors turned into one-line usage errors. Returns the
+ * parsed values and positionals.
+ */
+export function parseCommandArgs<O extends Options>(
+  argv: readonly string[],
+  options: O,
+  command: string,
+): {
+  values: ReturnType<typeof parseArgs<{ options: O; allowPositionals: true; strict: true }>>['values'];
+  positionals: string[];
+} {
+  try {
+    const parsed = parseArgs({ args: [...argv], options, allowPositionals: true, strict: true });
+    return { values: parsed.values, positionals: parsed.positionals };
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    // Node appends a long "To specify a positional argument..." hint; the first sentence is enough.
+    const first = message.split(/\.\s/)[0]?.replace(/\.$/, '') ?? message;
+    throw usageError(`${first}.`, `See 'hermes-memory ${command} --help'.`);
+  }
+}

@@ -1,0 +1,308 @@
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import os from 'node:os';
+import path from 'node:path';
+import { loadHermesConfig } from '@hermes-memory/core';
+import { homePaths } from '../paths';
+
+export type CheckStatus = 'ok' | 'warn' | 'fail' | 'skip';
+
+export interface CheckResult {
+  id: string;
+  title: string;
+  status: CheckStatus;
+  detail: string;
+  /** How to put it right, for a person. */
+  fix?: string;
+  /** `doctor --fix` can repair it itself. */
+  repair?: () => string;
+}
+
+type SqliteDatabase = {
+  prepare(sql: string): { all(): unknown[]; get(): unknown };
+  exec(sql: string): void;
+  pragma(sql: string, options?: { simple?: boolean }): unknown;
+  close(): void;
+};
+type SqliteConstructor = new (
+  file: string,
+  options?: { readonly?: boolean; fileMustExist?: boolean },
+) => SqliteDatabase;
+
+const req = createRequire(import.meta.url);
+
+/** Load better-sqlite3 without letting a broken native build crash the doctor itself. */
+export function loadSqlite(): { Database?: SqliteConstructor; error?: string } {
+  try {
+    const mod = req('better-sqlite3') as SqliteConstructor | { default: SqliteConstructor };
+    const Database = typeof mod === 'function' ? mod : mod.default;
+    const probe = new Database(':memory:');
+    probe.close();
+    return { Database };
+  } catch (error) {
+    return { error: error instanceof Error ? error.message.split('\n')[0] : String(error) };
+  }
+}
+
+export function checkNode(): CheckResult {
+  const major = Number(process.versions.node.split('.')[0]);
+  return major >= 20
+    ? { id: 'node', title: 'Node.js version', status: 'ok', detail: `v${process.versions.node}` }
+    : {
+        id: 'node',
+        title: 'Node.js version',
+        status: 'fail',
+        detail: `v${process.versions.node} is too old`,
+        fix: 'Install Node.js 20 or newer.',
+      };
+}
+
+export function checkSqlite(sqlite: ReturnType<typeof loadSqlite>): CheckResult[] {
+  if (!sqlite.Database) {
+    return [
+      {
+        id: 'sqlite',
+        title: 'better-sqlite3 native module',
+        status: 'fail',
+        detail: `does not load: ${sqlite.error}`,
+        fix: 'Rebuild it for this Node version: `npm rebuild better-sqlite3` (or `pnpm rebuild better-sqlite3`).',
+      },
+      { id: 'fts5', title: 'SQLite FTS5', status: 'skip', detail: 'needs better-sqlite3' },
+    ];
+  }
+  const db = new sqlite.Database(':memory:');
+  let fts: CheckResult;
+  try {
+    db.exec("CREATE VIRTUAL TABLE probe USING fts5(content); INSERT INTO probe VALUES ('hello world');");
+    db.prepare("SELECT rowid FROM probe WHERE probe MATCH 'hello'").all();
+    fts = { id: 'fts5', title: 'SQLite FTS5', status: 'ok', detail: 'available' };
+  } catch (error) {
+    fts = {
+      id: 'fts5',
+      title: 'SQLite FTS5',
+      status: 'fail',
+      detail: `not available: ${error instanceof Error ? error.message : String(error)}`,
+      fix: 'Reinstall better-sqlite3 from npm (its bundled SQLite has FTS5): `npm rebuild better-sqlite3`.',
+    };
+  } finally {
+    db.close();
+  }
+  const version = (() => {
+    const d = new sqlite.Database(':memory:');
+    try {
+      return String((d.prepare('select sqlite_version() as v').get() as { v: string }).v);
+    } finally {
+      d.close();
+    }
+  })();
+  return [
+    {
+      id: 'sqlite',
+      title: 'better-sqlite3 native module',
+      status: 'ok',
+      detail: `loads (SQLite ${version})`,
+    },
+    fts,
+  ];
+}
+
+export function checkHome(home: string): CheckResult {
+  try {
+    const st = fs.statSync(home);
+    if (!st.isDirectory()) {
+      return {
+        id: 'home',
+        title: 'HERMES_HOME',
+        status: 'fail',
+        detail: `${home} is not a directory`,
+        fix: 'Point --home or HERMES_HOME at a directory.',
+      };
+    }
+    fs.accessSync(home, fs.constants.R_OK | fs.constants.W_OK);
+    return { id: 'home', title: 'HERMES_HOME', status: 'ok', detail: home };
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') {
+      return {
+        id: 'home',
+        title: 'HERMES_HOME',
+        status: 'warn',
+        detail: `${home} does not exist yet`,
+        fix: 'It is created on first write (e.g. `hermes-memory memory add ...` or `hermes-memory setup`).',
+      };
+    }
+    return {
+      id: 'home',
+      title: 'HERMES_HOME',
+      status: 'fail',
+      detail: `${home} is not readable and writable (${code})`,
+      fix: `Fix ownership or permissions of ${home}.`,
+    };
+  }
+}
+
+export function checkConfig(home: string): CheckResult {
+  const file = homePaths(home).config;
+  if (!fs.existsSync(file))
+    return { id: 'config', title: 'config.yaml', status: 'ok', detail: 'not present (defaults apply)' };
+  try {
+    const config = loadHermesConfig(home);
+    return {
+      id: 'config',
+      title: 'config.yaml',
+      status: 'ok',
+      detail: `parses (memory.provider: ${config.memory.provider || '"" — built-in only'})`,
+    };
+  } catch (error) {
+    return {
+      id: 'config',
+      title: 'config.yaml',
+      status: 'fail',
+      detail: error instanceof Error ? error.message.split('\n')[0]! : String(error),
+      fix: `Fix the YAML syntax in ${file} (or move it aside to start from the defaults).`,
+    };
+  }
+}
+
+/** Files that hold memory or secrets must be private to the user (0600). */
+export function checkPermissions(home: string): CheckResult {
+  const title = 'File permissions (0600)';
+  if (process.platform === 'win32')
+    return { id: 'permissions', title, status: 'skip', detail: 'not applicable on Windows' };
+  const p = homePaths(home);
+  const candidates = [
+    p.memory,
+    p.user,
+    p.env,
+    p.stateDb,
+    `${p.stateDb}-wal`,
+    `${p.stateDb}-shm`,
+    p.factsDb,
+    `${p.factsDb}-wal`,
+    `${p.factsDb}-shm`,
+  ];
+  const loose: Array<{ file: string; mode: number }> = [];
+  for (const file of candidates) {
+    try {
+      const st = fs.lstatSync(file);
+      if (st.isFile() && (st.mode & 0o077) !== 0) loose.push({ file, mode: st.mode & 0o777 });
+    } catch {}
+  }
+  if (loose.length === 0)
+    return { id: 'permissions', title, status: 'ok', detail: 'memory, database and .env files are private' };
+  const list = loose
+    .map((l) => `${path.relative(home, l.file)} (${l.mode.toString(8).padStart(4, '0')})`)
+    .join(', ');
+  return {
+    id: 'permissions',
+    title,
+    status: 'fail',
+    detail: `readable by others: ${list}`,
+    fix: `chmod 600 ${loose.map((l) => JSON.stringify(l.file)).join(' ')}   (or: hermes-memory doctor --fix)`,
+    repair: () => {
+      for (const l of loose) fs.chmodSync(l.file, 0o600);
+      return `tightened ${loose.length} file(s) to 0600`;
+    },
+  };
+}
+
+/**
+ * Lock files left by a crashed writer: a JSON lock naming a process on this host that no longer
+ * runs, an orphaned `.break` file, or a leftover temp file from an interrupted atomic write. The
+ * Python agent's own (empty, persistent) flock files are normal and not reported.
+ */
+export function checkLocks(home: string): CheckResult {
+  const title = 'Stale lock and temp files';
+  const dir = homePaths(home).memoriesDir;
+  let names: string[];
+  try {
+    names = fs.readdirSync(dir);
+  } catch {
+    return { id: 'locks', title, status: 'ok', detail: 'no memories folder yet' };
+  }
+  const stale: string[] = [];
+  for (const name of names) {
+    const file = path.join(dir, name);
+    if (name.endsWith('.lock') || name.endsWith('.lock.break')) {
+      const holder = readLockHolder(file);
+      if (holder && (holder.host === os.hostname() || holder.host === '') && !pidAlive(holder.pid))
+        stale.push(file);
+    } else if (/^\.mem_.*\.tmp$/.test(name)) {
+      try {
+        if (Date.now() - fs.statSync(file).mtimeMs > 60_000) stale.push(file);
+      } catch {}
+    }
+  }
+  if (stale.length === 0) return { id: 'locks', title, status: 'ok', detail: 'none' };
+  return {
+    id: 'locks',
+    title,
+    status: 'fail',
+    detail: `left by a crashed process: ${stale.map((f) => path.relative(home, f)).join(', ')}`,
+    fix: `Remove them (no process holds them): rm ${stale.map((f) => JSON.stringify(f)).join(' ')}   (or: hermes-memory doctor --fix)`,
+    repair: () => {
+      for (const f of stale) fs.rmSync(f, { force: true });
+      return `removed ${stale.length} stale file(s)`;
+    },
+  };
+}
+
+function readLockHolder(file: string): { pid: number; host: string } | null {
+  try {
+    const parsed = JSON.parse(fs.readFileSync(file, 'utf8')) as { pid?: unknown; host?: unknown };
+    if (typeof parsed.pid !== 'number') return null;
+    return { pid: parsed.pid, host: typeof parsed.host === 'string' ? parsed.host : '' };
+  } catch {
+    return null;
+  }
+}
+
+function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** `PRAGMA integrity_check` on every SQLite store present, opened read-only. */
+export function checkDatabases(
+  home: string,
+  sqlite: ReturnType<typeof loadSqlite>,
+  extra: readonly string[] = [],
+): CheckResult[] {
+  const p = homePaths(home);
+  const files = [...new Set([p.stateDb, p.factsDb, ...extra])].filter((f) => fs.existsSync(f));
+  if (files.length === 0)
+    return [{ id: 'integrity', title: 'Database integrity', status: 'ok', detail: 'no databases yet' }];
+  return files.map((file) => {
+    const title = `Database integrity: ${path.relative(home, file) || file}`;
+    if (!sqlite.Database) return { id: 'integrity', title, status: 'skip', detail: 'needs better-sqlite3' };
+    let db: SqliteDatabase | undefined;
+    try {
+      db = new sqlite.Database(file, { readonly: true, fileMustExist: true });
+      const rows = db.prepare('PRAGMA integrity_check').all() as Array<Record<string, unknown>>;
+      const messages = rows.map((r) => String(Object.values(r)[0]));
+      if (messages.length === 1 && messages[0] === 'ok')
+        return { id: 'integrity', title, status: 'ok', detail: 'ok' };
+      return {
+        id: 'integrity',
+        title,
+        status: 'fail',
+        detail: messages.slice(0, 3).join('; '),
+        fix: `Copy ${file} aside, then recover with: sqlite3 ${JSON.stringify(file)} ".recover" | sqlite3 recovered.db`,
+      };
+    } catch (error) {
+      return {
+        id: 'integrity',
+        title,
+        status: 'fail',
+        detail: `cannot open: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`,
+        fix: `The file is not a readable SQLite database. Restore it from a backup or move it aside.`,
+      };
+    } finally {
+      db?.close();
+    }
+  });
+}

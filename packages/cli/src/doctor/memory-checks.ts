@@ -1,0 +1,101 @@
+import fs from 'node:fs';
+import { loadHermesConfig } from '@hermes-memory/core';
+import { homePaths } from '../paths';
+import { applyHomeEnv, loadProvider } from '../providers';
+import { openMemoryStore } from '../stores';
+import type { CheckResult } from './checks';
+
+/** The configured provider loads and reports itself available (with its reason when not). */
+export async function checkProvider(
+  home: string,
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<CheckResult[]> {
+  let name: string;
+  try {
+    name = loadHermesConfig(home).memory.provider;
+  } catch {
+    return []; // the config check already reports a corrupt file
+  }
+  const title = 'Memory provider';
+  if (!name)
+    return [{ id: 'provider', title, status: 'ok', detail: 'built-in only (MEMORY.md / USER.md, state.db)' }];
+  try {
+    const { provider, packageName } = await loadProvider(name);
+    applyHomeEnv(home, env);
+    const available = provider.isAvailable();
+    const reason = available ? '' : provider.unavailableReason();
+    return available
+      ? [{ id: 'provider', title, status: 'ok', detail: `${name} (${packageName}) is available` }]
+      : [
+          {
+            id: 'provider',
+            title,
+            status: 'fail',
+            detail: `${name} is installed but not available${reason ? `: ${reason}` : ''}`,
+            fix: `Run 'hermes-memory setup ${name}' to configure it.`,
+          },
+        ];
+  } catch (error) {
+    return [
+      {
+        id: 'provider',
+        title,
+        status: 'fail',
+        detail: error instanceof Error ? error.message : String(error),
+        fix: `Install @hermes-memory/${name}, or run 'hermes-memory setup' to choose another provider.`,
+      },
+    ];
+  }
+}
+
+/** MEMORY.md / USER.md can be read and are within their limits. */
+export function checkMemoryFiles(home: string): CheckResult[] {
+  const p = homePaths(home);
+  if (!fs.existsSync(p.memoriesDir)) return [];
+  let store: ReturnType<typeof openMemoryStore>;
+  try {
+    store = openMemoryStore(home);
+  } catch (error) {
+    return [
+      {
+        id: 'memory-files',
+        title: 'Memory files',
+        status: 'fail',
+        detail: error instanceof Error ? error.message : String(error),
+      },
+    ];
+  }
+  return (['memory', 'user'] as const).map((target) => {
+    const file = store.pathFor(target);
+    const title = `Memory file ${target === 'memory' ? 'MEMORY.md' : 'USER.md'}`;
+    if (fs.existsSync(file)) {
+      try {
+        fs.accessSync(file, fs.constants.R_OK | fs.constants.W_OK);
+      } catch {
+        return {
+          id: 'memory-files',
+          title,
+          status: 'fail',
+          detail: `${file} is not readable and writable`,
+          fix: `chmod 600 ${JSON.stringify(file)} (and check its owner)`,
+        };
+      }
+    }
+    const usage = store.usage(target);
+    if (usage.current > usage.limit) {
+      return {
+        id: 'memory-files',
+        title,
+        status: 'warn',
+        detail: `over its limit: ${usage.text}`,
+        fix: `Consolidate entries: hermes-memory memory list --target ${target}, then replace/remove.`,
+      };
+    }
+    return {
+      id: 'memory-files',
+      title,
+      status: 'ok',
+      detail: `${store.entries(target).length} entries, ${usage.text}`,
+    };
+  });
+}

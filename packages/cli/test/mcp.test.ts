@@ -1,0 +1,61 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { BIN, run, tempHome } from './helpers';
+
+const homes: string[] = [];
+afterEach(() => {
+  for (const h of homes.splice(0)) fs.rmSync(h, { recursive: true, force: true });
+});
+
+describe('hermes-memory mcp (stdio, built binary)', () => {
+  it('lists tools, calls memory add, reads the snapshot resource', async () => {
+    const home = tempHome();
+    homes.push(home);
+    expect(run(home, ['memory', 'add', 'User is called Maya', '--target', 'user']).code).toBe(0);
+
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [BIN, 'mcp', '--home', home],
+      env: { PATH: process.env.PATH ?? '', NO_COLOR: '1' },
+      stderr: 'pipe',
+    });
+    const client = new Client({ name: 'test', version: '1.0.0' });
+    await client.connect(transport);
+    try {
+      const { tools } = await client.listTools();
+      const names = tools.map((t) => t.name);
+      expect(names).toContain('memory');
+      expect(names).toContain('session_search');
+      expect(tools.find((t) => t.name === 'memory')?.inputSchema.type).toBe('object');
+
+      const added = await client.callTool({
+        name: 'memory',
+        arguments: { action: 'add', target: 'memory', content: 'Project uses pnpm' },
+      });
+      expect(added.isError).toBe(false);
+      const payload = JSON.parse((added.content as Array<{ text: string }>)[0]!.text);
+      expect(payload.success).toBe(true);
+      expect(fs.readFileSync(path.join(home, 'memories', 'MEMORY.md'), 'utf8')).toBe('Project uses pnpm');
+
+      const bad = await client.callTool({
+        name: 'memory',
+        arguments: { action: 'add', target: 'nowhere', content: 'x' },
+      });
+      expect(bad.isError).toBe(true);
+
+      const { resources } = await client.listResources();
+      expect(resources.map((r) => r.uri)).toContain('hermes-memory://snapshot');
+      const snap = await client.readResource({ uri: 'hermes-memory://snapshot' });
+      const text = (snap.contents[0] as { text: string }).text;
+      // Frozen at server start: the profile is there, the mid-session write is not.
+      expect(text).toContain('USER PROFILE (who the user is)');
+      expect(text).toContain('User is called Maya');
+      expect(text).not.toContain('Project uses pnpm');
+    } finally {
+      await client.close();
+    }
+  });
+});

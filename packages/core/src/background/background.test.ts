@@ -1,0 +1,139 @@
+import { describe, expect, it } from 'vitest';
+import { createRecordingLogger } from '../logging/logger';
+import { SerialQueue, TimeoutError, TurnStampedCache, withTimeout } from './index';
+
+function deferred<T = void>() {
+  let resolve!: (v: T) => void;
+  let reject!: (e: unknown) => void;
+  const promise = new Promise<T>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  return { promise, resolve, reject };
+}
+
+describe('SerialQueue', () => {
+  it('runs tasks one at a time in FIFO order and push returns at once', async () => {
+    const q = new SerialQueue();
+    const order: string[] = [];
+    let concurrent = 0;
+    let maxConcurrent = 0;
+    const gate = deferred();
+    for (const id of ['a', 'b', 'c']) {
+      q.push(async () => {
+        concurrent++;
+        maxConcurrent = Math.max(maxConcurrent, concurrent);
+        if (id === 'a') await gate.promise;
+        order.push(id);
+        concurrent--;
+      });
+    }
+    expect(order).toEqual([]);
+    expect(q.size).toBe(3);
+    gate.resolve();
+    expect(await q.drain()).toBe(true);
+    expect(order).toEqual(['a', 'b', 'c']);
+    expect(maxConcurrent).toBe(1);
+    expect(q.size).toBe(0);
+  });
+
+  it('isolates a failing task and reports it to the logger', async () => {
+    const logger = createRecordingLogger();
+    const q = new SerialQueue({ name: 'q', logger });
+    const ran: number[] = [];
+    q.push(() => {
+      throw new Error('boom');
+    }, 'sync');
+    q.push(() => {
+      ran.push(2);
+    });
+    expect(await q.drain()).toBe(true);
+    expect(ran).toEqual([2]);
+    expect(logger.records.some((r) => r.level === 'warn' && r.message.includes('boom'))).toBe(true);
+  });
+
+  it('drain is true when empty and false on timeout', async () => {
+    const q = new SerialQueue();
+    expect(await q.drain(0)).toBe(true);
+    const gate = deferred();
+    q.push(() => gate.promise);
+    expect(await q.drain(1)).toBe(false);
+    gate.resolve();
+    expect(await q.drain()).toBe(true);
+  });
+
+  it('close rejects later pushes with a warning; queued work still runs', async () => {
+    const logger = createRecordingLogger();
+    const q = new SerialQueue({ logger });
+    const ran: string[] = [];
+    q.push(() => {
+      ran.push('before');
+    });
+    q.close();
+    expect(q.push(() => void ran.push('after'), 'late')).toBe(false);
+    await q.drain();
+    expect(ran).toEqual(['before']);
+    expect(logger.records.find((r) => r.level === 'warn')?.message).toContain("'late'");
+  });
+
+  it('abandon drops tasks that have not started', async () => {
+    const q = new SerialQueue();
+    const gate = deferred();
+    const ran: string[] = [];
+    q.push(() => gate.promise, 'running');
+    q.push(() => void ran.push('x'), 'sync');
+    q.push(() => void ran.push('y'), 'prefetch');
+    expect(q.labels).toEqual(['running', 'sync', 'prefetch']);
+    expect(q.abandon()).toEqual(['sync', 'prefetch']);
+    gate.resolve();
+    expect(await q.drain()).toBe(true);
+    expect(ran).toEqual([]);
+  });
+});
+
+describe('TurnStampedCache', () => {
+  it('drops a result older than the newest request', () => {
+    const c = new TurnStampedCache<string>();
+    const t1 = c.request();
+    const t2 = c.request();
+    expect(c.set(t2, 'new')).toBe(true);
+    expect(c.set(t1, 'old')).toBe(false);
+    expect(c.get()).toBe('new');
+  });
+  it('does not serve a result once a newer request exists', () => {
+    const c = new TurnStampedCache<string>();
+    c.set(c.request(), 'turn1');
+    c.request();
+    expect(c.get()).toBeUndefined();
+  });
+  it('take serves once; explicit turn numbers work as stamps', () => {
+    const c = new TurnStampedCache<number>();
+    expect(c.request(5)).toBe(5);
+    expect(c.latestStamp).toBe(5);
+    c.set(5, 42);
+    expect(c.take()).toBe(42);
+    expect(c.take()).toBeUndefined();
+  });
+});
+
+describe('withTimeout', () => {
+  it('resolves with the value when in time', async () => {
+    await expect(withTimeout(Promise.resolve(7), 1000)).resolves.toBe(7);
+  });
+  it('rejects with TimeoutError when the budget runs out', async () => {
+    const never = new Promise<number>(() => {});
+    const error = await withTimeout(never, 1, undefined, 'recall').catch((e: unknown) => e);
+    expect(TimeoutError.isInstance(error)).toBe(true);
+    expect((error as Error).message).toBe('recall timed out after 1 ms');
+  });
+  it('rejects with the abort reason when the signal fires', async () => {
+    const ctrl = new AbortController();
+    const p = withTimeout(new Promise(() => {}), 60_000, ctrl.signal);
+    ctrl.abort(new Error('stop'));
+    await expect(p).rejects.toThrow('stop');
+    await expect(withTimeout(Promise.resolve(1), 10, ctrl.signal)).rejects.toThrow('stop');
+  });
+  it('passes through the rejection of the inner promise', async () => {
+    await expect(withTimeout(Promise.reject(new Error('inner')), 1000)).rejects.toThrow('inner');
+  });
+});

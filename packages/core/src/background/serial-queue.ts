@@ -1,0 +1,130 @@
+import type { Logger } from '../logging/logger';
+import { silentLogger } from '../logging/logger';
+
+export type QueueTask = () => Promise<void> | void;
+
+interface Entry {
+  task: QueueTask;
+  label: string;
+}
+
+export interface SerialQueueOptions {
+  /** Used in log lines ("memory queue 'honcho'"). */
+  name?: string;
+  /** Failures of individual tasks are reported here (WARNING) and never stop the queue. */
+  logger?: Logger;
+}
+
+/**
+ * Runs tasks one at a time in submission order. Turn N's write lands before turn N+1's, a failing
+ * task is logged and skipped, and nothing runs on the caller's stack: `push` returns at once.
+ */
+export class SerialQueue {
+  readonly name: string;
+  private readonly logger: Logger;
+  private readonly pending: Entry[] = [];
+  private running: Entry | undefined;
+  private idleWaiters: Array<() => void> = [];
+  private isClosed = false;
+
+  constructor(options: SerialQueueOptions = {}) {
+    this.name = options.name ?? 'queue';
+    this.logger = options.logger ?? silentLogger;
+  }
+
+  /** Tasks queued or running. */
+  get size(): number {
+    return this.pending.length + (this.running ? 1 : 0);
+  }
+
+  /** True while a task is running. */
+  get active(): boolean {
+    return this.running !== undefined;
+  }
+
+  get closed(): boolean {
+    return this.isClosed;
+  }
+
+  /** Labels of the running and queued tasks, oldest first. */
+  get labels(): string[] {
+    return [...(this.running ? [this.running.label] : []), ...this.pending.map((e) => e.label)];
+  }
+
+  /**
+   * Queue a task. Returns false (and logs a WARNING) when the queue is closed: late work after
+   * shutdown is refused rather than silently racing the teardown.
+   */
+  push(task: QueueTask, label = 'task'): boolean {
+    if (this.isClosed) {
+      this.logger.warn(`${this.name}: rejected '${label}' submitted after shutdown`);
+      return false;
+    }
+    this.pending.push({ task, label });
+    if (!this.running) void this.pump();
+    return true;
+  }
+
+  /**
+   * Wait until every task queued so far (and any queued meanwhile) has finished. True when the
+   * queue is empty, false when `timeoutMs` elapsed first. Without a timeout it waits as long as it takes.
+   */
+  drain(timeoutMs?: number): Promise<boolean> {
+    if (this.size === 0) return Promise.resolve(true);
+    return new Promise<boolean>((resolve) => {
+      let timer: NodeJS.Timeout | undefined;
+      const done = () => {
+        if (timer) clearTimeout(timer);
+        resolve(true);
+      };
+      this.idleWaiters.push(done);
+      if (timeoutMs !== undefined && Number.isFinite(timeoutMs)) {
+        timer = setTimeout(
+          () => {
+            this.idleWaiters = this.idleWaiters.filter((w) => w !== done);
+            resolve(false);
+          },
+          Math.max(0, timeoutMs),
+        );
+        timer.unref?.();
+      }
+    });
+  }
+
+  /** Refuse further pushes. Already queued tasks still run. */
+  close(): void {
+    this.isClosed = true;
+  }
+
+  /** Drop every task that has not started; returns the dropped labels. */
+  abandon(): string[] {
+    const dropped = this.pending.splice(0).map((e) => e.label);
+    if (this.size === 0) this.notifyIdle();
+    return dropped;
+  }
+
+  private async pump(): Promise<void> {
+    while (true) {
+      const entry = this.pending.shift();
+      if (!entry) break;
+      this.running = entry;
+      try {
+        await entry.task();
+      } catch (error) {
+        this.logger.warn(`${this.name}: background task '${entry.label}' failed: ${describe(error)}`);
+      }
+      this.running = undefined;
+    }
+    this.notifyIdle();
+  }
+
+  private notifyIdle(): void {
+    const waiters = this.idleWaiters;
+    this.idleWaiters = [];
+    for (const w of waiters) w();
+  }
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,189 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { SettingsError } from '../errors/memory-error';
+import {
+  getConfigValue,
+  loadEnvFile,
+  loadHermesConfig,
+  parseEnv,
+  resolveEnv,
+  resolveHermesHome,
+  saveConfigValues,
+  writeEnvValues,
+} from './index';
+
+let home: string;
+beforeEach(() => {
+  home = fs.mkdtempSync(path.join(os.tmpdir(), 'hm-config-'));
+});
+afterEach(() => fs.rmSync(home, { recursive: true, force: true }));
+
+const mode = (file: string) => fs.statSync(file).mode & 0o777;
+
+describe('resolveHermesHome', () => {
+  it('uses HERMES_HOME, expanding ~ and resolving relative paths', () => {
+    expect(resolveHermesHome({ HERMES_HOME: '/tmp/x' })).toBe('/tmp/x');
+    expect(resolveHermesHome({ HERMES_HOME: '~/prof' })).toBe(path.join(os.homedir(), 'prof'));
+    expect(resolveHermesHome({ HERMES_HOME: 'rel' })).toBe(path.resolve('rel'));
+  });
+  it('defaults to ~/.hermes (also for a blank value)', () => {
+    expect(resolveHermesHome({})).toBe(path.join(os.homedir(), '.hermes'));
+    expect(resolveHermesHome({ HERMES_HOME: '  ' })).toBe(path.join(os.homedir(), '.hermes'));
+  });
+});
+
+describe('loadHermesConfig', () => {
+  it('gives the reference defaults when the file is missing', () => {
+    const c = loadHermesConfig(home);
+    expect(c.memory).toMatchObject({
+      provider: '',
+      memoryEnabled: true,
+      userProfileEnabled: true,
+      memoryCharLimit: 2200,
+      userCharLimit: 1375,
+      nudgeInterval: 10,
+      flushMinTurns: 6,
+    });
+    expect(c.raw).toEqual({});
+    expect(c.memory.providerConfig('honcho')).toEqual({});
+  });
+  it('reads keys, coerces string limits and exposes provider blocks as copies', () => {
+    fs.writeFileSync(
+      path.join(home, 'config.yaml'),
+      [
+        'model: gpt-4o',
+        'memory:',
+        '  provider: honcho',
+        '  memory_char_limit: "3000"',
+        '  user_char_limit: 900',
+        '  memory_enabled: false',
+        '  honcho:',
+        '    workspace: hermes',
+        '    recall_mode: hybrid',
+        'compression:',
+        '  checkpoint_required: true',
+      ].join('\n'),
+    );
+    const c = loadHermesConfig(home);
+    expect(c.memory.provider).toBe('honcho');
+    expect(c.memory.memoryCharLimit).toBe(3000);
+    expect(c.memory.userCharLimit).toBe(900);
+    expect(c.memory.memoryEnabled).toBe(false);
+    const block = c.memory.providerConfig('honcho');
+    expect(block).toEqual({ workspace: 'hermes', recall_mode: 'hybrid' });
+    block.workspace = 'changed';
+    expect(c.memory.providerConfig('honcho').workspace).toBe('hermes');
+    expect(getConfigValue(c, 'compression.checkpoint_required')).toBe(true);
+    expect(c.raw.model).toBe('gpt-4o');
+  });
+  it('falls back to the default for a non-numeric limit', () => {
+    fs.writeFileSync(path.join(home, 'config.yaml'), 'memory:\n  memory_char_limit: lots\n');
+    expect(loadHermesConfig(home).memory.memoryCharLimit).toBe(2200);
+  });
+  it('throws a one-line SettingsError naming the file for corrupt YAML', () => {
+    const file = path.join(home, 'config.yaml');
+    fs.writeFileSync(file, 'memory:\n  provider: [unclosed\n  x: : :\n');
+    let error: unknown;
+    try {
+      loadHermesConfig(home);
+    } catch (e) {
+      error = e;
+    }
+    expect(SettingsError.isInstance(error)).toBe(true);
+    const message = (error as Error).message;
+    expect(message).toContain(file);
+    expect(message).not.toContain('\n');
+  });
+  it('rejects a top level that is not a mapping', () => {
+    fs.writeFileSync(path.join(home, 'config.yaml'), '- a\n- b\n');
+    expect(() => loadHermesConfig(home)).toThrow(/top level must be a mapping/);
+  });
+});
+
+describe('saveConfigValues', () => {
+  it('creates the file with mode 0600', () => {
+    saveConfigValues(home, { 'memory.provider': 'holographic' });
+    expect(loadHermesConfig(home).memory.provider).toBe('holographic');
+    expect(mode(path.join(home, 'config.yaml'))).toBe(0o600);
+  });
+  it('keeps other keys and comments, accepts nested patches, deletes with undefined', () => {
+    const file = path.join(home, 'config.yaml');
+    fs.writeFileSync(file, '# my settings\nmodel: x\nmemory:\n  provider: honcho\n  nudge_interval: 4\n');
+    saveConfigValues(home, {
+      memory: { provider: '', holographic: { db: 'a.db' } },
+      'memory.nudge_interval': undefined,
+    });
+    const text = fs.readFileSync(file, 'utf8');
+    expect(text).toContain('# my settings');
+    const c = loadHermesConfig(home);
+    expect(c.raw.model).toBe('x');
+    expect(c.memory.provider).toBe('');
+    expect(c.memory.nudgeInterval).toBe(10);
+    expect(c.memory.providerConfig('holographic')).toEqual({ db: 'a.db' });
+    expect(fs.readdirSync(home).filter((f) => f.endsWith('.tmp'))).toEqual([]);
+  });
+  it('refuses to overwrite a corrupt file', () => {
+    const file = path.join(home, 'config.yaml');
+    fs.writeFileSync(file, 'a: [\n');
+    expect(() => saveConfigValues(home, { b: 1 })).toThrow(SettingsError);
+    expect(fs.readFileSync(file, 'utf8')).toBe('a: [\n');
+  });
+});
+
+describe('.env files', () => {
+  it('parses quotes, comments, export prefix and escapes', () => {
+    const env = parseEnv(
+      [
+        '\uFEFF# comment',
+        'A=1',
+        'export B = two ',
+        'C="quoted # not comment"',
+        "D='single $x'",
+        'E=value # trailing comment',
+        'F="line1\\nline2"',
+        'G="multi',
+        'line"',
+        'not a line',
+        '1BAD=x',
+        'H=',
+      ].join('\n'),
+    );
+    expect(env).toEqual({
+      A: '1',
+      B: 'two',
+      C: 'quoted # not comment',
+      D: 'single $x',
+      E: 'value',
+      F: 'line1\nline2',
+      G: 'multi\nline',
+      H: '',
+    });
+  });
+  it('loadEnvFile returns {} when the file is missing', () => {
+    expect(loadEnvFile(home)).toEqual({});
+  });
+  it('resolveEnv overlays .env on the process env (file wins) without mutating the input', () => {
+    fs.writeFileSync(path.join(home, '.env'), 'KEY=from-file\n');
+    const base = { KEY: 'from-shell', OTHER: 'o' };
+    expect(resolveEnv(home, base)).toEqual({ KEY: 'from-file', OTHER: 'o' });
+    expect(base.KEY).toBe('from-shell');
+  });
+  it('writeEnvValues replaces existing keys, appends new ones, skips invalid names, mode 0600', () => {
+    const file = path.join(home, '.env');
+    fs.writeFileSync(file, '# keep me\nexport A=old\nB=keep\nA=dupe\n');
+    const r = writeEnvValues(home, { A: 'new value', C: 'x"y$z', 'BAD-NAME': 'no', D: undefined });
+    expect(r).toEqual({ written: ['A', 'C', 'D'], skipped: ['BAD-NAME'] });
+    const text = fs.readFileSync(file, 'utf8');
+    expect(text.split('\n')[0]).toBe('# keep me');
+    expect(text).not.toContain('BAD-NAME');
+    expect(loadEnvFile(home)).toEqual({ A: 'new value', B: 'keep', C: 'x"y$z' });
+    expect(mode(file)).toBe(0o600);
+  });
+  it('writeEnvValues removes a variable given undefined', () => {
+    writeEnvValues(home, { A: '1', B: '2' });
+    writeEnvValues(home, { A: undefined });
+    expect(loadEnvFile(home)).toEqual({ B: '2' });
+  });
+});

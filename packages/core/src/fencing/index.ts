@@ -1,0 +1,16 @@
+export {
+  appendMemoryContext,
+  buildMemoryContextBlock,
+  MEMORY_CONTEXT_CLOSE,
+  MEMORY_CONTEXT_NOTE,
+  MEMORY_CONTEXT_OPEN,
+} from './context-block';
+export {
+  type ContextContent,
+  dedupeRepeatedBullets,
+  flattenContent,
+  MAX_TAG_PADDING,
+  SYSTEM_NOTE_PATTERN,
+  sanitizeContext,
+} from './sanitize';
+export { StreamingContextScrubber } from './streaming-scrubber';

@@ -1,0 +1,8 @@
+export {
+  chatJson,
+  createLlmClientFromEnv,
+  OpenAICompatibleLlmClient,
+  type OpenAICompatibleLlmClientOptions,
+  parseChatResponse,
+  parseJsonAnswer,
+} from './openai-compatible';

@@ -1,0 +1,18 @@
+export { checkpointEvidence, MemoryManager } from './memory-manager';
+export { type MirrorOperation, mirrorOperations } from './notify';
+export {
+  BUILTIN_TOOL_NAMES,
+  isReservedToolName,
+  RESERVED_TOOL_NAMES,
+  RESERVED_TOOL_PREFIXES,
+} from './reserved-names';
+export { normalizeToolSchema } from './schemas';
+export { buildSkillInvocationMessage, extractUserInstruction } from './skill-scaffolding';
+export type {
+  DrainState,
+  ManagerInitInput,
+  MemoryManagerOptions,
+  MetadataSource,
+  SessionBoundaryOptions,
+  SyncAllOptions,
+} from './types';

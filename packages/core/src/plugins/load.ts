@@ -1,0 +1,78 @@
+import { pathToFileURL } from 'node:url';
+import { type Logger, silentLogger } from '../logging/logger';
+import { isMemoryProvider, type MemoryProvider } from '../provider/memory-provider';
+import { describeError } from '../tools/results';
+import { type DiscoveryOptions, discoverProviderPackages, packageEntry, readPackageJson } from './discovery';
+
+export interface LoadProviderOptions extends DiscoveryOptions {
+  /** Passed to the package's factory (its settings object). */
+  settings?: Readonly<Record<string, unknown>>;
+  /** Load failures are logged at DEBUG; unknown names and failures both give null. */
+  logger?: Logger;
+}
+
+const VALID_NAME = /^[a-z0-9][a-z0-9._-]*$/i;
+
+function isClass(fn: unknown): fn is new (settings?: unknown) => unknown {
+  return typeof fn === 'function' && /^class[\s{]/.test(Function.prototype.toString.call(fn));
+}
+
+/** The export that builds the provider: `createProvider`, else `default`, else the first `create*Provider`. */
+export function pickProviderFactory(mod: Record<string, unknown>): unknown {
+  if (mod.createProvider !== undefined) return mod.createProvider;
+  if (mod.default !== undefined) {
+    const d = mod.default;
+    // A CommonJS module imported from ESM arrives wrapped once more.
+    if (typeof d === 'object' && d !== null && !isMemoryProvider(d)) {
+      const inner = pickProviderFactory(d as Record<string, unknown>);
+      if (inner !== undefined) return inner;
+    }
+    return d;
+  }
+  const name = Object.keys(mod).find((k) => /^create\w*Provider$/.test(k) && typeof mod[k] === 'function');
+  return name ? mod[name] : undefined;
+}
+
+async function instantiate(
+  factory: unknown,
+  settings: Readonly<Record<string, unknown>>,
+): Promise<MemoryProvider | null> {
+  let value: unknown = factory;
+  if (isClass(factory)) value = new factory(settings);
+  else if (typeof factory === 'function') value = await (factory as (s: unknown) => unknown)(settings);
+  return isMemoryProvider(value) ? value : null;
+}
+
+/**
+ * Load the provider a config names (`memory.provider: honcho`): the `@hermes-memory/honcho`
+ * package if installed, else any installed package (or `<hermesHome>/plugins/*` folder) whose
+ * package.json declares `"hermesMemory": {"provider": "honcho"}`. Resolution starts at `cwd`.
+ * Resolves null for an unknown name or a package that fails to load (logged at DEBUG).
+ */
+export async function loadMemoryProvider(
+  name: string,
+  options: LoadProviderOptions = {},
+): Promise<MemoryProvider | null> {
+  const logger = options.logger ?? silentLogger;
+  if (!VALID_NAME.test(name)) return null;
+  const found = discoverProviderPackages(options).find((p) => p.name === name);
+  if (!found) {
+    logger.debug(`Memory provider '${name}' not found.`);
+    return null;
+  }
+  try {
+    const entry = packageEntry(found.dir, readPackageJson(found.dir));
+    const mod = (await import(pathToFileURL(entry).href)) as Record<string, unknown>;
+    const provider = await instantiate(pickProviderFactory(mod), options.settings ?? {});
+    if (!provider) {
+      logger.debug(`Package '${found.packageName}' does not export a memory provider factory.`);
+      return null;
+    }
+    return provider;
+  } catch (error) {
+    logger.debug(
+      `Loading memory provider '${name}' from '${found.packageName}' failed: ${describeError(error)}`,
+    );
+    return null;
+  }
+}

@@ -1,0 +1,89 @@
+/**
+ * Development driver: LoCoMo dev split through FactStore directly (fresh store per conversation),
+ * printing recall-any/all@k and MRR for cats 1-4. The bench package runs the official protocol.
+ *   node --import tsx scripts/locomo-dev.ts [reference|default] [--embed]
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createDefaultEmbedder } from '@hermes-memory/embeddings';
+import { FactStore } from '../src/store';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const dataPath = path.resolve(here, '../../../../shared/bench/locomo-dev.json');
+const mode = (process.argv[2] ?? 'default') as 'default' | 'reference';
+const weightsArg = process.argv.find((a) => a.startsWith('--w='));
+const weights = weightsArg ? JSON.parse(weightsArg.slice(4)) : undefined;
+
+interface Qa {
+  question: string;
+  evidence: string[];
+  category: number;
+}
+const data = JSON.parse(fs.readFileSync(dataPath, 'utf8')) as Array<{
+  sample_id: string;
+  conversation: Record<string, unknown>;
+  qa: Qa[];
+}>;
+const ks = [1, 5, 10, 20];
+const agg = new Map<string, { n: number; any: number[]; all: number[]; mrr: number }>();
+const bump = (key: string, gold: string[], ranked: string[]) => {
+  const a = agg.get(key) ?? { n: 0, any: ks.map(() => 0), all: ks.map(() => 0), mrr: 0 };
+  a.n++;
+  ks.forEach((k, i) => {
+    const top = new Set(ranked.slice(0, k));
+    if (gold.some((g) => top.has(g))) a.any[i]!++;
+    if (gold.every((g) => top.has(g))) a.all[i]!++;
+  });
+  const first = ranked.findIndex((r) => gold.includes(r));
+  if (first >= 0) a.mrr += 1 / (first + 1);
+  agg.set(key, a);
+};
+const embedder = process.argv.includes('--embed') ? await createDefaultEmbedder() : undefined;
+const t0 = Date.now();
+for (const conv of data) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hm-locomo-'));
+  const store = new FactStore({ dbPath: path.join(dir, 'm.db'), retrieval: mode, weights, embedder });
+  const c = conv.conversation;
+  const idOf = new Map<number, string>();
+  const items: Array<{ content: string; dia: string }> = [];
+  for (let s = 1; c[`session_${s}`]; s++) {
+    for (const turn of c[`session_${s}`] as Array<{
+      speaker: string;
+      text: string;
+      dia_id: string;
+      blip_caption?: string;
+    }>) {
+      let text = `${turn.speaker}: ${turn.text}`;
+      if (turn.blip_caption) text += ` [shares ${turn.blip_caption}]`;
+      items.push({ content: text, dia: turn.dia_id });
+    }
+  }
+  const ids = store.addMany(items.map((i) => ({ content: i.content })));
+  ids.forEach((id, i) => {
+    if (!idOf.has(id)) idOf.set(id, items[i]!.dia);
+  });
+  for (const qa of conv.qa) {
+    if (qa.category === 5) continue;
+    const gold = qa.evidence
+      .flatMap((e) => e.split(/[;,]\s*|\s+/))
+      .map((e) => e.trim())
+      .filter((e) => /^D\d+:\d+$/.test(e));
+    if (gold.length === 0) continue;
+    const res = await store.recall(qa.question, { limit: 50, minTrust: 0 });
+    const ranked = [...new Set(res.map((r) => idOf.get(r.fact_id)!).filter(Boolean))];
+    bump('all', gold, ranked);
+    bump(`cat${qa.category}`, gold, ranked);
+  }
+  store.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+}
+for (const [key, a] of [...agg.entries()].sort()) {
+  const f = (x: number) => (x / a.n).toFixed(3);
+  console.log(
+    `${key.padEnd(5)} n=${String(a.n).padEnd(4)} MRR ${f(a.mrr)} ` +
+      ks.map((k, i) => `any@${k} ${f(a.any[i]!)} all@${k} ${f(a.all[i]!)}`).join(' | '),
+  );
+}
+console.log(`${((Date.now() - t0) / 1000).toFixed(1)} s`);

@@ -1,0 +1,103 @@
+/**
+ * One shared connection per database file per process (keyed by the resolved real path, so
+ * symlinked and relative paths share it), reference-counted. better-sqlite3 is synchronous, so
+ * sharing one handle serialises every store in the process, like the reference's shared RLock.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { REFERENCE_SCHEMA, SIDE_INDEX_VERSION, SIDE_SCHEMA } from './schema';
+
+export type Db = Database.Database;
+
+interface Entry {
+  db: Db;
+  refs: number;
+}
+
+const shared = new Map<string, Entry>();
+
+export interface SharedConnection {
+  readonly key: string;
+  readonly db: Db;
+  release(): void;
+}
+
+function resolveKey(dbPath: string): string {
+  try {
+    return fs.realpathSync(dbPath);
+  } catch {
+    return path.resolve(dbPath);
+  }
+}
+
+/** Open (or join) the shared connection for a database file, creating parents and the file (0600). */
+export function acquireConnection(dbPath: string): SharedConnection {
+  fs.mkdirSync(path.dirname(path.resolve(dbPath)), { recursive: true });
+  if (!fs.existsSync(dbPath)) {
+    fs.closeSync(fs.openSync(dbPath, 'a', 0o600));
+  }
+  const key = resolveKey(dbPath);
+  let entry = shared.get(key);
+  if (!entry) {
+    const db = new Database(key, { timeout: 10_000 });
+    try {
+      initSchema(db);
+    } catch (error) {
+      db.close();
+      throw error;
+    }
+    entry = { db, refs: 0 };
+    shared.set(key, entry);
+  }
+  entry.refs++;
+  const held = entry;
+  let released = false;
+  return {
+    key,
+    db: held.db,
+    release() {
+      if (released) return;
+      released = true;
+      held.refs--;
+      if (held.refs <= 0) {
+        shared.delete(key);
+        if (held.db.open) held.db.close();
+      }
+    },
+  };
+}
+
+/** Number of live shared connections (diagnostics and tests). */
+export function sharedConnectionCount(): number {
+  return shared.size;
+}
+
+function initSchema(db: Db): void {
+  db.pragma('busy_timeout = 10000');
+  // WAL where the filesystem supports it; NFS/SMB/FUSE mounts fall back to the default journal.
+  try {
+    db.pragma('journal_mode = WAL');
+  } catch {
+    /* keep the default rollback journal */
+  }
+  db.pragma('synchronous = NORMAL');
+  db.exec(REFERENCE_SCHEMA);
+  const columns = new Set(
+    (db.prepare('PRAGMA table_info(facts)').all() as Array<{ name: string }>).map((r) => r.name),
+  );
+  if (!columns.has('hrr_vector')) db.exec('ALTER TABLE facts ADD COLUMN hrr_vector BLOB');
+  db.exec(SIDE_SCHEMA);
+  const version = db.prepare("SELECT value FROM hm_meta WHERE key = 'side_index_version'").get() as
+    | { value: string }
+    | undefined;
+  if (version?.value !== SIDE_INDEX_VERSION) {
+    // First open of a reference-written file (or a text-preparation change): queue every fact.
+    db.transaction(() => {
+      db.exec('DELETE FROM hm_facts_fts; INSERT OR IGNORE INTO hm_dirty(fact_id) SELECT fact_id FROM facts;');
+      db.prepare("INSERT OR REPLACE INTO hm_meta(key, value) VALUES ('side_index_version', ?)").run(
+        SIDE_INDEX_VERSION,
+      );
+    }).immediate();
+  }
+}

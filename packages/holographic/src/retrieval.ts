@@ -1,0 +1,638 @@
+/**
+ * Retrieval over a FactStore: the reference's four-stage search (FTS → Jaccard → HRR → trust ×
+ * decay), the improved default pipeline, and the algebraic queries probe / related / reason /
+ * contradict.
+ */
+import { ROLE_CONTENT, ROLE_ENTITY, bind, encodeAtom, encodeText, similarity, unbind } from './hrr';
+import type { FactStore } from './store';
+import { jaccard, jaccardTokens, queryTerms, sanitizeFtsQuery, stemmedTokens, QUERY_STOPWORDS } from './text';
+import type {
+  ContradictionPair,
+  DefaultWeights,
+  FactRecord,
+  ReferenceWeights,
+  RetrievalMode,
+  ScoredFact,
+  SearchOptions,
+} from './types';
+import { porterStem } from './porter';
+
+export const REFERENCE_WEIGHTS: Readonly<ReferenceWeights> = Object.freeze({
+  fts: 0.4,
+  jaccard: 0.3,
+  hrr: 0.3,
+});
+/** Weights when HRR is unavailable (the reference's numpy-less redistribution). */
+export const REFERENCE_WEIGHTS_NO_HRR: Readonly<ReferenceWeights> = Object.freeze({
+  fts: 0.6,
+  jaccard: 0.4,
+  hrr: 0,
+});
+/** Default-pipeline weights, tuned on the LoCoMo dev split (see docs/decisions/0401). */
+export const DEFAULT_WEIGHTS: Readonly<DefaultWeights> = Object.freeze({
+  bm25: 0.55,
+  coverage: 0.3,
+  jaccard: 0.15,
+  hrr: 0,
+  embedding: 0,
+  context: 0.3,
+});
+/** Added to the default weights when an embedder is active. */
+export const DEFAULT_EMBEDDING_WEIGHT = 0.3;
+
+const MAX_CONTRADICT_FACTS = 500;
+const BM25_K1 = 1.2;
+const BM25_B = 0.75;
+const STOP_STEMS = new Set([...QUERY_STOPWORDS].map((w) => porterStem(w)));
+
+export interface RetrieverConfig {
+  mode: RetrievalMode;
+  halfLife: number;
+  referenceWeights?: Partial<ReferenceWeights>;
+  weights?: Partial<DefaultWeights>;
+}
+
+type FactRow = FactRecord & { hrr_vector?: Uint8Array | null };
+
+interface TokenStats {
+  content: string;
+  tags: string;
+  tf: Map<string, number>;
+  set: Set<string>;
+  length: number;
+}
+
+export class FactRetriever {
+  readonly mode: RetrievalMode;
+  readonly halfLife: number;
+  readonly referenceWeights: Readonly<ReferenceWeights>;
+  readonly weights: Readonly<DefaultWeights>;
+  private readonly tokenCache = new Map<number, TokenStats>();
+  private stats: { n: number; avgLen: number } | null = null;
+  private embeddings: { model: string; byId: Map<number, Float32Array> } | null = null;
+  private entityIndex: Map<string, number[]> | null = null;
+
+  constructor(
+    private readonly store: FactStore,
+    config: RetrieverConfig,
+  ) {
+    this.mode = config.mode;
+    this.halfLife = config.halfLife;
+    const ref = { ...REFERENCE_WEIGHTS, ...config.referenceWeights };
+    this.referenceWeights = ref.hrr > 0 && !store.hrrEnabled ? REFERENCE_WEIGHTS_NO_HRR : ref;
+    const embedding = store.embedder ? DEFAULT_EMBEDDING_WEIGHT : 0;
+    this.weights = { ...DEFAULT_WEIGHTS, embedding, ...config.weights };
+  }
+
+  /** Drop cached statistics after a write. */
+  invalidate(): void {
+    this.stats = null;
+    this.embeddings = null;
+    this.entityIndex = null;
+  }
+
+  search(query: string, options: SearchOptions & { queryEmbedding?: Float32Array } = {}): ScoredFact[] {
+    const results =
+      this.mode === 'reference' ? this.referenceSearch(query, options) : this.defaultSearch(query, options);
+    this.store.bumpRetrievalCounts(results.map((r) => r.fact_id));
+    return results;
+  }
+
+  // --- Reference pipeline ------------------------------------------------------------------------
+
+  private referenceSearch(query: string, options: SearchOptions): ScoredFact[] {
+    const limit = options.limit ?? 10;
+    const minTrust = options.minTrust ?? 0.3;
+    const candidates = this.referenceCandidates(query, options.category, minTrust, limit * 3);
+    if (candidates.length === 0) return [];
+    const w = this.referenceWeights;
+    const queryTokens = jaccardTokens(query);
+    let queryVec: Float64Array | null = null;
+    const scored: ScoredFact[] = [];
+    for (const fact of candidates) {
+      const all = jaccardTokens(fact.content);
+      for (const t of jaccardTokens(fact.tags ?? '')) all.add(t);
+      const jac = jaccard(queryTokens, all);
+      let hrrSim = 0.5;
+      const vec = w.hrr > 0 ? this.store.decodeVector(fact.hrr_vector) : null;
+      if (vec) {
+        queryVec ??= encodeText(query, this.store.hrrDim);
+        hrrSim = (similarity(queryVec, vec) + 1) / 2;
+      }
+      const relevance = w.fts * (fact.fts_rank ?? 0) + w.jaccard * jac + w.hrr * hrrSim;
+      let score = relevance * fact.trust_score;
+      if (this.halfLife > 0) score *= temporalDecay(fact.updated_at || fact.created_at, this.halfLife);
+      scored.push(stripVector({ ...fact, score }));
+    }
+    scored.sort((a, b) => b.score - a.score);
+    return scored.slice(0, limit);
+  }
+
+  private referenceCandidates(
+    query: string,
+    category: string | undefined,
+    minTrust: number,
+    limit: number,
+  ): Array<FactRow & { fts_rank: number }> {
+    const params: unknown[] = [sanitizeFtsQuery(query)];
+    let where = 'facts_fts MATCH ?';
+    if (category) {
+      where += ' AND f.category = ?';
+      params.push(category);
+    }
+    where += ' AND f.trust_score >= ?';
+    params.push(minTrust, limit);
+    let rows: Array<FactRow & { fts_rank_raw: number }>;
+    try {
+      rows = this.store.db
+        .prepare(
+          `SELECT f.*, facts_fts.rank AS fts_rank_raw FROM facts_fts JOIN facts f ON f.fact_id = facts_fts.rowid WHERE ${where} ORDER BY facts_fts.rank LIMIT ?`,
+        )
+        .all(...params) as Array<FactRow & { fts_rank_raw: number }>;
+    } catch {
+      return [];
+    }
+    if (rows.length === 0) return [];
+    const maxRank = Math.max(1e-6, ...rows.map((r) => Math.abs(r.fts_rank_raw)));
+    return rows.map(({ fts_rank_raw, ...fact }) => ({ ...fact, fts_rank: Math.abs(fts_rank_raw) / maxRank }));
+  }
+
+  // --- Default pipeline -----------------------------------------------------------------------
+
+  private defaultSearch(
+    query: string,
+    options: SearchOptions & { queryEmbedding?: Float32Array },
+  ): ScoredFact[] {
+    const limit = options.limit ?? 10;
+    const minTrust = options.minTrust ?? 0.3;
+    if (!query?.trim()) return [];
+    this.store.syncSideIndex();
+    const terms = queryTerms(query);
+    const w = this.weights;
+    const useEmbedding = w.embedding > 0 && options.queryEmbedding !== undefined;
+    if (terms.length === 0 && !useEmbedding) return [];
+
+    const stats = this.corpusStats();
+    const db = this.store.db;
+    const vocab = db.prepare('SELECT doc FROM hm_facts_vocab WHERE term = ?');
+    const idf = new Map<string, number>();
+    const withDf = terms.map((t) => {
+      const row = vocab.get(t.stem) as { doc: number } | undefined;
+      const df = row?.doc ?? 0;
+      idf.set(t.stem, Math.log(1 + (stats.n - df + 0.5) / (df + 0.5)));
+      return { ...t, df };
+    });
+
+    // Candidate pool: OR over the query's discriminative terms, BM25-ordered. Terms present in a
+    // large share of the store (a speaker's name, "time") still score below, but do not pull in
+    // half the store as candidates.
+    const pool = Math.max(limit * 10, 100);
+    const ids = new Set<number>();
+    const present = withDf.filter((t) => t.df > 0).sort((a, b) => a.df - b.df);
+    const commonCut = Math.max(50, stats.n * 0.2);
+    const matchTerms = present.filter((t, i) => i < 2 || t.df <= commonCut);
+    if (matchTerms.length > 0) {
+      const match = matchTerms.map((t) => `"${t.word}"`).join(' OR ');
+      try {
+        const rows = db
+          .prepare(
+            'SELECT rowid AS id FROM hm_facts_fts WHERE hm_facts_fts MATCH ? ORDER BY bm25(hm_facts_fts, 1.0, 0.5) LIMIT ?',
+          )
+          .all(match, pool) as Array<{ id: number }>;
+        for (const r of rows) ids.add(r.id);
+      } catch (error) {
+        this.store.logger.debug('holographic: FTS candidate query failed', { error: String(error) });
+      }
+    }
+    for (const id of this.entityBridge(query, pool)) ids.add(id);
+    let embScores: Map<number, number> | null = null;
+    if (useEmbedding && options.queryEmbedding) {
+      embScores = this.embeddingScores(options.queryEmbedding);
+      const top = [...embScores.entries()].sort((a, b) => b[1] - a[1]).slice(0, pool);
+      for (const [id] of top) ids.add(id);
+    }
+    if (ids.size === 0) return [];
+
+    const rows = this.loadFacts([...ids], options.category, minTrust, w.hrr > 0);
+    const idfTotal = terms.reduce((s, t) => s + (idf.get(t.stem) ?? 0), 0) || 1;
+    const queryStems = new Set(terms.map((t) => t.stem));
+    let queryVec: Float64Array | null = null;
+    const raw: Array<{
+      fact: FactRow;
+      bm25: number;
+      coverage: number;
+      jac: number;
+      hrr: number;
+      emb: number;
+    }> = [];
+    let maxBm25 = 1e-6;
+    for (const fact of rows) {
+      const tok = this.tokens(fact);
+      let bm25 = 0;
+      let covered = 0;
+      for (const stem of queryStems) {
+        const tf = tok.tf.get(stem) ?? 0;
+        if (tf === 0) continue;
+        const i = idf.get(stem) ?? 0;
+        covered += i;
+        bm25 +=
+          (i * tf * (BM25_K1 + 1)) / (tf + BM25_K1 * (1 - BM25_B + (BM25_B * tok.length) / stats.avgLen));
+      }
+      if (bm25 > maxBm25) maxBm25 = bm25;
+      let hrr = 0.5;
+      if (w.hrr > 0) {
+        const vec = this.store.decodeVector(fact.hrr_vector);
+        if (vec) {
+          queryVec ??= encodeText(query, this.store.hrrDim);
+          hrr = (similarity(queryVec, vec) + 1) / 2;
+        }
+      }
+      const emb = embScores ? Math.max(0, embScores.get(fact.fact_id) ?? 0) : 0;
+      raw.push({ fact, bm25, coverage: covered / idfTotal, jac: jaccard(queryStems, tok.set), hrr, emb });
+    }
+    const scored: ScoredFact[] = raw.map((r) => {
+      const ftsRank = r.bm25 / maxBm25;
+      const relevance =
+        w.bm25 * ftsRank + w.coverage * r.coverage + w.jaccard * r.jac + w.hrr * r.hrr + w.embedding * r.emb;
+      let score = relevance * r.fact.trust_score;
+      if (this.halfLife > 0) score *= temporalDecay(r.fact.updated_at || r.fact.created_at, this.halfLife);
+      return stripVector({ ...r.fact, fts_rank: ftsRank, score });
+    });
+    if (w.context > 0) this.applyContext(scored, w.context);
+    scored.sort((a, b) => b.score - a.score || a.fact_id - b.fact_id);
+    return scored.slice(0, limit);
+  }
+
+  /**
+   * Episodic contiguity: facts written next to each other (adjacent ids, created within an hour)
+   * share context, so each fact borrows a share of its best neighbour's score.
+   */
+  private applyContext(scored: ScoredFact[], weight: number): void {
+    const byId = new Map(scored.map((f) => [f.fact_id, f]));
+    const base = new Map(scored.map((f) => [f.fact_id, f.score]));
+    for (const f of scored) {
+      let best = 0;
+      for (const nid of [f.fact_id - 1, f.fact_id + 1]) {
+        const n = byId.get(nid);
+        if (!n || !withinHour(n.created_at, f.created_at)) continue;
+        best = Math.max(best, base.get(nid) ?? 0);
+      }
+      f.score = base.get(f.fact_id)! + weight * best;
+    }
+  }
+
+  private loadFacts(
+    ids: number[],
+    category: string | undefined,
+    minTrust: number,
+    withVector: boolean,
+  ): FactRow[] {
+    const cols = withVector
+      ? '*'
+      : 'fact_id, content, category, tags, trust_score, retrieval_count, helpful_count, created_at, updated_at';
+    const out: FactRow[] = [];
+    for (let i = 0; i < ids.length; i += 500) {
+      const chunk = ids.slice(i, i + 500);
+      const params: unknown[] = [...chunk, minTrust];
+      let sql = `SELECT ${cols} FROM facts WHERE fact_id IN (${chunk.map(() => '?').join(',')}) AND trust_score >= ?`;
+      if (category) {
+        sql += ' AND category = ?';
+        params.push(category);
+      }
+      out.push(...(this.store.db.prepare(sql).all(...params) as FactRow[]));
+    }
+    return out;
+  }
+
+  private tokens(fact: FactRow): TokenStats {
+    const hit = this.tokenCache.get(fact.fact_id);
+    if (hit && hit.content === fact.content && hit.tags === (fact.tags ?? '')) return hit;
+    const tf = new Map<string, number>();
+    const all = stemmedTokens(`${fact.content} ${fact.tags ?? ''}`);
+    const set = new Set<string>();
+    for (const t of all) {
+      tf.set(t, (tf.get(t) ?? 0) + 1);
+      if (!STOP_STEMS.has(t)) set.add(t);
+    }
+    const stats: TokenStats = { content: fact.content, tags: fact.tags ?? '', tf, set, length: all.length };
+    if (this.tokenCache.size >= 50_000) this.tokenCache.delete(this.tokenCache.keys().next().value as number);
+    this.tokenCache.set(fact.fact_id, stats);
+    return stats;
+  }
+
+  private corpusStats(): { n: number; avgLen: number } {
+    if (this.stats) return this.stats;
+    const row = this.store.db
+      .prepare("SELECT COUNT(*) AS n, AVG(LENGTH(content) + LENGTH(COALESCE(tags, ''))) AS chars FROM facts")
+      .get() as {
+      n: number;
+      chars: number | null;
+    };
+    // Token length is estimated from characters (≈5.5 per English token incl. the space).
+    this.stats = { n: row.n, avgLen: Math.max(1, (row.chars ?? 0) / 5.5) };
+    return this.stats;
+  }
+
+  /** Facts linked to entities (or aliases) named in the query, by whole-word n-gram lookup. */
+  private entityBridge(query: string, limit: number): number[] {
+    const index = this.loadEntityIndex();
+    if (index.size === 0) return [];
+    const words = query.toLowerCase().match(/[\p{L}\p{N}][\p{L}\p{N}'’._-]*/gu) ?? [];
+    const entityIds = new Set<number>();
+    for (let i = 0; i < words.length; i++) {
+      let phrase = '';
+      for (let j = i; j < Math.min(words.length, i + 8); j++) {
+        phrase = j === i ? words[j]! : `${phrase} ${words[j]}`;
+        const clean = phrase.replace(/['’]s$/u, '');
+        if (j === i && (QUERY_STOPWORDS.has(clean) || clean.length < 2)) continue;
+        for (const id of index.get(clean) ?? []) entityIds.add(id);
+      }
+    }
+    if (entityIds.size === 0) return [];
+    const ids = [...entityIds];
+    const rows = this.store.db
+      .prepare(
+        `SELECT DISTINCT fact_id FROM fact_entities WHERE entity_id IN (${ids.map(() => '?').join(',')}) LIMIT ?`,
+      )
+      .all(...ids, limit) as Array<{ fact_id: number }>;
+    return rows.map((r) => r.fact_id);
+  }
+
+  private loadEntityIndex(): Map<string, number[]> {
+    if (this.entityIndex) return this.entityIndex;
+    const index = new Map<string, number[]>();
+    const add = (key: string, id: number) => {
+      const k = key.trim().toLowerCase();
+      if (!k) return;
+      const list = index.get(k);
+      if (list) list.push(id);
+      else index.set(k, [id]);
+    };
+    try {
+      for (const row of this.store.db
+        .prepare('SELECT entity_id, name, aliases FROM entities')
+        .iterate() as Iterable<{
+        entity_id: number;
+        name: string;
+        aliases: string | null;
+      }>) {
+        add(row.name, row.entity_id);
+        for (const alias of (row.aliases ?? '').split(',')) add(alias, row.entity_id);
+      }
+    } catch {
+      // Entity tables missing (foreign file): the bridge is simply off.
+    }
+    this.entityIndex = index;
+    return index;
+  }
+
+  private embeddingScores(query: Float32Array): Map<number, number> {
+    const embedder = this.store.embedder;
+    const out = new Map<number, number>();
+    if (!embedder) return out;
+    if (!this.embeddings || this.embeddings.model !== embedder.id) {
+      const byId = new Map<number, Float32Array>();
+      for (const row of this.store.db
+        .prepare('SELECT fact_id, dim, vector FROM hm_embeddings WHERE model = ?')
+        .iterate(embedder.id) as Iterable<{
+        fact_id: number;
+        dim: number;
+        vector: Buffer;
+      }>) {
+        const copy = new Float32Array(row.dim);
+        new Uint8Array(copy.buffer).set(row.vector.subarray(0, row.dim * 4));
+        byId.set(row.fact_id, copy);
+      }
+      this.embeddings = { model: embedder.id, byId };
+    }
+    let qn = 0;
+    for (let i = 0; i < query.length; i++) qn += query[i]! * query[i]!;
+    qn = Math.sqrt(qn) || 1;
+    for (const [id, v] of this.embeddings.byId) {
+      if (v.length !== query.length) continue;
+      let dot = 0;
+      let vn = 0;
+      for (let i = 0; i < v.length; i++) {
+        dot += v[i]! * query[i]!;
+        vn += v[i]! * v[i]!;
+      }
+      out.set(id, dot / (qn * (Math.sqrt(vn) || 1)));
+    }
+    return out;
+  }
+
+  // --- Algebraic queries ---------------------------------------------------------------------------
+
+  private vectorRows(category: string | undefined): FactRow[] {
+    const params: unknown[] = [];
+    let where = 'WHERE hrr_vector IS NOT NULL';
+    if (category) {
+      where += ' AND category = ?';
+      params.push(category);
+    }
+    return this.store.db
+      .prepare(
+        `SELECT fact_id, content, category, tags, trust_score, retrieval_count, helpful_count, created_at, updated_at, hrr_vector FROM facts ${where}`,
+      )
+      .all(...params) as FactRow[];
+  }
+
+  private finish(scored: ScoredFact[], limit: number): ScoredFact[] {
+    scored.sort((a, b) => b.score - a.score);
+    const out = scored.slice(0, limit);
+    this.store.bumpRetrievalCounts(out.map((r) => r.fact_id));
+    return out;
+  }
+
+  /**
+   * Facts about one entity. Reference mode unbinds the role-bound key and compares the residual with
+   * the content role, as the Python plugin does. In phase form a bundle of k items is their circular
+   * mean, so that residual carries almost no signal; the default mode scores the presence of the
+   * role-bound key in the fact vector directly (a bundle stays similar to each input).
+   */
+  probe(entity: string, options: { category?: string; limit?: number } = {}): ScoredFact[] {
+    const limit = options.limit ?? 10;
+    if (!this.store.hrrEnabled) return this.search(entity, { category: options.category, limit });
+    const dim = this.store.hrrDim;
+    const key = bind(encodeAtom(entity.toLowerCase(), dim), encodeAtom(ROLE_ENTITY, dim));
+    if (options.category && this.mode === 'reference') {
+      const bank = this.store.categoryBank(options.category);
+      if (bank) {
+        const extracted = unbind(bank, key);
+        const scored: ScoredFact[] = [];
+        for (const row of this.vectorRows(options.category)) {
+          const vec = this.store.decodeVector(row.hrr_vector);
+          if (!vec) continue;
+          scored.push(
+            stripVector({ ...row, score: ((similarity(extracted, vec) + 1) / 2) * row.trust_score }),
+          );
+        }
+        return this.finish(scored, limit);
+      }
+    }
+    const rows = this.vectorRows(options.category);
+    if (rows.length === 0) return this.search(entity, { category: options.category, limit });
+    const roleContent = encodeAtom(ROLE_CONTENT, dim);
+    const scored: ScoredFact[] = [];
+    for (const row of rows) {
+      const vec = this.store.decodeVector(row.hrr_vector);
+      if (!vec) continue;
+      const sim =
+        this.mode === 'reference'
+          ? similarity(unbind(vec, key), bind(encodeText(row.content, dim), roleContent))
+          : similarity(vec, key);
+      scored.push(stripVector({ ...row, score: ((sim + 1) / 2) * row.trust_score }));
+    }
+    return this.finish(scored, limit);
+  }
+
+  /** Facts structurally connected to an entity in either role. */
+  related(entity: string, options: { category?: string; limit?: number } = {}): ScoredFact[] {
+    const limit = options.limit ?? 10;
+    if (!this.store.hrrEnabled) return this.search(entity, { category: options.category, limit });
+    const rows = this.vectorRows(options.category);
+    if (rows.length === 0) return this.search(entity, { category: options.category, limit });
+    const dim = this.store.hrrDim;
+    const entityVec = encodeAtom(entity.toLowerCase(), dim);
+    const roleEntity = encodeAtom(ROLE_ENTITY, dim);
+    const roleContent = encodeAtom(ROLE_CONTENT, dim);
+    const scored: ScoredFact[] = [];
+    for (const row of rows) {
+      const vec = this.store.decodeVector(row.hrr_vector);
+      if (!vec) continue;
+      let best: number;
+      if (this.mode === 'reference') {
+        const residual = unbind(vec, entityVec);
+        best = Math.max(similarity(residual, roleEntity), similarity(residual, roleContent));
+      } else {
+        // Present as an entity (role-bound key in the bundle) or as a word of the content.
+        best = Math.max(
+          similarity(vec, bind(entityVec, roleEntity)),
+          similarity(unbind(vec, roleContent), entityVec),
+        );
+      }
+      scored.push(stripVector({ ...row, score: ((best + 1) / 2) * row.trust_score }));
+    }
+    return this.finish(scored, limit);
+  }
+
+  /** AND across entities: the minimum structural presence over all of them. */
+  reason(entities: readonly string[], options: { category?: string; limit?: number } = {}): ScoredFact[] {
+    const limit = options.limit ?? 10;
+    if (!this.store.hrrEnabled || entities.length === 0)
+      return this.search(entities.join(' '), { category: options.category, limit });
+    const rows = this.vectorRows(options.category);
+    if (rows.length === 0) return this.search(entities.join(' '), { category: options.category, limit });
+    const dim = this.store.hrrDim;
+    const roleEntity = encodeAtom(ROLE_ENTITY, dim);
+    const roleContent = encodeAtom(ROLE_CONTENT, dim);
+    const keys = entities.map((e) => bind(encodeAtom(e.toLowerCase(), dim), roleEntity));
+    const scored: ScoredFact[] = [];
+    for (const row of rows) {
+      const vec = this.store.decodeVector(row.hrr_vector);
+      if (!vec) continue;
+      let min = Number.POSITIVE_INFINITY;
+      for (const key of keys) {
+        const sim =
+          this.mode === 'reference' ? similarity(unbind(vec, key), roleContent) : similarity(vec, key);
+        min = Math.min(min, sim);
+      }
+      scored.push(stripVector({ ...row, score: ((min + 1) / 2) * row.trust_score }));
+    }
+    return this.finish(scored, limit);
+  }
+
+  /** Pairs sharing entities (Jaccard ≥ 0.3) whose content vectors diverge. Bounded to 500 facts. */
+  contradict(options: { category?: string; threshold?: number; limit?: number } = {}): ContradictionPair[] {
+    if (!this.store.hrrEnabled) return [];
+    const threshold = options.threshold ?? 0.3;
+    const limit = options.limit ?? 10;
+    let rows = this.vectorRows(options.category);
+    if (rows.length < 2) return [];
+    if (rows.length > MAX_CONTRADICT_FACTS) {
+      rows = [...rows]
+        .sort((a, b) =>
+          String(b.updated_at || b.created_at).localeCompare(String(a.updated_at || a.created_at)),
+        )
+        .slice(0, MAX_CONTRADICT_FACTS);
+    }
+    const ents = rows.map((r) => new Set(this.store.entitiesOf(r.fact_id).map((n) => n.toLowerCase())));
+    const vecs = rows.map((r) => this.store.decodeVector(r.hrr_vector));
+    const texts =
+      this.mode === 'reference' ? null : rows.map((r) => encodeText(r.content, this.store.hrrDim));
+    const out: ContradictionPair[] = [];
+    for (let i = 0; i < rows.length; i++) {
+      for (let j = i + 1; j < rows.length; j++) {
+        const a = ents[i]!;
+        const b = ents[j]!;
+        if (a.size === 0 || b.size === 0) continue;
+        const shared = [...a].filter((e) => b.has(e));
+        const overlap = shared.length / (a.size + b.size - shared.length);
+        if (overlap < 0.3) continue;
+        const va = vecs[i];
+        const vb = vecs[j];
+        if (!va || !vb) continue;
+        // Default mode compares the claims themselves (content vectors), not the whole fact vectors,
+        // whose shared entity component would mask divergent content.
+        const sim = texts ? similarity(texts[i]!, texts[j]!) : similarity(va, vb);
+        const score = overlap * (1 - (sim + 1) / 2);
+        if (score >= threshold) {
+          out.push({
+            fact_a: pairFact(rows[i]!),
+            fact_b: pairFact(rows[j]!),
+            entity_overlap: round3(overlap),
+            content_similarity: round3(sim),
+            contradiction_score: round3(score),
+            shared_entities: shared.sort(),
+          });
+        }
+      }
+    }
+    out.sort((x, y) => y.contradiction_score - x.contradiction_score);
+    return out.slice(0, limit);
+  }
+}
+
+function pairFact(row: FactRow): ContradictionPair['fact_a'] {
+  return {
+    fact_id: row.fact_id,
+    content: row.content,
+    category: row.category,
+    tags: row.tags,
+    trust_score: row.trust_score,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  };
+}
+
+function round3(x: number): number {
+  return Math.round(x * 1000) / 1000;
+}
+
+function stripVector<T extends { hrr_vector?: unknown }>(row: T): Omit<T, 'hrr_vector'> {
+  const { hrr_vector: _drop, ...rest } = row;
+  return rest;
+}
+
+function withinHour(a: string, b: string): boolean {
+  const ta = Date.parse(`${String(a).replace(' ', 'T')}Z`);
+  const tb = Date.parse(`${String(b).replace(' ', 'T')}Z`);
+  if (Number.isNaN(ta) || Number.isNaN(tb)) return false;
+  return Math.abs(ta - tb) <= 3_600_000;
+}
+
+/** 0.5^(age_days / half_life); 1.0 for future, missing or unparseable timestamps. */
+export function temporalDecay(
+  timestamp: string | null | undefined,
+  halfLifeDays: number,
+  now: number = Date.now(),
+): number {
+  if (!halfLifeDays || !timestamp) return 1;
+  let iso = String(timestamp).trim().replace(' ', 'T');
+  if (!/(?:Z|[+-]\d{2}:?\d{2})$/i.test(iso)) iso += 'Z';
+  const t = Date.parse(iso);
+  if (Number.isNaN(t)) return 1;
+  const ageDays = (now - t) / 86_400_000;
+  if (ageDays < 0) return 1;
+  return 0.5 ** (ageDays / halfLifeDays);
+}

@@ -1,0 +1,123 @@
+/**
+ * Provider settings. Keys mirror the reference's config block (`plugins.hermes-memory-store` in the
+ * Python plugin, `memory.holographic` here); camelCase and snake_case are both accepted.
+ */
+import path from 'node:path';
+import os from 'node:os';
+import { SettingsError } from '@hermes-memory/core';
+import type { VectorFormat } from './hrr';
+import type { DefaultWeights, RetrievalMode } from './types';
+
+export interface HolographicSettings {
+  /** SQLite path; `$HERMES_HOME` / `${HERMES_HOME}` and `~` are expanded. Default `<hermesHome>/memory_store.db`. */
+  dbPath?: string;
+  /** Extract preference/decision facts from user messages at session end. Default false ("false" is off). */
+  autoExtract?: boolean | string;
+  defaultTrust?: number | string;
+  /** Trust floor for prefetch and the default search filter. Default 0.3. */
+  minTrustThreshold?: number | string;
+  /** Days; 0 disables decay. */
+  temporalDecayHalfLife?: number | string;
+  hrrDim?: number | string;
+  /** HRR share in the reference pipeline (default 0.3). */
+  hrrWeight?: number | string;
+  /** false reproduces the reference's numpy-less fallback (no vectors; weights 0.6/0.4/0). */
+  hrrEnabled?: boolean | string;
+  /** `default` (improved ranking) or `reference` (the Python plugin's ranking). */
+  compat?: RetrievalMode;
+  /** Blob format of new HRR vectors (float32 = `HRR1`, float64 = legacy mainline). */
+  vectorFormat?: VectorFormat;
+  /** Use `context.embedder` as a fifth signal. Default false. */
+  embeddings?: boolean | string;
+  /** Default-pipeline weight overrides. */
+  weights?: Partial<DefaultWeights>;
+  /** `tools` disables prefetch but keeps tools and the system prompt block. */
+  memoryMode?: 'hybrid' | 'tools';
+}
+
+export interface ResolvedSettings {
+  dbPath: string;
+  autoExtract: boolean;
+  defaultTrust: number;
+  minTrustThreshold: number;
+  temporalDecayHalfLife: number;
+  hrrDim: number;
+  hrrWeight: number;
+  hrrEnabled: boolean;
+  compat: RetrievalMode;
+  vectorFormat: VectorFormat;
+  embeddings: boolean;
+  weights: Partial<DefaultWeights>;
+  memoryMode: 'hybrid' | 'tools';
+}
+
+/** The reference's truthy-string check: "false", "0", "no", "off", "" are off. */
+export function isTruthy(value: unknown, fallback = false): boolean {
+  if (value === undefined || value === null) return fallback;
+  if (typeof value === 'boolean') return value;
+  if (typeof value === 'number') return value !== 0;
+  if (typeof value === 'string')
+    return ['1', 'true', 'yes', 'on', 'y', 't'].includes(value.trim().toLowerCase());
+  return fallback;
+}
+
+function pick(raw: Readonly<Record<string, unknown>>, camel: string, snake: string): unknown {
+  return raw[camel] !== undefined ? raw[camel] : raw[snake];
+}
+
+function num(value: unknown, fallback: number, key: string): number {
+  if (value === undefined || value === null || value === '') return fallback;
+  const n = typeof value === 'number' ? value : Number(value);
+  if (!Number.isFinite(n))
+    throw new SettingsError(key, `holographic: '${key}' must be a number, got ${JSON.stringify(value)}`);
+  return n;
+}
+
+export function expandDbPath(dbPath: string, hermesHome: string): string {
+  let p = dbPath.replaceAll('${HERMES_HOME}', hermesHome).replaceAll('$HERMES_HOME', hermesHome);
+  if (p === '~' || p.startsWith('~/')) p = path.join(os.homedir(), p.slice(1));
+  return path.resolve(p);
+}
+
+export function resolveSettings(
+  raw: Readonly<Record<string, unknown>>,
+  hermesHome: string,
+): ResolvedSettings {
+  const dbRaw = pick(raw, 'dbPath', 'db_path');
+  const dbPath = expandDbPath(
+    typeof dbRaw === 'string' && dbRaw.trim() ? dbRaw : path.join(hermesHome, 'memory_store.db'),
+    hermesHome,
+  );
+  const hrrDim = Math.trunc(num(pick(raw, 'hrrDim', 'hrr_dim'), 1024, 'hrr_dim'));
+  if (hrrDim < 1 || hrrDim > 65536)
+    throw new SettingsError('hrr_dim', `holographic: 'hrr_dim' must be between 1 and 65536, got ${hrrDim}`);
+  const compat = pick(raw, 'compat', 'compat') ?? 'default';
+  if (compat !== 'default' && compat !== 'reference')
+    throw new SettingsError('compat', `holographic: 'compat' must be 'default' or 'reference'`);
+  const vectorFormat = pick(raw, 'vectorFormat', 'vector_format') ?? 'float32';
+  if (vectorFormat !== 'float32' && vectorFormat !== 'float64')
+    throw new SettingsError('vector_format', `holographic: 'vector_format' must be 'float32' or 'float64'`);
+  const memoryMode = pick(raw, 'memoryMode', 'memory_mode') ?? 'hybrid';
+  const weights = raw.weights;
+  return {
+    dbPath,
+    autoExtract: isTruthy(pick(raw, 'autoExtract', 'auto_extract')),
+    defaultTrust: Math.max(
+      0,
+      Math.min(1, num(pick(raw, 'defaultTrust', 'default_trust'), 0.5, 'default_trust')),
+    ),
+    minTrustThreshold: num(pick(raw, 'minTrustThreshold', 'min_trust_threshold'), 0.3, 'min_trust_threshold'),
+    temporalDecayHalfLife: Math.max(
+      0,
+      num(pick(raw, 'temporalDecayHalfLife', 'temporal_decay_half_life'), 0, 'temporal_decay_half_life'),
+    ),
+    hrrDim,
+    hrrWeight: num(pick(raw, 'hrrWeight', 'hrr_weight'), 0.3, 'hrr_weight'),
+    hrrEnabled: isTruthy(pick(raw, 'hrrEnabled', 'hrr_enabled'), true),
+    compat,
+    vectorFormat,
+    embeddings: isTruthy(raw.embeddings),
+    weights: typeof weights === 'object' && weights !== null ? (weights as Partial<DefaultWeights>) : {},
+    memoryMode: memoryMode === 'tools' ? 'tools' : 'hybrid',
+  };
+}

@@ -1,0 +1,547 @@
+/**
+ * `FactStore`: the SQLite fact store with entity resolution, HRR vectors, trust scoring and both
+ * retrieval pipelines. Usable on its own, without the provider.
+ */
+import type { Embedder, Logger } from '@hermes-memory/core';
+import { silentLogger } from '@hermes-memory/core';
+import { type Db, type SharedConnection, acquireConnection } from './connection';
+import { extractEntities } from './entities';
+import {
+  type PhaseVector,
+  type VectorFormat,
+  bytesToPhases,
+  bundle,
+  encodeFact,
+  phasesToBytes,
+  snrEstimate,
+} from './hrr';
+import { FactRetriever } from './retrieval';
+import { indexText } from './text';
+import type {
+  ContradictionPair,
+  DefaultWeights,
+  FactRecord,
+  FeedbackResult,
+  ReferenceWeights,
+  RetrievalMode,
+  ScoredFact,
+  SearchOptions,
+} from './types';
+
+export interface FactStoreOptions {
+  /** SQLite file; parents are created, the file is created with mode 0600. */
+  dbPath: string;
+  /** Trust of new facts, clamped to [0, 1]. Default 0.5. */
+  defaultTrust?: number;
+  /** HRR dimension. Default 1024. */
+  hrrDim?: number;
+  /** Compute HRR vectors (the reference's numpy path). false = the numpy-less fallback. Default true. */
+  hrrEnabled?: boolean;
+  /** Blob format for new vectors: `float32` (HRR1 prefix, newer reference) or legacy `float64`. */
+  vectorFormat?: VectorFormat;
+  /** Half-life in days of the score decay; 0 disables it. */
+  temporalDecayHalfLife?: number;
+  /** `default` (improved) or `reference` (the Python plugin's ranking, byte for byte). */
+  retrieval?: RetrievalMode;
+  /** The reference pipeline's weights (default 0.4 / 0.3 / 0.3). */
+  referenceWeights?: Partial<ReferenceWeights>;
+  /** The default pipeline's weights. */
+  weights?: Partial<DefaultWeights>;
+  /** Optional semantic signal: facts are embedded in batches and stored in `hm_embeddings`. */
+  embedder?: Embedder;
+  /** Bump retrieval_count on reads (default true; false for read-only agent contexts). */
+  trackRetrievals?: boolean;
+  logger?: Logger;
+}
+
+export interface AddOptions {
+  category?: string;
+  tags?: string;
+}
+
+export interface UpdateOptions {
+  content?: string;
+  trustDelta?: number;
+  tags?: string;
+  category?: string;
+}
+
+const HELPFUL_DELTA = 0.05;
+const UNHELPFUL_DELTA = -0.1;
+const FACT_COLUMNS =
+  'fact_id, content, category, tags, trust_score, retrieval_count, helpful_count, created_at, updated_at';
+
+export function clampTrust(value: number): number {
+  if (Number.isNaN(value)) return 0;
+  return Math.max(0, Math.min(1, value));
+}
+
+export class FactStore {
+  readonly dbPath: string;
+  readonly defaultTrust: number;
+  hrrDim: number;
+  readonly hrrEnabled: boolean;
+  readonly vectorFormat: VectorFormat;
+  readonly embedder: Embedder | undefined;
+  readonly retriever: FactRetriever;
+  readonly logger: Logger;
+  readonly trackRetrievals: boolean;
+  private conn: SharedConnection | null;
+  private readonly stmts: ReturnType<typeof prepare>;
+  private readonly dirtyBanks = new Set<string>();
+
+  constructor(options: FactStoreOptions) {
+    this.dbPath = options.dbPath;
+    this.defaultTrust = clampTrust(options.defaultTrust ?? 0.5);
+    this.hrrDim = options.hrrDim ?? 1024;
+    if (!Number.isInteger(this.hrrDim) || this.hrrDim < 1)
+      throw new RangeError(`hrrDim must be a positive integer, got ${this.hrrDim}`);
+    this.hrrEnabled = options.hrrEnabled ?? true;
+    this.vectorFormat = options.vectorFormat ?? 'float32';
+    this.embedder = options.embedder;
+    this.logger = options.logger ?? silentLogger;
+    this.trackRetrievals = options.trackRetrievals ?? true;
+    this.conn = acquireConnection(options.dbPath);
+    this.stmts = prepare(this.conn.db);
+    this.retriever = new FactRetriever(this, {
+      mode: options.retrieval ?? 'default',
+      halfLife: options.temporalDecayHalfLife ?? 0,
+      referenceWeights: options.referenceWeights,
+      weights: options.weights,
+    });
+  }
+
+  /** The shared connection (throws once closed). */
+  get db(): Db {
+    if (!this.conn) throw new Error('FactStore is closed');
+    return this.conn.db;
+  }
+
+  get closed(): boolean {
+    return this.conn === null;
+  }
+
+  // --- Writes -----------------------------------------------------------------------------------
+
+  /** Insert a fact and return its id; an existing identical content returns the existing id unchanged. */
+  add(content: string, options: AddOptions = {}): number {
+    return this.addMany([{ content, ...options }])[0]!;
+  }
+
+  /** Insert many facts in one transaction (ingest path). Returns ids in input order. */
+  addMany(items: ReadonlyArray<{ content: string } & AddOptions>): number[] {
+    const prepared = items.map((item) => {
+      if (typeof item.content !== 'string') throw new TypeError('content must be a string');
+      const content = item.content.trim();
+      if (!content) throw new Error('content must not be empty');
+      return { content, category: item.category ?? 'general', tags: item.tags ?? '' };
+    });
+    const s = this.stmts;
+    const ids = this.db
+      .transaction(() => {
+        const out: number[] = [];
+        for (const item of prepared) {
+          const existing = s.idByContent.get(item.content) as { fact_id: number } | undefined;
+          if (existing) {
+            out.push(existing.fact_id);
+            continue;
+          }
+          const info = s.insertFact.run(item.content, item.category, item.tags, this.defaultTrust);
+          const factId = Number(info.lastInsertRowid);
+          const names = this.linkEntities(factId, item.content);
+          this.storeVector(factId, item.content, names);
+          this.dirtyBanks.add(item.category);
+          out.push(factId);
+        }
+        this.syncSideIndex();
+        return out;
+      })
+      .immediate();
+    this.flushBanksIfSmall();
+    return ids;
+  }
+
+  /** Partial update; trust is clamped. Content changes re-extract entities and re-encode. */
+  update(factId: number, options: UpdateOptions): boolean {
+    const s = this.stmts;
+    const done = this.db
+      .transaction(() => {
+        const row = s.factById.get(factId) as FactRecord | undefined;
+        if (!row) return false;
+        const sets = ['updated_at = CURRENT_TIMESTAMP'];
+        const params: unknown[] = [];
+        let content: string | undefined;
+        if (options.content !== undefined) {
+          content = options.content.trim();
+          if (!content) throw new Error('content must not be empty');
+          sets.push('content = ?');
+          params.push(content);
+        }
+        if (options.tags !== undefined) {
+          sets.push('tags = ?');
+          params.push(options.tags);
+        }
+        if (options.category !== undefined) {
+          sets.push('category = ?');
+          params.push(options.category);
+        }
+        if (options.trustDelta !== undefined) {
+          if (!Number.isFinite(options.trustDelta)) throw new Error('trust_delta must be a finite number');
+          sets.push('trust_score = ?');
+          params.push(clampTrust(row.trust_score + options.trustDelta));
+        }
+        params.push(factId);
+        this.db.prepare(`UPDATE facts SET ${sets.join(', ')} WHERE fact_id = ?`).run(...params);
+        if (content !== undefined) {
+          s.unlinkFact.run(factId);
+          const names = this.linkEntities(factId, content);
+          this.storeVector(factId, content, names);
+        }
+        this.dirtyBanks.add(row.category);
+        if (options.category !== undefined) this.dirtyBanks.add(options.category);
+        this.syncSideIndex();
+        return true;
+      })
+      .immediate();
+    this.flushBanksIfSmall();
+    return done;
+  }
+
+  /** Delete a fact and its entity links. */
+  remove(factId: number): boolean {
+    const s = this.stmts;
+    const done = this.db
+      .transaction(() => {
+        const row = s.factById.get(factId) as FactRecord | undefined;
+        if (!row) return false;
+        s.unlinkFact.run(factId);
+        s.deleteFact.run(factId);
+        this.dirtyBanks.add(row.category);
+        this.syncSideIndex();
+        return true;
+      })
+      .immediate();
+    this.flushBanksIfSmall();
+    return done;
+  }
+
+  /** helpful: trust +0.05 and helpful_count +1; unhelpful: trust −0.10. Unknown id throws. */
+  feedback(factId: number, helpful: boolean): FeedbackResult {
+    const s = this.stmts;
+    return this.db
+      .transaction(() => {
+        const row = s.factById.get(factId) as FactRecord | undefined;
+        if (!row) throw new Error(`fact_id ${factId} not found`);
+        const newTrust = clampTrust(row.trust_score + (helpful ? HELPFUL_DELTA : UNHELPFUL_DELTA));
+        const inc = helpful ? 1 : 0;
+        s.feedback.run(newTrust, inc, factId);
+        return {
+          fact_id: factId,
+          old_trust: row.trust_score,
+          new_trust: newTrust,
+          helpful_count: row.helpful_count + inc,
+        };
+      })
+      .immediate();
+  }
+
+  // --- Reads --------------------------------------------------------------------------------------
+
+  get(factId: number): FactRecord | undefined {
+    return this.stmts.factById.get(factId) as FactRecord | undefined;
+  }
+
+  /** Exact (trimmed) content match, optionally within a category. No FTS, no retrieval counting. */
+  findByContent(content: string, category?: string): FactRecord | undefined {
+    const row = this.stmts.factByContent.get(content.trim()) as FactRecord | undefined;
+    if (!row) return undefined;
+    if (category !== undefined && row.category !== category) return undefined;
+    return row;
+  }
+
+  count(): number {
+    return (this.stmts.count.get() as { n: number }).n;
+  }
+
+  /** Browse by trust descending (store default limit 50). */
+  list(options: { category?: string; minTrust?: number; limit?: number } = {}): FactRecord[] {
+    const params: unknown[] = [options.minTrust ?? 0];
+    let clause = '';
+    if (options.category !== undefined) {
+      clause = 'AND category = ?';
+      params.push(options.category);
+    }
+    params.push(options.limit ?? 50);
+    return this.db
+      .prepare(
+        `SELECT ${FACT_COLUMNS} FROM facts WHERE trust_score >= ? ${clause} ORDER BY trust_score DESC LIMIT ?`,
+      )
+      .all(...params) as FactRecord[];
+  }
+
+  /** Entity names linked to a fact. */
+  entitiesOf(factId: number): string[] {
+    return (this.stmts.entityNames.all(factId) as Array<{ name: string }>).map((r) => r.name);
+  }
+
+  // --- Retrieval (delegated) ----------------------------------------------------------------------
+
+  /** Hybrid search; bumps retrieval_count of the returned facts. */
+  search(query: string, options: SearchOptions & { queryEmbedding?: Float32Array } = {}): ScoredFact[] {
+    return this.retriever.search(query, options);
+  }
+
+  /** `search`, after embedding pending facts and the query when an embedder is configured. */
+  async recall(query: string, options: SearchOptions = {}): Promise<ScoredFact[]> {
+    if (!this.embedder || this.retriever.weights.embedding <= 0 || !query.trim())
+      return this.search(query, options);
+    await this.embedPending();
+    const [vec] = await this.embedder.embed([query]);
+    return this.search(query, { ...options, queryEmbedding: vec });
+  }
+
+  probe(entity: string, options: { category?: string; limit?: number } = {}): ScoredFact[] {
+    return this.retriever.probe(entity, options);
+  }
+
+  related(entity: string, options: { category?: string; limit?: number } = {}): ScoredFact[] {
+    return this.retriever.related(entity, options);
+  }
+
+  reason(entities: readonly string[], options: { category?: string; limit?: number } = {}): ScoredFact[] {
+    return this.retriever.reason(entities, options);
+  }
+
+  contradict(options: { category?: string; threshold?: number; limit?: number } = {}): ContradictionPair[] {
+    return this.retriever.contradict(options);
+  }
+
+  // --- Vectors, banks, side index ----------------------------------------------------------------
+
+  /** Recompute every HRR vector and bank from text (recovery or dimension change). */
+  rebuildAllVectors(dim?: number): number {
+    if (!this.hrrEnabled) return 0;
+    if (dim !== undefined) this.hrrDim = dim;
+    const rows = this.db.prepare('SELECT fact_id, content, category FROM facts').all() as FactRecord[];
+    this.db
+      .transaction(() => {
+        for (const row of rows) {
+          this.storeVector(row.fact_id, row.content, this.entitiesOf(row.fact_id));
+          this.dirtyBanks.add(row.category);
+        }
+      })
+      .immediate();
+    this.flushBanks();
+    return rows.length;
+  }
+
+  /** Decode a stored vector; null when absent or undecodable at this dimension. */
+  decodeVector(blob: Uint8Array | null | undefined): PhaseVector | null {
+    if (!blob) return null;
+    try {
+      return bytesToPhases(blob, this.hrrDim);
+    } catch (error) {
+      this.logger.debug?.('holographic: skipping undecodable HRR vector', { error: String(error) });
+      return null;
+    }
+  }
+
+  /** The bundle of a category's vectors (what `memory_banks` stores), computed from current rows. */
+  categoryBank(category: string): PhaseVector | null {
+    const rows = this.stmts.vectorsByCategory.all(category) as Array<{ hrr_vector: Uint8Array }>;
+    const vectors: PhaseVector[] = [];
+    for (const r of rows) {
+      const v = this.decodeVector(r.hrr_vector);
+      if (v) vectors.push(v);
+    }
+    if (vectors.length === 0) return null;
+    snrEstimate(this.hrrDim, vectors.length, (m) => this.logger.warn(m));
+    return bundle(...vectors);
+  }
+
+  /** Write pending category banks to `memory_banks` (the reference rebuilds them on every write). */
+  flushBanks(): void {
+    if (!this.hrrEnabled || this.dirtyBanks.size === 0 || this.closed) return;
+    const categories = [...this.dirtyBanks];
+    this.dirtyBanks.clear();
+    this.db
+      .transaction(() => {
+        for (const category of categories) {
+          const bank = this.categoryBank(category);
+          const name = `cat:${category}`;
+          if (!bank) {
+            this.stmts.deleteBank.run(name);
+            continue;
+          }
+          const n = (this.stmts.countVectors.get(category) as { n: number }).n;
+          this.stmts.upsertBank.run(name, phasesToBytes(bank, this.vectorFormat), this.hrrDim, n);
+        }
+      })
+      .immediate();
+  }
+
+  /**
+   * Small stores (≤ 200 facts) rebuild banks at once, like the reference; large categories defer to `close()` or
+   * the next category probe, because a rebuild reads every vector of the category (O(n) per write).
+   */
+  private flushBanksIfSmall(): void {
+    if (this.dirtyBanks.size === 0) return;
+    if (this.count() <= 200) this.flushBanks();
+  }
+
+  /**
+   * Bring `hm_facts_fts` and `hm_embeddings` up to date with `facts` for every id the triggers queued
+   * (our writes, and writes by the Python plugin or another process).
+   */
+  syncSideIndex(): void {
+    const s = this.stmts;
+    const ids = s.dirtyIds.all() as Array<{ fact_id: number }>;
+    if (ids.length === 0) return;
+    const run = () => {
+      for (const { fact_id } of ids) {
+        s.ftsDelete.run(fact_id);
+        s.embeddingDelete.run(fact_id);
+        const row = s.factText.get(fact_id) as { content: string; tags: string | null } | undefined;
+        if (row) s.ftsInsert.run(fact_id, indexText(row.content), indexText(row.tags ?? ''));
+        s.dirtyDelete.run(fact_id);
+      }
+      this.retriever.invalidate();
+    };
+    if (this.db.inTransaction) run();
+    else this.db.transaction(run).immediate();
+  }
+
+  /** Embed facts that have no vector for the configured embedder, in batches. Returns how many. */
+  async embedPending(batchSize = 256): Promise<number> {
+    const embedder = this.embedder;
+    if (!embedder) return 0;
+    let total = 0;
+    for (;;) {
+      if (this.closed) return total;
+      this.syncSideIndex();
+      const rows = this.stmts.missingEmbeddings.all(embedder.id, batchSize) as Array<{
+        fact_id: number;
+        content: string;
+      }>;
+      if (rows.length === 0) return total;
+      const vectors = await embedder.embed(rows.map((r) => r.content));
+      if (this.closed) return total;
+      this.db
+        .transaction(() => {
+          rows.forEach((r, i) => {
+            const v = vectors[i];
+            if (!v) return;
+            const buf = Buffer.from(v.buffer, v.byteOffset, v.byteLength);
+            this.stmts.embeddingUpsert.run(r.fact_id, embedder.id, v.length, buf);
+          });
+        })
+        .immediate();
+      this.retriever.invalidate();
+      total += rows.length;
+    }
+  }
+
+  /** Bump retrieval_count for returned facts (one statement, deduplicated ids). Read-only: skipped. */
+  bumpRetrievalCounts(ids: readonly number[]): void {
+    const unique = [...new Set(ids)];
+    if (unique.length === 0 || !this.trackRetrievals) return;
+    try {
+      this.db
+        .prepare(
+          `UPDATE facts SET retrieval_count = retrieval_count + 1 WHERE fact_id IN (${unique.map(() => '?').join(',')})`,
+        )
+        .run(...unique);
+    } catch (error) {
+      this.logger.debug?.('holographic: retrieval_count not updated', { error: String(error) });
+    }
+  }
+
+  /** Release this instance's share of the connection (idempotent); flushes pending banks. */
+  close(): void {
+    if (!this.conn) return;
+    try {
+      this.flushBanks();
+    } catch (error) {
+      this.logger.debug?.('holographic: bank flush on close failed', { error: String(error) });
+    }
+    this.conn.release();
+    this.conn = null;
+  }
+
+  // --- Internals --------------------------------------------------------------------------------------
+
+  private linkEntities(factId: number, content: string): string[] {
+    const s = this.stmts;
+    const names: string[] = [];
+    for (const name of extractEntities(content)) {
+      const entityId = this.resolveEntity(name);
+      s.link.run(factId, entityId);
+      names.push(name);
+    }
+    // The vector encodes the linked entities' stored names, as the reference reads them back.
+    return names.length === 0 ? names : this.entitiesOf(factId);
+  }
+
+  /** Case-insensitive name match, then alias list match, else a new entity. */
+  resolveEntity(name: string): number {
+    const s = this.stmts;
+    const escaped = name.replace(/[\\%_]/g, (c) => `\\${c}`);
+    const byName = s.entityByName.get(escaped) as { entity_id: number } | undefined;
+    if (byName) return byName.entity_id;
+    const byAlias = s.entityByAlias.get(escaped) as { entity_id: number } | undefined;
+    if (byAlias) return byAlias.entity_id;
+    return Number(s.insertEntity.run(name).lastInsertRowid);
+  }
+
+  private storeVector(factId: number, content: string, entities: readonly string[]): void {
+    if (!this.hrrEnabled) return;
+    const vec = encodeFact(content, entities, this.hrrDim);
+    this.stmts.setVector.run(phasesToBytes(vec, this.vectorFormat), factId);
+  }
+}
+
+function prepare(db: Db) {
+  return {
+    idByContent: db.prepare('SELECT fact_id FROM facts WHERE content = ?'),
+    insertFact: db.prepare('INSERT INTO facts (content, category, tags, trust_score) VALUES (?, ?, ?, ?)'),
+    factById: db.prepare(`SELECT ${FACT_COLUMNS} FROM facts WHERE fact_id = ?`),
+    factByContent: db.prepare(`SELECT ${FACT_COLUMNS} FROM facts WHERE content = ?`),
+    factText: db.prepare('SELECT content, tags FROM facts WHERE fact_id = ?'),
+    deleteFact: db.prepare('DELETE FROM facts WHERE fact_id = ?'),
+    unlinkFact: db.prepare('DELETE FROM fact_entities WHERE fact_id = ?'),
+    link: db.prepare('INSERT OR IGNORE INTO fact_entities (fact_id, entity_id) VALUES (?, ?)'),
+    entityByName: db.prepare("SELECT entity_id FROM entities WHERE name LIKE ? ESCAPE '\\'"),
+    entityByAlias: db.prepare(
+      "SELECT entity_id FROM entities WHERE ',' || aliases || ',' LIKE '%,' || ? || ',%' ESCAPE '\\'",
+    ),
+    insertEntity: db.prepare('INSERT INTO entities (name) VALUES (?)'),
+    entityNames: db.prepare(
+      'SELECT e.name FROM entities e JOIN fact_entities fe ON fe.entity_id = e.entity_id WHERE fe.fact_id = ? ORDER BY fe.rowid',
+    ),
+    setVector: db.prepare('UPDATE facts SET hrr_vector = ? WHERE fact_id = ?'),
+    feedback: db.prepare(
+      'UPDATE facts SET trust_score = ?, helpful_count = helpful_count + ?, updated_at = CURRENT_TIMESTAMP WHERE fact_id = ?',
+    ),
+    count: db.prepare('SELECT COUNT(*) AS n FROM facts'),
+    vectorsByCategory: db.prepare(
+      'SELECT hrr_vector FROM facts WHERE category = ? AND hrr_vector IS NOT NULL',
+    ),
+    countVectors: db.prepare('SELECT COUNT(*) AS n FROM facts WHERE category = ? AND hrr_vector IS NOT NULL'),
+    deleteBank: db.prepare('DELETE FROM memory_banks WHERE bank_name = ?'),
+    upsertBank: db.prepare(`INSERT INTO memory_banks (bank_name, vector, dim, fact_count, updated_at)
+      VALUES (?, ?, ?, ?, CURRENT_TIMESTAMP)
+      ON CONFLICT(bank_name) DO UPDATE SET vector = excluded.vector, dim = excluded.dim,
+        fact_count = excluded.fact_count, updated_at = excluded.updated_at`),
+    dirtyIds: db.prepare('SELECT fact_id FROM hm_dirty'),
+    dirtyDelete: db.prepare('DELETE FROM hm_dirty WHERE fact_id = ?'),
+    ftsDelete: db.prepare('DELETE FROM hm_facts_fts WHERE rowid = ?'),
+    ftsInsert: db.prepare('INSERT INTO hm_facts_fts (rowid, body, tags) VALUES (?, ?, ?)'),
+    embeddingDelete: db.prepare('DELETE FROM hm_embeddings WHERE fact_id = ?'),
+    embeddingUpsert: db.prepare(
+      'INSERT OR REPLACE INTO hm_embeddings (fact_id, model, dim, vector) VALUES (?, ?, ?, ?)',
+    ),
+    missingEmbeddings: db.prepare(
+      'SELECT f.fact_id, f.content FROM facts f LEFT JOIN hm_embeddings e ON e.fact_id = f.fact_id AND e.model = ? WHERE e.fact_id IS NULL ORDER BY f.fact_id LIMIT ?',
+    ),
+  };
+}

@@ -1,0 +1,73 @@
+/** A fact row as the reference returns it (hrr_vector stripped). */
+export interface FactRecord {
+  fact_id: number;
+  content: string;
+  category: string;
+  tags: string;
+  trust_score: number;
+  retrieval_count: number;
+  helpful_count: number;
+  created_at: string;
+  updated_at: string;
+}
+
+/** A ranked fact: `score` always, `fts_rank` on the search path (normalised to [0, 1]). */
+export interface ScoredFact extends FactRecord {
+  score: number;
+  fts_rank?: number;
+}
+
+export interface ContradictionPair {
+  fact_a: Omit<FactRecord, 'retrieval_count' | 'helpful_count'>;
+  fact_b: Omit<FactRecord, 'retrieval_count' | 'helpful_count'>;
+  entity_overlap: number;
+  content_similarity: number;
+  contradiction_score: number;
+  shared_entities: string[];
+}
+
+export interface FeedbackResult {
+  fact_id: number;
+  old_trust: number;
+  new_trust: number;
+  helpful_count: number;
+}
+
+/** The reference's four categories (the tool schema's enum); the store accepts any string. */
+export const FACT_CATEGORIES = ['user_pref', 'project', 'tool', 'general'] as const;
+export type FactCategory = (typeof FACT_CATEGORIES)[number];
+
+/**
+ * `default`: the improved pipeline (stemmed side index, BM25 + coverage + Jaccard, optional
+ * embeddings). `reference`: the Python plugin's exact ranking over `facts_fts`.
+ */
+export type RetrievalMode = 'default' | 'reference';
+
+/** Fusion weights of the reference pipeline (relevance = Σ w·signal, then × trust). */
+export interface ReferenceWeights {
+  fts: number;
+  jaccard: number;
+  hrr: number;
+}
+
+/** Fusion weights of the default pipeline. */
+export interface DefaultWeights {
+  /** BM25 over stemmed terms, normalised by the best candidate. */
+  bm25: number;
+  /** IDF-weighted share of the query's terms the fact contains. */
+  coverage: number;
+  /** Jaccard over stemmed token sets. */
+  jaccard: number;
+  /** HRR bag-of-words similarity, shifted to [0, 1]. */
+  hrr: number;
+  /** Cosine similarity of embeddings, clamped to [0, 1] (only with an embedder). */
+  embedding: number;
+  /** Share of the best adjacent fact's score a fact borrows (episodic contiguity). */
+  context: number;
+}
+
+export interface SearchOptions {
+  category?: string;
+  minTrust?: number;
+  limit?: number;
+}
