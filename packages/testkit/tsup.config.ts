@@ -13,7 +13,9 @@ const vitestCjsShim = {
     onResolve: (options: { filter: RegExp }, callback: () => { path: string }) => void;
   }) {
     if (build.initialOptions.outExtension?.['.js'] !== '.cjs') return;
-    build.onResolve({ filter: /\/vitest-runner$/ }, () => ({ path: path.resolve('src/conformance/vitest-cjs-shim.ts') }));
+    build.onResolve({ filter: /\/vitest-runner$/ }, () => ({
+      path: path.resolve('src/conformance/vitest-cjs-shim.ts'),
+    }));
   },
 };
 

@@ -16,6 +16,9 @@ describeMemoryProvider<BuiltinProvider>('builtin', {
   pendingWork: (provider) => provider.pendingWork,
   recall: (provider, query) => {
     const hits = provider.sessionStore?.searchMessages(query) ?? [];
-    return [...hits.map((h) => h.snippet.replace(/>>>|<<</g, '')), ...(provider.memoryStore?.entries('memory') ?? [])];
+    return [
+      ...hits.map((h) => h.snippet.replace(/>>>|<<</g, '')),
+      ...(provider.memoryStore?.entries('memory') ?? []),
+    ];
   },
 });

@@ -139,9 +139,23 @@ describe('BuiltinProvider', () => {
     expect(r.success).toBe(false);
     p.syncTurn('u', 'a');
     await p.flush();
-    expect(p.sessionStore!.getSession('sub1')).toBeNull();
-    expect(fs.existsSync(path.join(home, 'memories', 'MEMORY.md'))).toBe(false);
+    expect(p.sessionStore).toBeNull();
+    expect(fs.existsSync(path.join(home, 'state.db'))).toBe(false);
+    expect(fs.existsSync(path.join(home, 'memories'))).toBe(false);
     await p.shutdown();
+    // With an existing state.db, a subagent can search it read-only and still records nothing.
+    const primary = createBuiltinProvider();
+    primary.initialize('main', ctx(home));
+    primary.syncTurn('graphql schema design', 'done');
+    await primary.shutdown();
+    const sub = createBuiltinProvider();
+    sub.initialize('sub2', ctx(home, { agentContext: 'cron' }));
+    sub.syncTurn('u', 'a');
+    await sub.flush();
+    const found = parse(await sub.handleToolCall('session_search', { query: 'graphql' }));
+    expect((found.results as unknown[]).length).toBe(1);
+    expect(sub.sessionStore!.getSession('sub2')).toBeNull();
+    await sub.shutdown();
   });
 
   it('session_search through the provider excludes the live session', async () => {
@@ -149,12 +163,15 @@ describe('BuiltinProvider', () => {
     const p = createBuiltinProvider();
     p.initialize('old', ctx(home));
     p.syncTurn('we talked about terraform state', 'yes, remote backend');
-    p.onSessionSwitch('new', { reset: true });
+    // The manager's session boundary: onSessionEnd, then a reset switch to the child.
+    p.onSessionEnd([]);
+    p.onSessionSwitch('new', { parentSessionId: 'old', reset: true });
     p.syncTurn('terraform again', 'ok');
     await p.flush();
     const r = parse(await p.handleToolCall('session_search', { query: 'terraform' }));
     const results = r.results as Array<{ session_id: string }>;
     expect(results.map((x) => x.session_id)).toEqual(['old']);
+    expect(p.sessionStore!.getSession('new')?.parent_session_id).toBe('old');
     await p.shutdown();
   });
 });

@@ -1,3 +1,5 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import {
   type ChatMessage,
   type InitContext,
@@ -114,16 +116,30 @@ export class BuiltinProvider extends MemoryProvider {
           ...metadata,
         });
       },
-    }).load();
+    }).load({ createDir: canWrite(context.agentContext) });
     this.block = this.renderBlock();
     this.queue = new SerialQueue({ name: 'builtin-sessions', logger: this.logger });
-    this.sessions = new SessionStore({ hermesHome, logger: this.logger });
-    if (this.recording()) {
+    this.sessions = this.openSessions(hermesHome, canWrite(context.agentContext));
+    if (this.recording() && this.sessions) {
       this.sessions.createSession(sessionId, {
         source: context.platform || 'cli',
         userId: context.userId ?? null,
         parentSessionId: context.parentSessionId ?? null,
       });
+    }
+  }
+
+  /** Read-only contexts search an existing state.db but never create or change one. */
+  private openSessions(hermesHome: string, writable: boolean): SessionStore | null {
+    try {
+      if (writable) return new SessionStore({ hermesHome, logger: this.logger });
+      if (!fs.existsSync(path.join(hermesHome, 'state.db'))) return null;
+      return new SessionStore({ hermesHome, logger: this.logger, readonly: true });
+    } catch (error) {
+      this.logger.warn(
+        `Session store unavailable: ${error instanceof Error ? error.message : String(error)}`,
+      );
+      return null;
     }
   }
 
@@ -211,7 +227,7 @@ export class BuiltinProvider extends MemoryProvider {
     const parent = options.parentSessionId ?? old;
     this.sessionId = newSessionId;
     if (this.memory) {
-      this.memory.load();
+      this.memory.load({ createDir: canWrite(this.context?.agentContext) });
       this.block = this.renderBlock();
     }
     if (this.recording() && this.sessions && this.queue) {

@@ -68,7 +68,9 @@ for (const it of items) {
     console.log(`FP [${r.patternId}] ${JSON.stringify(it.text.slice(0, 300))}`);
   }
   if (show && it.kind === show && r.ok) {
-    console.log(`MISS [${it.source.split('@')[0]} ${it.category ?? ''}] ${JSON.stringify(it.text.slice(0, 400))}`);
+    console.log(
+      `MISS [${it.source.split('@')[0]} ${it.category ?? ''}] ${JSON.stringify(it.text.slice(0, 400))}`,
+    );
   }
 }
 
@@ -83,9 +85,12 @@ for (const [kind, { n, hit }] of [...byKind].sort()) {
     atkHit += hit;
   }
 }
-console.log(`${'attacks'.padEnd(14)} ${String(atkHit).padStart(5)}/${String(atk).padEnd(5)} ${pct(atkHit, atk)}`);
+console.log(
+  `${'attacks'.padEnd(14)} ${String(atkHit).padStart(5)}/${String(atk).padEnd(5)} ${pct(atkHit, atk)}`,
+);
 if (args.has('sources')) {
-  for (const [src, { n, hit }] of [...bySource].sort()) console.log(`  ${src.padEnd(50)} ${hit}/${n} ${pct(hit, n)}`);
+  for (const [src, { n, hit }] of [...bySource].sort())
+    console.log(`  ${src.padEnd(50)} ${hit}/${n} ${pct(hit, n)}`);
 }
 if (args.has('rules')) {
   for (const [id, { tp, fp }] of [...ruleHits].sort()) console.log(`  ${id.padEnd(28)} tp=${tp} fp=${fp}`);

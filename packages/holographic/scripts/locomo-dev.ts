@@ -1,7 +1,8 @@
 /**
  * Development driver: LoCoMo dev split through FactStore directly (fresh store per conversation),
  * printing recall-any/all@k and MRR for cats 1-4. The bench package runs the official protocol.
- *   node --import tsx scripts/locomo-dev.ts [reference|default] [--embed]
+ *   node --import tsx scripts/locomo-dev.ts [reference|default] [--embed] [--w={json}] [--convs=1-4]
+ * `--convs` selects conversations (1-based, inclusive) for held-out tuning: tune on 1-4, confirm on 5-7.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -26,6 +27,9 @@ const data = JSON.parse(fs.readFileSync(dataPath, 'utf8')) as Array<{
   conversation: Record<string, unknown>;
   qa: Qa[];
 }>;
+const convArg = process.argv.find((a) => a.startsWith('--convs='));
+const [lo, hi] = convArg ? convArg.slice(8).split('-').map(Number) : [1, data.length];
+const selected = data.slice((lo ?? 1) - 1, hi ?? data.length);
 const ks = [1, 5, 10, 20];
 const agg = new Map<string, { n: number; any: number[]; all: number[]; mrr: number }>();
 const bump = (key: string, gold: string[], ranked: string[]) => {
@@ -42,7 +46,7 @@ const bump = (key: string, gold: string[], ranked: string[]) => {
 };
 const embedder = process.argv.includes('--embed') ? await createDefaultEmbedder() : undefined;
 const t0 = Date.now();
-for (const conv of data) {
+for (const conv of selected) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hm-locomo-'));
   const store = new FactStore({ dbPath: path.join(dir, 'm.db'), retrieval: mode, weights, embedder });
   const c = conv.conversation;

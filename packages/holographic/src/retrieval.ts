@@ -16,6 +16,7 @@ import type {
   SearchOptions,
 } from './types';
 import { porterStem } from './porter';
+import { type DenseIndex, normalised } from './dense';
 
 export const REFERENCE_WEIGHTS: Readonly<ReferenceWeights> = Object.freeze({
   fts: 0.4,
@@ -36,11 +37,19 @@ export const DEFAULT_WEIGHTS: Readonly<DefaultWeights> = Object.freeze({
   hrr: 0,
   embedding: 0,
   context: 0.3,
+  feedback: 0,
 });
 /** Added to the default weights when an embedder is active. */
 export const DEFAULT_EMBEDDING_WEIGHT = 0.3;
 
 const MAX_CONTRADICT_FACTS = 500;
+/** Pseudo-relevance feedback: facts read and terms added (RM3's usual small values). */
+const FEEDBACK_DOCS = 3;
+const FEEDBACK_TERMS = 10;
+/** Conversational neighbourhood: seeds whose neighbours join the pool, window, decay per step. */
+const NEIGHBOUR_SEEDS = 20;
+let CONTEXT_WINDOW = Number(process.env.HM_CW ?? 1);
+let CONTEXT_DECAY = Number(process.env.HM_CD ?? 0.5);
 const BM25_K1 = 1.2;
 const BM25_B = 0.75;
 const STOP_STEMS = new Set([...QUERY_STOPWORDS].map((w) => porterStem(w)));
@@ -69,7 +78,7 @@ export class FactRetriever {
   readonly weights: Readonly<DefaultWeights>;
   private readonly tokenCache = new Map<number, TokenStats>();
   private stats: { n: number; avgLen: number } | null = null;
-  private embeddings: { model: string; byId: Map<number, Float32Array> } | null = null;
+  private vocabStmt: ReturnType<FactStore['db']['prepare']> | null = null;
   private entityIndex: Map<string, number[]> | null = null;
 
   constructor(
@@ -87,7 +96,6 @@ export class FactRetriever {
   /** Drop cached statistics after a write. */
   invalidate(): void {
     this.stats = null;
-    this.embeddings = null;
     this.entityIndex = null;
   }
 
@@ -169,98 +177,256 @@ export class FactRetriever {
     this.store.syncSideIndex();
     const terms = queryTerms(query);
     const w = this.weights;
-    const useEmbedding = w.embedding > 0 && options.queryEmbedding !== undefined;
-    if (terms.length === 0 && !useEmbedding) return [];
+    const dense = w.embedding > 0 && options.queryEmbedding ? this.store.denseIndex() : null;
+    const qVec = dense && options.queryEmbedding ? normalised(options.queryEmbedding) : null;
+    if (terms.length === 0 && !qVec) return [];
 
     const stats = this.corpusStats();
-    const db = this.store.db;
-    const vocab = db.prepare('SELECT doc FROM hm_facts_vocab WHERE term = ?');
     const idf = new Map<string, number>();
     const withDf = terms.map((t) => {
-      const row = vocab.get(t.stem) as { doc: number } | undefined;
-      const df = row?.doc ?? 0;
-      idf.set(t.stem, Math.log(1 + (stats.n - df + 0.5) / (df + 0.5)));
+      const df = this.docFreq(t.stem);
+      idf.set(t.stem, bm25Idf(stats.n, df));
       return { ...t, df };
     });
 
-    // Candidate pool: OR over the query's discriminative terms, BM25-ordered. Terms present in a
-    // large share of the store (a speaker's name, "time") still score below, but do not pull in
-    // half the store as candidates.
+    // Candidate pool: lexical (OR over discriminative terms, BM25-ordered), the entity bridge, and
+    // the dense nearest neighbours over every fact.
     const pool = Math.max(limit * 10, 100);
-    const ids = new Set<number>();
-    const present = withDf.filter((t) => t.df > 0).sort((a, b) => a.df - b.df);
-    const commonCut = Math.max(50, stats.n * 0.2);
-    const matchTerms = present.filter((t, i) => i < 2 || t.df <= commonCut);
-    if (matchTerms.length > 0) {
-      const match = matchTerms.map((t) => `"${t.word}"`).join(' OR ');
-      try {
-        const rows = db
-          .prepare(
-            'SELECT rowid AS id FROM hm_facts_fts WHERE hm_facts_fts MATCH ? ORDER BY bm25(hm_facts_fts, 1.0, 0.5) LIMIT ?',
-          )
-          .all(match, pool) as Array<{ id: number }>;
-        for (const r of rows) ids.add(r.id);
-      } catch (error) {
-        this.store.logger.debug('holographic: FTS candidate query failed', { error: String(error) });
-      }
-    }
+    const ids = new Set<number>(this.lexicalCandidates(withDf, stats.n, pool));
     for (const id of this.entityBridge(query, pool)) ids.add(id);
-    let embScores: Map<number, number> | null = null;
-    if (useEmbedding && options.queryEmbedding) {
-      embScores = this.embeddingScores(options.queryEmbedding);
-      const top = [...embScores.entries()].sort((a, b) => b[1] - a[1]).slice(0, pool);
+    let denseFloor = 0;
+    if (dense && qVec) {
+      const top = dense.top(qVec, pool);
       for (const [id] of top) ids.add(id);
+      denseFloor = top.length > 0 ? top[top.length - 1]![1] : 0;
     }
     if (ids.size === 0) return [];
 
-    const rows = this.loadFacts([...ids], options.category, minTrust, w.hrr > 0);
-    const idfTotal = terms.reduce((s, t) => s + (idf.get(t.stem) ?? 0), 0) || 1;
-    const queryStems = new Set(terms.map((t) => t.stem));
-    let queryVec: Float64Array | null = null;
-    const raw: Array<{
-      fact: FactRow;
-      bm25: number;
-      coverage: number;
-      jac: number;
-      hrr: number;
-      emb: number;
-    }> = [];
-    let maxBm25 = 1e-6;
-    for (const fact of rows) {
-      const tok = this.tokens(fact);
-      let bm25 = 0;
-      let covered = 0;
-      for (const stem of queryStems) {
-        const tf = tok.tf.get(stem) ?? 0;
-        if (tf === 0) continue;
-        const i = idf.get(stem) ?? 0;
-        covered += i;
-        bm25 +=
-          (i * tf * (BM25_K1 + 1)) / (tf + BM25_K1 * (1 - BM25_B + (BM25_B * tok.length) / stats.avgLen));
+    const facts = this.loadFacts([...ids], options.category, minTrust, w.hrr > 0);
+    const queryStems = new Map(terms.map((t) => [t.stem, 1]));
+    const lexical = this.lexicalScores(facts, queryStems, idf, stats);
+    let stems: ReadonlyMap<string, number> = queryStems;
+    let vec = qVec;
+    let semantic = dense && vec ? this.denseScores(facts, dense, vec, denseFloor) : null;
+    let relevance = this.fuse(facts, lexical, semantic, query);
+
+    // Pseudo-relevance feedback (RM3-style): terms that characterise the best first-pass facts, and
+    // (with embeddings) their centroid, retrieve the evidence that shares no word with the question.
+    if (w.feedback > 0 && facts.length > 1) {
+      const order = facts.map((_, i) => i).sort((a, b) => relevance[b]! - relevance[a]!);
+      const fbDocs = order.slice(0, FEEDBACK_DOCS);
+      const expansion = this.expansionTerms(
+        fbDocs.map((i) => facts[i]!),
+        fbDocs.map((i) => relevance[i]!),
+        queryStems,
+        stats.n,
+      );
+      let extraIds: number[] = [];
+      if (expansion.size > 0) {
+        const expTerms = [...expansion.keys()].map((stem) => ({ stem, word: stem, df: this.docFreq(stem) }));
+        for (const stem of expansion.keys()) idf.set(stem, bm25Idf(stats.n, this.docFreq(stem)));
+        extraIds = this.lexicalCandidates(expTerms, stats.n, Math.ceil(pool / 2), true);
       }
-      if (bm25 > maxBm25) maxBm25 = bm25;
-      let hrr = 0.5;
-      if (w.hrr > 0) {
-        const vec = this.store.decodeVector(fact.hrr_vector);
-        if (vec) {
-          queryVec ??= encodeText(query, this.store.hrrDim);
-          hrr = (similarity(queryVec, vec) + 1) / 2;
+      let fbVec: Float32Array | null = null;
+      if (dense && qVec) {
+        fbVec = new Float32Array(qVec);
+        let total = 0;
+        for (const i of fbDocs) total += Math.max(0, relevance[i]!);
+        for (const i of fbDocs) {
+          const v = dense.vector(facts[i]!.fact_id);
+          if (!v || total <= 0) continue;
+          const share = (w.feedback * Math.max(0, relevance[i]!)) / total;
+          for (let d = 0; d < fbVec.length; d++) fbVec[d]! += share * v[d]!;
         }
+        fbVec = normalised(fbVec);
+        const top = dense.top(fbVec, pool);
+        for (const [id] of top) extraIds.push(id);
+        denseFloor = top.length > 0 ? top[top.length - 1]![1] : denseFloor;
       }
-      const emb = embScores ? Math.max(0, embScores.get(fact.fact_id) ?? 0) : 0;
-      raw.push({ fact, bm25, coverage: covered / idfTotal, jac: jaccard(queryStems, tok.set), hrr, emb });
+      const known = new Set(facts.map((f) => f.fact_id));
+      const fresh = [...new Set(extraIds)].filter((id) => !known.has(id));
+      if (fresh.length > 0) facts.push(...this.loadFacts(fresh, options.category, minTrust, w.hrr > 0));
+      const expanded = new Map(queryStems);
+      for (const [stem, weight] of expansion) expanded.set(stem, w.feedback * weight);
+      stems = expanded;
+      vec = fbVec ?? vec;
+      semantic = dense && vec ? this.denseScores(facts, dense, vec, denseFloor) : null;
+      relevance = this.fuse(facts, this.lexicalScores(facts, stems, idf, stats), semantic, query);
     }
-    const scored: ScoredFact[] = raw.map((r) => {
-      const ftsRank = r.bm25 / maxBm25;
-      const relevance =
-        w.bm25 * ftsRank + w.coverage * r.coverage + w.jaccard * r.jac + w.hrr * r.hrr + w.embedding * r.emb;
-      let score = relevance * r.fact.trust_score;
-      if (this.halfLife > 0) score *= temporalDecay(r.fact.updated_at || r.fact.created_at, this.halfLife);
-      return stripVector({ ...r.fact, fts_rank: ftsRank, score });
+
+    // Conversational neighbourhood: facts written right before/after the strongest hits join the
+    // pool (a reply rarely repeats the words of the question it answers), then borrow their score.
+    if (w.context > 0) {
+      const order = facts.map((_, i) => i).sort((a, b) => relevance[b]! - relevance[a]!);
+      const known = new Set(facts.map((f) => f.fact_id));
+      const extra: number[] = [];
+      for (const i of order.slice(0, Math.max(NEIGHBOUR_SEEDS, limit * 2))) {
+        const id = facts[i]!.fact_id;
+        for (let d = 1; d <= CONTEXT_WINDOW; d++)
+          for (const nid of [id - d, id + d])
+            if (nid > 0 && !known.has(nid)) {
+              known.add(nid);
+              extra.push(nid);
+            }
+      }
+      if (extra.length > 0) {
+        facts.push(...this.loadFacts(extra, options.category, minTrust, w.hrr > 0));
+        semantic = dense && vec ? this.denseScores(facts, dense, vec, denseFloor) : null;
+        relevance = this.fuse(facts, this.lexicalScores(facts, stems, idf, stats), semantic, query);
+      }
+    }
+
+    const scored: ScoredFact[] = facts.map((fact, i) => {
+      let score = relevance[i]! * fact.trust_score;
+      if (this.halfLife > 0) score *= temporalDecay(fact.updated_at || fact.created_at, this.halfLife);
+      return stripVector({ ...fact, fts_rank: lexical.bm25[i] ?? 0, score });
     });
     if (w.context > 0) this.applyContext(scored, w.context);
     scored.sort((a, b) => b.score - a.score || a.fact_id - b.fact_id);
     return scored.slice(0, limit);
+  }
+
+  /** Document frequency of a stem in the side index (0 when absent). */
+  private docFreq(stem: string): number {
+    this.vocabStmt ??= this.store.db.prepare('SELECT doc FROM hm_facts_vocab WHERE term = ?');
+    const row = this.vocabStmt.get(stem) as { doc: number } | undefined;
+    return row?.doc ?? 0;
+  }
+
+  /**
+   * Fact ids matching any of the terms, BM25-ordered. Terms present in a large share of the store
+   * (a speaker's name) still score later but do not pull half the store into the pool.
+   */
+  private lexicalCandidates(
+    terms: ReadonlyArray<{ word: string; stem: string; df: number }>,
+    n: number,
+    pool: number,
+    byStem = false,
+  ): number[] {
+    const present = terms.filter((t) => t.df > 0).sort((a, b) => a.df - b.df);
+    const commonCut = Math.max(50, n * 0.2);
+    const matchTerms = present.filter((t, i) => i < 2 || t.df <= commonCut);
+    if (matchTerms.length === 0) return [];
+    // Stems are already index terms: match them as prefixes so the porter tokenizer agrees.
+    const match = matchTerms.map((t) => (byStem ? `"${t.stem}"*` : `"${t.word}"`)).join(' OR ');
+    try {
+      const rows = this.store.db
+        .prepare(
+          'SELECT rowid AS id FROM hm_facts_fts WHERE hm_facts_fts MATCH ? ORDER BY bm25(hm_facts_fts, 1.0, 0.5) LIMIT ?',
+        )
+        .all(match, pool) as Array<{ id: number }>;
+      return rows.map((r) => r.id);
+    } catch (error) {
+      this.store.logger.debug('holographic: FTS candidate query failed', { error: String(error) });
+      return [];
+    }
+  }
+
+  /** BM25 (normalised by the best fact), IDF-weighted coverage and Jaccard for weighted stems. */
+  private lexicalScores(
+    facts: readonly FactRow[],
+    stems: ReadonlyMap<string, number>,
+    idf: ReadonlyMap<string, number>,
+    stats: { n: number; avgLen: number },
+  ): { bm25: number[]; coverage: number[]; jaccard: number[] } {
+    let idfTotal = 0;
+    for (const [stem, weight] of stems) idfTotal += weight * (idf.get(stem) ?? 0);
+    idfTotal ||= 1;
+    const querySet = new Set<string>();
+    for (const [stem, weight] of stems) if (weight >= 1) querySet.add(stem);
+    const bm25: number[] = [];
+    const coverage: number[] = [];
+    const jac: number[] = [];
+    let maxBm25 = 1e-6;
+    for (const fact of facts) {
+      const tok = this.tokens(fact);
+      let score = 0;
+      let covered = 0;
+      const norm = BM25_K1 * (1 - BM25_B + (BM25_B * tok.length) / stats.avgLen);
+      for (const [stem, weight] of stems) {
+        const tf = tok.tf.get(stem) ?? 0;
+        if (tf === 0) continue;
+        const i = weight * (idf.get(stem) ?? 0);
+        covered += i;
+        score += (i * tf * (BM25_K1 + 1)) / (tf + norm);
+      }
+      if (score > maxBm25) maxBm25 = score;
+      bm25.push(score);
+      coverage.push(covered / idfTotal);
+      jac.push(jaccard(querySet, tok.set));
+    }
+    for (let i = 0; i < bm25.length; i++) bm25[i]! /= maxBm25;
+    return { bm25, coverage, jaccard: jac };
+  }
+
+  /** Cosine to the query, rescaled so the dense pool's floor maps to 0 and the best candidate to 1. */
+  private denseScores(
+    facts: readonly FactRow[],
+    dense: DenseIndex,
+    query: Float32Array,
+    floor: number,
+  ): number[] {
+    const raw = facts.map((f) => dense.score(query, f.fact_id));
+    let max = floor;
+    for (const x of raw) if (x > max) max = x;
+    const span = max - floor;
+    return raw.map((x) => (span > 1e-9 ? Math.max(0, (x - floor) / span) : 0));
+  }
+
+  private fuse(
+    facts: readonly FactRow[],
+    lexical: { bm25: number[]; coverage: number[]; jaccard: number[] },
+    semantic: number[] | null,
+    query: string,
+  ): number[] {
+    const w = this.weights;
+    let queryVec: Float64Array | null = null;
+    return facts.map((fact, i) => {
+      let rel = w.bm25 * lexical.bm25[i]! + w.coverage * lexical.coverage[i]! + w.jaccard * lexical.jaccard[i]!;
+      if (semantic) rel += w.embedding * semantic[i]!;
+      if (w.hrr > 0) {
+        const vec = this.store.decodeVector(fact.hrr_vector);
+        if (vec) {
+          queryVec ??= encodeText(query, this.store.hrrDim);
+          rel += w.hrr * ((similarity(queryVec, vec) + 1) / 2);
+        } else rel += w.hrr * 0.5;
+      }
+      return rel;
+    });
+  }
+
+  /**
+   * RM3-style expansion: stems weighted by their share of each feedback fact × that fact's relevance
+   * × IDF, excluding query stems, stopwords and terms in most of the store. Weights are scaled to
+   * a maximum of 1.
+   */
+  private expansionTerms(
+    docs: readonly FactRow[],
+    relevance: readonly number[],
+    queryStems: ReadonlyMap<string, number>,
+    n: number,
+  ): Map<string, number> {
+    const scores = new Map<string, number>();
+    const top = Math.max(...relevance, 1e-9);
+    docs.forEach((doc, k) => {
+      const tok = this.tokens(doc);
+      const docWeight = Math.max(0, relevance[k]!) / top;
+      for (const stem of tok.set) {
+        if (queryStems.has(stem) || stem.length < 3 || /^\d+$/.test(stem)) continue;
+        const p = (tok.tf.get(stem) ?? 0) / Math.max(1, tok.length);
+        scores.set(stem, (scores.get(stem) ?? 0) + p * docWeight);
+      }
+    });
+    const ranked: Array<[string, number]> = [];
+    for (const [stem, s] of scores) {
+      const df = this.docFreq(stem);
+      if (df === 0 || df > Math.max(5, n * 0.1)) continue;
+      ranked.push([stem, s * bm25Idf(n, df)]);
+    }
+    ranked.sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
+    const chosen = ranked.slice(0, FEEDBACK_TERMS);
+    const max = chosen[0]?.[1] ?? 1;
+    return new Map(chosen.map(([stem, s]) => [stem, s / max]));
   }
 
   /**
@@ -272,10 +438,12 @@ export class FactRetriever {
     const base = new Map(scored.map((f) => [f.fact_id, f.score]));
     for (const f of scored) {
       let best = 0;
-      for (const nid of [f.fact_id - 1, f.fact_id + 1]) {
-        const n = byId.get(nid);
-        if (!n || !withinHour(n.created_at, f.created_at)) continue;
-        best = Math.max(best, base.get(nid) ?? 0);
+      for (let d = 1; d <= CONTEXT_WINDOW; d++) {
+        for (const nid of [f.fact_id - d, f.fact_id + d]) {
+          const n = byId.get(nid);
+          if (!n || !withinHour(n.created_at, f.created_at)) continue;
+          best = Math.max(best, (base.get(nid) ?? 0) * CONTEXT_DECAY ** (d - 1));
+        }
       }
       f.score = base.get(f.fact_id)! + weight * best;
     }
@@ -384,41 +552,6 @@ export class FactRetriever {
     }
     this.entityIndex = index;
     return index;
-  }
-
-  private embeddingScores(query: Float32Array): Map<number, number> {
-    const embedder = this.store.embedder;
-    const out = new Map<number, number>();
-    if (!embedder) return out;
-    if (!this.embeddings || this.embeddings.model !== embedder.id) {
-      const byId = new Map<number, Float32Array>();
-      for (const row of this.store.db
-        .prepare('SELECT fact_id, dim, vector FROM hm_embeddings WHERE model = ?')
-        .iterate(embedder.id) as Iterable<{
-        fact_id: number;
-        dim: number;
-        vector: Buffer;
-      }>) {
-        const copy = new Float32Array(row.dim);
-        new Uint8Array(copy.buffer).set(row.vector.subarray(0, row.dim * 4));
-        byId.set(row.fact_id, copy);
-      }
-      this.embeddings = { model: embedder.id, byId };
-    }
-    let qn = 0;
-    for (let i = 0; i < query.length; i++) qn += query[i]! * query[i]!;
-    qn = Math.sqrt(qn) || 1;
-    for (const [id, v] of this.embeddings.byId) {
-      if (v.length !== query.length) continue;
-      let dot = 0;
-      let vn = 0;
-      for (let i = 0; i < v.length; i++) {
-        dot += v[i]! * query[i]!;
-        vn += v[i]! * v[i]!;
-      }
-      out.set(id, dot / (qn * (Math.sqrt(vn) || 1)));
-    }
-    return out;
   }
 
   // --- Algebraic queries ---------------------------------------------------------------------------
@@ -612,6 +745,10 @@ function round3(x: number): number {
 function stripVector<T extends { hrr_vector?: unknown }>(row: T): Omit<T, 'hrr_vector'> {
   const { hrr_vector: _drop, ...rest } = row;
   return rest;
+}
+
+function bm25Idf(n: number, df: number): number {
+  return Math.log(1 + (n - df + 0.5) / (df + 0.5));
 }
 
 function withinHour(a: string, b: string): boolean {

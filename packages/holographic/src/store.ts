@@ -15,6 +15,7 @@ import {
   phasesToBytes,
   snrEstimate,
 } from './hrr';
+import { DenseIndex } from './dense';
 import { FactRetriever } from './retrieval';
 import { indexText } from './text';
 import type {
@@ -89,6 +90,10 @@ export class FactStore {
   private conn: SharedConnection | null;
   private readonly stmts: ReturnType<typeof prepare>;
   private readonly dirtyBanks = new Set<string>();
+  /** Facts without an embedding for `embedder` (null until first loaded from the DB). */
+  private pendingEmbeds: Set<number> | null = null;
+  private dense: DenseIndex | null = null;
+  private embedding: Promise<void> | null = null;
 
   constructor(options: FactStoreOptions) {
     this.dbPath = options.dbPath;
@@ -291,12 +296,15 @@ export class FactStore {
     return this.retriever.search(query, options);
   }
 
-  /** `search`, after embedding pending facts and the query when an embedder is configured. */
+  /**
+   * `search`, with the semantic signal when an embedder is configured: facts added since the last
+   * call are embedded first, in the same batch as the query.
+   */
   async recall(query: string, options: SearchOptions = {}): Promise<ScoredFact[]> {
     if (!this.embedder || this.retriever.weights.embedding <= 0 || !query.trim())
       return this.search(query, options);
-    await this.embedPending();
-    const [vec] = await this.embedder.embed([query]);
+    const vec = await this.embedPendingAnd(query);
+    if (this.closed) return [];
     return this.search(query, { ...options, queryEmbedding: vec });
   }
 
@@ -401,8 +409,12 @@ export class FactStore {
       for (const { fact_id } of ids) {
         s.ftsDelete.run(fact_id);
         s.embeddingDelete.run(fact_id);
+        this.dense?.remove(fact_id);
         const row = s.factText.get(fact_id) as { content: string; tags: string | null } | undefined;
-        if (row) s.ftsInsert.run(fact_id, indexText(row.content), indexText(row.tags ?? ''));
+        if (row) {
+          s.ftsInsert.run(fact_id, indexText(row.content), indexText(row.tags ?? ''));
+          this.pendingEmbeds?.add(fact_id);
+        } else this.pendingEmbeds?.delete(fact_id);
         s.dirtyDelete.run(fact_id);
       }
       this.retriever.invalidate();
@@ -411,33 +423,109 @@ export class FactStore {
     else this.db.transaction(run).immediate();
   }
 
-  /** Embed facts that have no vector for the configured embedder, in batches. Returns how many. */
-  async embedPending(batchSize = 256): Promise<number> {
-    const embedder = this.embedder;
-    if (!embedder) return 0;
+  /** Embed every fact that has no vector for the configured embedder, in batches. Returns how many. */
+  async embedPending(batchSize = 512): Promise<number> {
     let total = 0;
     for (;;) {
-      if (this.closed) return total;
-      this.syncSideIndex();
-      const rows = this.stmts.missingEmbeddings.all(embedder.id, batchSize) as Array<{
-        fact_id: number;
-        content: string;
-      }>;
-      if (rows.length === 0) return total;
-      const vectors = await embedder.embed(rows.map((r) => r.content));
-      if (this.closed) return total;
-      this.db
-        .transaction(() => {
-          rows.forEach((r, i) => {
-            const v = vectors[i];
-            if (!v) return;
-            const buf = Buffer.from(v.buffer, v.byteOffset, v.byteLength);
-            this.stmts.embeddingUpsert.run(r.fact_id, embedder.id, v.length, buf);
-          });
-        })
-        .immediate();
-      this.retriever.invalidate();
-      total += rows.length;
+      const before = this.pendingCount();
+      if (before === 0 || this.closed) return total;
+      await this.embedPendingAnd(undefined, batchSize);
+      const after = this.pendingCount();
+      total += before - after;
+      if (after >= before) return total;
+    }
+  }
+
+  /** Facts still waiting for an embedding (0 without an embedder). */
+  pendingCount(): number {
+    if (!this.embedder || this.closed) return 0;
+    this.syncSideIndex();
+    return this.loadPending().size;
+  }
+
+  /**
+   * The in-memory dense index of the configured embedder, loaded from `hm_embeddings` on first use
+   * and kept current by `embedPending` / `syncSideIndex` (null without an embedder).
+   */
+  denseIndex(): DenseIndex | null {
+    const embedder = this.embedder;
+    if (!embedder || this.closed) return null;
+    if (this.dense && this.dense.model === embedder.id) return this.dense;
+    const index = new DenseIndex(embedder.id, embedder.dimensions, 1024);
+    for (const row of this.stmts.embeddingsOfModel.iterate(embedder.id) as Iterable<{
+      fact_id: number;
+      dim: number;
+      vector: Buffer;
+    }>) {
+      if (row.dim !== embedder.dimensions) continue;
+      const v = new Float32Array(row.dim);
+      new Uint8Array(v.buffer).set(row.vector.subarray(0, row.dim * 4));
+      index.set(row.fact_id, v);
+    }
+    this.dense = index;
+    return index;
+  }
+
+  /** Pending ids, read from the DB once per open; afterwards maintained by `syncSideIndex`. */
+  private loadPending(): Set<number> {
+    if (this.pendingEmbeds) return this.pendingEmbeds;
+    const ids = this.stmts.missingEmbeddingIds.all(this.embedder?.id ?? '') as Array<{ fact_id: number }>;
+    this.pendingEmbeds = new Set(ids.map((r) => r.fact_id));
+    return this.pendingEmbeds;
+  }
+
+  /**
+   * Embed up to `batchSize` pending facts together with `query` (one embedder call), store them and
+   * return the query's vector. Concurrent callers wait for an in-flight batch first.
+   */
+  private async embedPendingAnd(
+    query: string | undefined,
+    batchSize = 4096,
+  ): Promise<Float32Array | undefined> {
+    const embedder = this.embedder;
+    if (!embedder) return undefined;
+    while (this.embedding) await this.embedding;
+    if (this.closed) return undefined;
+    this.syncSideIndex();
+    const pending = this.loadPending();
+    const batch: Array<{ fact_id: number; content: string }> = [];
+    for (const id of pending) {
+      if (batch.length >= batchSize) break;
+      const row = this.stmts.factText.get(id) as { content: string } | undefined;
+      if (row) batch.push({ fact_id: id, content: row.content });
+      else pending.delete(id);
+    }
+    if (batch.length === 0 && query === undefined) return undefined;
+    const texts = batch.map((r) => r.content);
+    if (query !== undefined) texts.push(query);
+    let release: () => void = () => {};
+    this.embedding = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    try {
+      const vectors = await embedder.embed(texts);
+      if (!this.closed && batch.length > 0) {
+        const dense = this.denseIndex();
+        this.db
+          .transaction(() => {
+            batch.forEach((r, i) => {
+              const v = vectors[i];
+              if (!v || !pending.has(r.fact_id)) return;
+              // Skip a fact whose content changed while the batch was being embedded.
+              const now = this.stmts.factText.get(r.fact_id) as { content: string } | undefined;
+              if (now?.content !== r.content) return;
+              const buf = Buffer.from(v.buffer, v.byteOffset, v.byteLength);
+              this.stmts.embeddingUpsert.run(r.fact_id, embedder.id, v.length, buf);
+              dense?.set(r.fact_id, v);
+              pending.delete(r.fact_id);
+            });
+          })
+          .immediate();
+      }
+      return query === undefined ? undefined : vectors[batch.length];
+    } finally {
+      this.embedding = null;
+      release();
     }
   }
 
@@ -540,8 +628,9 @@ function prepare(db: Db) {
     embeddingUpsert: db.prepare(
       'INSERT OR REPLACE INTO hm_embeddings (fact_id, model, dim, vector) VALUES (?, ?, ?, ?)',
     ),
-    missingEmbeddings: db.prepare(
-      'SELECT f.fact_id, f.content FROM facts f LEFT JOIN hm_embeddings e ON e.fact_id = f.fact_id AND e.model = ? WHERE e.fact_id IS NULL ORDER BY f.fact_id LIMIT ?',
+    missingEmbeddingIds: db.prepare(
+      'SELECT f.fact_id FROM facts f LEFT JOIN hm_embeddings e ON e.fact_id = f.fact_id AND e.model = ? WHERE e.fact_id IS NULL ORDER BY f.fact_id',
     ),
+    embeddingsOfModel: db.prepare('SELECT fact_id, dim, vector FROM hm_embeddings WHERE model = ?'),
   };
 }

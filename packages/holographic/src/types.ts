@@ -64,6 +64,11 @@ export interface DefaultWeights {
   embedding: number;
   /** Share of the best adjacent fact's score a fact borrows (episodic contiguity). */
   context: number;
+  /**
+   * Pseudo-relevance feedback: weight of the expansion terms taken from the best first-pass facts
+   * (and share of their embedding centroid mixed into the query vector). 0 disables it.
+   */
+  feedback: number;
 }
 
 export interface SearchOptions {

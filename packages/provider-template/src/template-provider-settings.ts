@@ -35,13 +35,23 @@ export function resolveTemplateSettings(
   providerConfig: Readonly<Record<string, unknown>> = {},
   env: Readonly<Record<string, string | undefined>> = {},
 ): ResolvedTemplateSettings {
-  const fileName = settings.fileName ?? env.TEMPLATE_FILE ?? stringValue(providerConfig.file_name) ?? TEMPLATE_DEFAULTS.fileName;
+  const fileName =
+    settings.fileName ??
+    env.TEMPLATE_FILE ??
+    stringValue(providerConfig.file_name) ??
+    TEMPLATE_DEFAULTS.fileName;
   if (fileName === '' || fileName.includes('/') || fileName.includes('\\') || fileName.startsWith('.')) {
-    throw new SettingsError('fileName', `Template memory file name '${fileName}' must be a plain file name inside HERMES_HOME.`);
+    throw new SettingsError(
+      'fileName',
+      `Template memory file name '${fileName}' must be a plain file name inside HERMES_HOME.`,
+    );
   }
   const maxResults = positiveInteger(
     'maxResults',
-    settings.maxResults ?? env.TEMPLATE_MAX_RESULTS ?? providerConfig.max_results ?? TEMPLATE_DEFAULTS.maxResults,
+    settings.maxResults ??
+      env.TEMPLATE_MAX_RESULTS ??
+      providerConfig.max_results ??
+      TEMPLATE_DEFAULTS.maxResults,
     50,
   );
   const maxEntryChars = positiveInteger(
@@ -59,7 +69,10 @@ function stringValue(value: unknown): string | undefined {
 function positiveInteger(name: string, value: unknown, max: number): number {
   const n = typeof value === 'string' ? Number(value) : value;
   if (typeof n !== 'number' || !Number.isInteger(n) || n < 1 || n > max) {
-    throw new SettingsError(name, `Template memory setting '${name}' must be an integer from 1 to ${max}, got ${String(value)}.`);
+    throw new SettingsError(
+      name,
+      `Template memory setting '${name}' must be an integer from 1 to ${max}, got ${String(value)}.`,
+    );
   }
   return n;
 }

@@ -16,11 +16,19 @@ function newHome(): string {
   return home.path;
 }
 
-function context(hermesHome: string, agentContext: AgentContext = 'primary', extra: Partial<InitContext> = {}): InitContext {
+function context(
+  hermesHome: string,
+  agentContext: AgentContext = 'primary',
+  extra: Partial<InitContext> = {},
+): InitContext {
   return { hermesHome, platform: 'cli', agentContext, logger: silentLogger, env: {}, ...extra };
 }
 
-async function open(hermesHome: string, agentContext: AgentContext = 'primary', extra: Partial<InitContext> = {}) {
+async function open(
+  hermesHome: string,
+  agentContext: AgentContext = 'primary',
+  extra: Partial<InitContext> = {},
+) {
   const provider = createTemplateProvider();
   await provider.initialize('s1', context(hermesHome, agentContext, extra));
   return provider;
@@ -40,10 +48,15 @@ describe('TemplateProvider', () => {
   it('remembers through the tool, searches by keyword and survives a restart', async () => {
     const home = newHome();
     const first = await open(home);
-    expect(parse(await first.handleToolCall('template_remember', { content: 'The user keeps bees on the roof.' }))).toMatchObject({
+    expect(
+      parse(await first.handleToolCall('template_remember', { content: 'The user keeps bees on the roof.' })),
+    ).toMatchObject({
       success: true,
     });
-    await first.handleToolCall('template_remember', JSON.stringify({ content: 'The user drives a red van.' }));
+    await first.handleToolCall(
+      'template_remember',
+      JSON.stringify({ content: 'The user drives a red van.' }),
+    );
     await first.shutdown();
     const second = await open(home);
     const result = parse(await second.handleToolCall('template_search', { query: 'bees roof', limit: 3 }));
@@ -79,9 +92,11 @@ describe('TemplateProvider', () => {
     const lines = fs.readFileSync(file, 'utf8').trim().split('\n');
     expect(lines.every((line) => JSON.parse(line))).toBeTruthy();
     const third = await open(home);
-    const texts = (parse(await third.handleToolCall('template_search', { query: 'crash' })).results as Array<{ text: string }>).map(
-      (r) => r.text,
-    );
+    const texts = (
+      parse(await third.handleToolCall('template_search', { query: 'crash' })).results as Array<{
+        text: string;
+      }>
+    ).map((r) => r.text);
     expect(texts.sort()).toEqual(['kept before the crash', 'written after the crash']);
     await third.shutdown();
   });
@@ -89,13 +104,19 @@ describe('TemplateProvider', () => {
   it('leaves a torn file untouched in a read-only context', async () => {
     const home = newHome();
     const file = path.join(home, 'template-memory.jsonl');
-    fs.writeFileSync(file, '{"op":"add","entry":{"id":"a","kind":"note","text":"whole line","createdAt":1}}\n{"op":"ad', {
-      mode: 0o600,
-    });
+    fs.writeFileSync(
+      file,
+      '{"op":"add","entry":{"id":"a","kind":"note","text":"whole line","createdAt":1}}\n{"op":"ad',
+      {
+        mode: 0o600,
+      },
+    );
     const before = fs.readFileSync(file, 'utf8');
     const provider = await open(home, 'subagent');
     expect(parse(await provider.handleToolCall('template_search', { query: 'whole' })).count).toBe(1);
-    expect(parse(await provider.handleToolCall('template_remember', { content: 'x' }))).toMatchObject({ success: false });
+    expect(parse(await provider.handleToolCall('template_remember', { content: 'x' }))).toMatchObject({
+      success: false,
+    });
     await provider.shutdown();
     expect(fs.readFileSync(file, 'utf8')).toBe(before);
   });
@@ -172,14 +193,15 @@ describe('TemplateProvider', () => {
       providerConfig: { file_name: 'custom.jsonl' },
       env: { TEMPLATE_MAX_RESULTS: '2' },
     });
-    for (const n of [1, 2, 3]) await provider.handleToolCall('template_remember', { content: `fact number ${n} about owls` });
+    for (const n of [1, 2, 3])
+      await provider.handleToolCall('template_remember', { content: `fact number ${n} about owls` });
     expect(parse(await provider.handleToolCall('template_search', { query: 'owls' })).count).toBe(2);
     await provider.shutdown();
     expect(fs.existsSync(path.join(home, 'custom.jsonl'))).toBe(true);
     const bad = createTemplateProvider();
-    await expect(bad.initialize('s', context(home, 'primary', { env: { TEMPLATE_MAX_RESULTS: 'lots' } }))).rejects.toThrow(
-      SettingsError,
-    );
+    await expect(
+      bad.initialize('s', context(home, 'primary', { env: { TEMPLATE_MAX_RESULTS: 'lots' } })),
+    ).rejects.toThrow(SettingsError);
     expect(() => createTemplateProvider({ fileName: '../escape.jsonl' })).toThrow(/plain file name/);
     expect(createTemplateProvider({ enabled: false }).isAvailable()).toBe(false);
     expect(createTemplateProvider({ enabled: false }).unavailableReason()).toMatch(/disabled/);

@@ -103,7 +103,12 @@ export class TemplateProvider extends MemoryProvider {
           type: 'object',
           properties: {
             query: { type: 'string', description: 'Keywords to look for.' },
-            limit: { type: 'integer', description: 'Maximum number of results (1-20).', minimum: 1, maximum: 20 },
+            limit: {
+              type: 'integer',
+              description: 'Maximum number of results (1-20).',
+              minimum: 1,
+              maximum: 20,
+            },
           },
           required: ['query'],
         },
@@ -201,7 +206,11 @@ export class TemplateProvider extends MemoryProvider {
     if (this.closed || !this.writable) return;
     this.queue.push(async () => {
       const store = this.requireStore();
-      const previous = this.findMirrors(target, metadata?.previousContent ?? (action === 'remove' ? content : undefined), metadata?.oldText);
+      const previous = this.findMirrors(
+        target,
+        metadata?.previousContent ?? (action === 'remove' ? content : undefined),
+        metadata?.oldText,
+      );
       if (action === 'add') await store.add('mirror', content, { target });
       else if (action === 'replace') await store.replace(previous, 'mirror', content, { target });
       else await store.remove(previous);
@@ -288,15 +297,20 @@ export class TemplateProvider extends MemoryProvider {
   }
 
   private async rememberTool(args: unknown): Promise<string> {
-    if (!this.writable) return toolError('Template memory is read-only in this context (only the primary agent writes).');
+    if (!this.writable)
+      return toolError('Template memory is read-only in this context (only the primary agent writes).');
     const content = requiredString(parseToolArgs(args), 'content').trim();
     if (content.length > this.settings.maxEntryChars) {
-      return toolError(`Content is ${content.length} characters; the limit is ${this.settings.maxEntryChars}.`);
+      return toolError(
+        `Content is ${content.length} characters; the limit is ${this.settings.maxEntryChars}.`,
+      );
     }
     // Stored text comes back into later prompts: refuse injection and exfiltration payloads.
     const scan = scanWrite(content);
     if (!scan.ok) return toolError(scan.message);
-    const entry = await this.enqueue(() => this.requireStore().add('note', content, { sessionId: this.sessionId }));
+    const entry = await this.enqueue(() =>
+      this.requireStore().add('note', content, { sessionId: this.sessionId }),
+    );
     return toolResult({ success: true, id: entry.id, message: 'Remembered.' });
   }
 
@@ -315,7 +329,11 @@ export class TemplateProvider extends MemoryProvider {
   }
 
   /** Ids of mirrored entries matching the previous text exactly, else containing `oldText`. */
-  private findMirrors(target: MemoryTarget, previousContent: string | undefined, oldText: string | undefined): string[] {
+  private findMirrors(
+    target: MemoryTarget,
+    previousContent: string | undefined,
+    oldText: string | undefined,
+  ): string[] {
     const mirrors = this.requireStore()
       .all()
       .filter((e: StoredEntry) => e.kind === ('mirror' satisfies EntryKind) && e.target === target);

@@ -69,7 +69,8 @@ export class JsonlStore {
     try {
       raw = await fs.promises.readFile(this.path, 'utf8');
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { entries: 0, corruptLines: 0, tornTail: false };
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT')
+        return { entries: 0, corruptLines: 0, tornTail: false };
       throw error;
     }
     const lastNewline = raw.lastIndexOf('\n');
@@ -85,12 +86,17 @@ export class JsonlStore {
       this.logger.warn(`template memory: skipped a torn last line in ${this.path} (interrupted write)`);
       if (options.repair) await fs.promises.truncate(this.path, Buffer.byteLength(complete, 'utf8'));
     }
-    if (corruptLines > 0) this.logger.warn(`template memory: skipped ${corruptLines} unreadable line(s) in ${this.path}`);
+    if (corruptLines > 0)
+      this.logger.warn(`template memory: skipped ${corruptLines} unreadable line(s) in ${this.path}`);
     return { entries: this.entries.size, corruptLines, tornTail };
   }
 
   /** Add an entry durably; resolves with it once it is on disk. */
-  async add(kind: EntryKind, text: string, extra: { target?: string; sessionId?: string } = {}): Promise<StoredEntry> {
+  async add(
+    kind: EntryKind,
+    text: string,
+    extra: { target?: string; sessionId?: string } = {},
+  ): Promise<StoredEntry> {
     const entry: StoredEntry = { id: randomUUID(), kind, text, createdAt: Date.now(), ...extra };
     await this.append([{ op: 'add', entry }]);
     return entry;
@@ -111,7 +117,9 @@ export class JsonlStore {
     extra: { target?: string; sessionId?: string } = {},
   ): Promise<StoredEntry> {
     const entry: StoredEntry = { id: randomUUID(), kind, text, createdAt: Date.now(), ...extra };
-    const lines: LogLine[] = oldIds.filter((id) => this.entries.has(id)).map((id) => ({ op: 'remove', id }) as const);
+    const lines: LogLine[] = oldIds
+      .filter((id) => this.entries.has(id))
+      .map((id) => ({ op: 'remove', id }) as const);
     lines.push({ op: 'add', entry });
     await this.append(lines);
     return entry;

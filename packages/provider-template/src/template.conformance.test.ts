@@ -1,7 +1,7 @@
 import { describeMemoryProvider } from '@hermes-memory/testkit';
 import { TemplateProvider } from './template-provider';
 
-// The whole conformance kit, every check claimed: this is what CI runs for the template, and what a
+// The whole conformance kit, every check claimed: this is what CI runs on every change, and what a
 // fork keeps running as it replaces the store with its own backend.
 describeMemoryProvider('template', {
   create: () => new TemplateProvider(),

@@ -17,8 +17,20 @@ export {
   validateConformanceOptions,
 } from './conformance/suite';
 export { ConformanceFailure, DEFAULT_CAPABILITIES, snapshotFiles } from './conformance/runtime';
-export { HERMES_CORE_TOOL_NAMES, TOOL_NAME_PATTERN, isReservedForProvider, toolSchemaProblems } from './conformance/tool-schema';
-export { type IoTouch, type IoTrap, type IoTrapMode, IoTrapError, formatTouches, primeIoTrap, startIoTrap } from './conformance/io-trap';
+export {
+  TOOL_NAME_PATTERN,
+  isReservedForProvider,
+  toolSchemaProblems,
+} from './conformance/tool-schema';
+export {
+  type IoTouch,
+  type IoTrap,
+  type IoTrapMode,
+  IoTrapError,
+  formatTouches,
+  primeIoTrap,
+  startIoTrap,
+} from './conformance/io-trap';
 export type {
   CheckResult,
   CheckStatus,

@@ -14,7 +14,10 @@ import { GoodProvider, harnessFor } from './fixtures/good-provider';
 afterAll(() => cleanPrototype());
 
 // The kit run the way a provider package runs it.
-describeMemoryProvider('good (testkit baseline)', harnessFor(() => new GoodProvider()));
+describeMemoryProvider(
+  'good (testkit baseline)',
+  harnessFor(() => new GoodProvider()),
+);
 
 describe('the conformance kit', () => {
   it('has stable, unique check ids and a broken provider for every check', () => {
@@ -27,15 +30,22 @@ describe('the conformance kit', () => {
 
   it('passes every check for the baseline provider', async () => {
     const results = await runConformanceSuite(harnessFor(() => new GoodProvider()));
-    expect(results.filter((r) => r.status !== 'passed'), formatConformanceSummary('good', results)).toEqual([]);
+    expect(
+      results.filter((r) => r.status !== 'passed'),
+      formatConformanceSummary('good', results),
+    ).toEqual([]);
   }, 60_000);
 
-  it.each(Object.entries(BROKEN))('catches %s', async (_file, broken) => {
-    const result = await runConformanceCheck(broken.check, broken.harness);
-    cleanPrototype();
-    expect(result.status, result.message).toBe('failed');
-    expect(result.message).toMatch(broken.message);
-  }, 60_000);
+  it.each(Object.entries(BROKEN))(
+    'catches %s',
+    async (_file, broken) => {
+      const result = await runConformanceCheck(broken.check, broken.harness);
+      cleanPrototype();
+      expect(result.status, result.message).toBe('failed');
+      expect(result.message).toMatch(broken.message);
+    },
+    60_000,
+  );
 
   it('reports explicit skips with their reason and unclaimed capabilities as skips', async () => {
     const harness = harnessFor(() => new GoodProvider(), {
@@ -44,7 +54,11 @@ describe('the conformance kit', () => {
     const skipped = await runConformanceCheck('tools.hostile-args', harness, {
       skip: { 'tools.hostile-args': 'backend validates server-side; see issue #12' },
     });
-    expect(skipped).toEqual({ id: 'tools.hostile-args', status: 'skipped', message: 'backend validates server-side; see issue #12' });
+    expect(skipped).toEqual({
+      id: 'tools.hostile-args',
+      status: 'skipped',
+      message: 'backend validates server-side; see issue #12',
+    });
     const unclaimed = await runConformanceCheck('mirror.add-replace-remove', harness);
     expect(unclaimed.status).toBe('skipped');
     expect(unclaimed.message).toMatch(/capability 'mirrors' is not claimed/);
@@ -54,17 +68,22 @@ describe('the conformance kit', () => {
 
   it('refuses skips without a reason and unknown check ids', async () => {
     const harness = harnessFor(() => new GoodProvider());
-    await expect(runConformanceCheck('tools.hostile-args', harness, { skip: { 'tools.hostile-args': ' ' } })).rejects.toThrow(
-      /needs a reason/,
+    await expect(
+      runConformanceCheck('tools.hostile-args', harness, { skip: { 'tools.hostile-args': ' ' } }),
+    ).rejects.toThrow(/needs a reason/);
+    await expect(
+      runConformanceCheck('tools.hostile-args', harness, { skip: { 'tools.typo': 'x' } }),
+    ).rejects.toThrow(/Unknown conformance check 'tools.typo'/);
+    await expect(runConformanceCheck('no.such-check', harness)).rejects.toThrow(
+      /Known checks: availability\.synchronous/,
     );
-    await expect(runConformanceCheck('tools.hostile-args', harness, { skip: { 'tools.typo': 'x' } })).rejects.toThrow(
-      /Unknown conformance check 'tools.typo'/,
-    );
-    await expect(runConformanceCheck('no.such-check', harness)).rejects.toThrow(/Known checks: availability\.synchronous/);
   });
 
   it('a provider that refuses tools in a read-only context still passes the non-primary check', async () => {
-    const result = await runConformanceCheck('context.non-primary-readonly', harnessFor(() => new GoodProvider()));
+    const result = await runConformanceCheck(
+      'context.non-primary-readonly',
+      harnessFor(() => new GoodProvider()),
+    );
     expect(result).toEqual({ id: 'context.non-primary-readonly', status: 'passed' });
   });
 });

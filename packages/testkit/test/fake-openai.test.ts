@@ -8,13 +8,20 @@ afterEach(async () => {
   await fake?.close();
 });
 
+// biome-ignore lint/suspicious/noExplicitAny: assertions walk the parsed response JSON freely
+type AnyJson = any;
+interface JsonResponse extends Response {
+  json(): Promise<AnyJson>;
+}
+
+const get = (path: string) => fetch(`${fake.url}${path}`) as Promise<JsonResponse>;
 const post = (path: string, body: unknown, init: RequestInit = {}) =>
   fetch(`${fake.url}${path}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...(init.headers ?? {}) },
     body: typeof body === 'string' ? body : JSON.stringify(body),
     signal: init.signal ?? null,
-  });
+  }) as Promise<JsonResponse>;
 
 /** Parse an SSE body into its `data:` payloads. */
 async function sse(response: Response): Promise<string[]> {
@@ -31,14 +38,18 @@ describe('startFakeOpenAI: chat completions', () => {
     fake = await startFakeOpenAI({ script: ['first', { content: 'second', model: 'gpt-fake' }] });
     expect(fake.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v1$/);
     expect(fake.port).toBeGreaterThan(0);
-    const one = await (await post('/chat/completions', { model: 'm1', messages: [{ role: 'user', content: 'hi' }] })).json();
+    const one = await (
+      await post('/chat/completions', { model: 'm1', messages: [{ role: 'user', content: 'hi' }] })
+    ).json();
     expect(one).toMatchObject({
       object: 'chat.completion',
       model: 'm1',
       choices: [{ index: 0, message: { role: 'assistant', content: 'first' }, finish_reason: 'stop' }],
     });
     expect(one.usage.total_tokens).toBe(one.usage.prompt_tokens + one.usage.completion_tokens);
-    const two = await (await post('/chat/completions', { messages: [{ role: 'user', content: 'again' }] })).json();
+    const two = await (
+      await post('/chat/completions', { messages: [{ role: 'user', content: 'again' }] })
+    ).json();
     expect(two.choices[0].message.content).toBe('second');
     expect(two.model).toBe('gpt-fake');
     expect(fake.pendingReplies).toBe(0);
@@ -46,9 +57,13 @@ describe('startFakeOpenAI: chat completions', () => {
 
   it('records method, path, headers and the parsed body', async () => {
     fake = await startFakeOpenAI({ script: ['ok'] });
-    await post('/chat/completions', { model: 'm', messages: [{ role: 'user', content: 'remember me' }] }, {
-      headers: { authorization: 'Bearer sk-test' },
-    });
+    await post(
+      '/chat/completions',
+      { model: 'm', messages: [{ role: 'user', content: 'remember me' }] },
+      {
+        headers: { authorization: 'Bearer sk-test' },
+      },
+    );
     expect(fake.requests).toHaveLength(1);
     const [request] = fake.requests;
     expect(request).toMatchObject({ method: 'POST', path: '/v1/chat/completions', status: 200 });
@@ -64,7 +79,8 @@ describe('startFakeOpenAI: chat completions', () => {
       fallback: (request) => ({ content: `fallback for ${request.messages.length} message(s)` }),
     });
     const ask = async (content: string) =>
-      (await (await post('/chat/completions', { messages: [{ role: 'user', content }] })).json()).choices[0].message.content;
+      (await (await post('/chat/completions', { messages: [{ role: 'user', content }] })).json()).choices[0]
+        .message.content;
     expect(await ask('one')).toBe('echo: one');
     expect(await ask('two')).toBe('fallback for 1 message(s)');
   });
@@ -80,21 +96,32 @@ describe('startFakeOpenAI: chat completions', () => {
     fake = await startFakeOpenAI({
       script: [{ toolCalls: [{ name: 'memory', arguments: { action: 'add', content: 'likes tea' } }] }],
     });
-    const body = await (await post('/chat/completions', { messages: [{ role: 'user', content: 'x' }] })).json();
+    const body = await (
+      await post('/chat/completions', { messages: [{ role: 'user', content: 'x' }] })
+    ).json();
     expect(body.choices[0].finish_reason).toBe('tool_calls');
     expect(body.choices[0].message.content).toBeNull();
     expect(body.choices[0].message.tool_calls).toEqual([
-      { id: 'call_fake_1', type: 'function', function: { name: 'memory', arguments: '{"action":"add","content":"likes tea"}' } },
+      {
+        id: 'call_fake_1',
+        type: 'function',
+        function: { name: 'memory', arguments: '{"action":"add","content":"likes tea"}' },
+      },
     ]);
   });
 
   it('serialises `json` replies for response_format json_object callers', async () => {
     fake = await startFakeOpenAI({ script: [{ json: { facts: ['a', 'b'] } }] });
     const body = await (
-      await post('/chat/completions', { messages: [{ role: 'user', content: 'x' }], response_format: { type: 'json_object' } })
+      await post('/chat/completions', {
+        messages: [{ role: 'user', content: 'x' }],
+        response_format: { type: 'json_object' },
+      })
     ).json();
     expect(JSON.parse(body.choices[0].message.content)).toEqual({ facts: ['a', 'b'] });
-    expect((fake.requests[0]!.body as { response_format: unknown }).response_format).toEqual({ type: 'json_object' });
+    expect((fake.requests[0]!.body as { response_format: unknown }).response_format).toEqual({
+      type: 'json_object',
+    });
   });
 
   it('streams content as SSE chunks ending in [DONE], with usage when asked', async () => {
@@ -130,7 +157,9 @@ describe('startFakeOpenAI: chat completions', () => {
         },
       ],
     });
-    const events = await sse(await post('/chat/completions', { messages: [{ role: 'user', content: 'x' }], stream: true }));
+    const events = await sse(
+      await post('/chat/completions', { messages: [{ role: 'user', content: 'x' }], stream: true }),
+    );
     const deltas = events
       .slice(0, -1)
       .map((e) => JSON.parse(e))
@@ -155,7 +184,11 @@ describe('startFakeOpenAI: chat completions', () => {
 
   it("works as the backend of core's OpenAICompatibleLlmClient", async () => {
     fake = await startFakeOpenAI({ apiKey: 'sk-fake-key', script: ['from the fake'] });
-    const client = new OpenAICompatibleLlmClient({ baseURL: fake.url, apiKey: 'sk-fake-key', model: 'fake-chat' });
+    const client = new OpenAICompatibleLlmClient({
+      baseURL: fake.url,
+      apiKey: 'sk-fake-key',
+      model: 'fake-chat',
+    });
     const reply = await client.chat({ messages: [{ role: 'user', content: 'hello' }] });
     expect(reply.content).toBe('from the fake');
     expect(fake.requests[0]!.headers.authorization).toBe('Bearer sk-fake-key');
@@ -165,14 +198,18 @@ describe('startFakeOpenAI: chat completions', () => {
 describe('startFakeOpenAI: embeddings and models', () => {
   it('returns deterministic normalised vectors in input order', async () => {
     fake = await startFakeOpenAI({ dimensions: 32 });
-    const body = await (await post('/embeddings', { model: 'fake-embedding', input: ['tea with milk', 'green tea'] })).json();
+    const body = await (
+      await post('/embeddings', { model: 'fake-embedding', input: ['tea with milk', 'green tea'] })
+    ).json();
     expect(body.object).toBe('list');
     expect(body.data.map((d: { index: number }) => d.index)).toEqual([0, 1]);
     const [a, b] = body.data.map((d: { embedding: number[] }) => d.embedding);
     expect(a).toHaveLength(32);
     expect(a).toEqual(hashEmbedding('tea with milk', 32));
     expect(Math.hypot(...a)).toBeCloseTo(1, 6);
-    expect(cosineSimilarity(a, b)).toBeGreaterThan(cosineSimilarity(a, hashEmbedding('quarterly tax filing', 32)));
+    expect(cosineSimilarity(a, b)).toBeGreaterThan(
+      cosineSimilarity(a, hashEmbedding('quarterly tax filing', 32)),
+    );
     expect(body.usage.prompt_tokens).toBeGreaterThan(0);
   });
 
@@ -182,7 +219,9 @@ describe('startFakeOpenAI: embeddings and models', () => {
     expect(scripted.data[0].embedding).toEqual([4, 0, 0]);
     await fake.close();
     fake = await startFakeOpenAI();
-    const body = await (await post('/embeddings', { input: 'hello', dimensions: 8, encoding_format: 'base64' })).json();
+    const body = await (
+      await post('/embeddings', { input: 'hello', dimensions: 8, encoding_format: 'base64' })
+    ).json();
     const bytes = Buffer.from(body.data[0].embedding, 'base64');
     const floats = new Float32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 4);
     expect(Array.from(floats)).toEqual(hashEmbedding('hello', 8).map((x) => Math.fround(x)));
@@ -196,23 +235,31 @@ describe('startFakeOpenAI: embeddings and models', () => {
 
   it('lists models and 404s unknown routes', async () => {
     fake = await startFakeOpenAI({ models: ['a', 'b'] });
-    const list = await (await fetch(`${fake.url}/models`)).json();
+    const list = await (await get('/models')).json();
     expect(list.data.map((m: { id: string }) => m.id)).toEqual(['a', 'b']);
-    expect((await fetch(`${fake.url}/models/a`)).status).toBe(200);
-    expect((await fetch(`${fake.url}/models/zzz`)).status).toBe(404);
-    expect((await fetch(`${fake.url}/nope`)).status).toBe(404);
+    expect((await get('/models/a')).status).toBe(200);
+    expect((await get('/models/zzz')).status).toBe(404);
+    expect((await get('/nope')).status).toBe(404);
   });
 });
 
 describe('startFakeOpenAI: auth and faults', () => {
   it('requires the Bearer key when configured', async () => {
     fake = await startFakeOpenAI({ apiKey: 'sk-right', script: ['ok'] });
-    const wrong = await post('/chat/completions', { messages: [] }, { headers: { authorization: 'Bearer sk-wrong' } });
+    const wrong = await post(
+      '/chat/completions',
+      { messages: [] },
+      { headers: { authorization: 'Bearer sk-wrong' } },
+    );
     expect(wrong.status).toBe(401);
     expect((await wrong.json()).error.code).toBe('invalid_api_key');
-    const missing = await fetch(`${fake.url}/models`);
+    const missing = await get('/models');
     expect(missing.status).toBe(401);
-    const right = await post('/chat/completions', { messages: [] }, { headers: { authorization: 'Bearer sk-right' } });
+    const right = await post(
+      '/chat/completions',
+      { messages: [] },
+      { headers: { authorization: 'Bearer sk-right' } },
+    );
     expect(right.status).toBe(200);
     expect(fake.requests.map((r) => r.status)).toEqual([401, 401, 200]);
   });
@@ -259,9 +306,9 @@ describe('startFakeOpenAI: auth and faults', () => {
     fake = await startFakeOpenAI({ script: ['after the reset'] });
     fake.fail({ type: 'reset' });
     await expect(post('/chat/completions', { messages: [] })).rejects.toThrow(/fetch failed/);
-    expect((await (await post('/chat/completions', { messages: [] })).json()).choices[0].message.content).toBe(
-      'after the reset',
-    );
+    expect(
+      (await (await post('/chat/completions', { messages: [] })).json()).choices[0].message.content,
+    ).toBe('after the reset');
   });
 
   it('sends malformed JSON and broken SSE bodies', async () => {
@@ -271,7 +318,9 @@ describe('startFakeOpenAI: auth and faults', () => {
     expect(json.status).toBe(200);
     await expect(json.json()).rejects.toThrow(SyntaxError);
     const stream = await post('/chat/completions', { messages: [], stream: true });
-    const events = (await stream.text()).split('\n\n').filter((e) => e.startsWith('data: ') && e !== 'data: [DONE]');
+    const events = (await stream.text())
+      .split('\n\n')
+      .filter((e) => e.startsWith('data: ') && e !== 'data: [DONE]');
     expect(() => JSON.parse(events[0]!.slice(6))).toThrow(SyntaxError);
   });
 

@@ -83,7 +83,9 @@ describe('helpers', () => {
 
   it('collectLogs records redacted messages', () => {
     const logs = collectLogs();
-    logs.logger.warn('calling with Bearer sk-abcdefghijklmnopqrstuvwxyz', { apiKey: 'sk-abcdefghijklmnopqrstuvwxyz' });
+    logs.logger.warn('calling with Bearer sk-abcdefghijklmnopqrstuvwxyz', {
+      apiKey: 'sk-abcdefghijklmnopqrstuvwxyz',
+    });
     logs.logger.info('hello');
     expect(logs.messages('warn')).toEqual(['calling with Bearer [redacted]']);
     expect(logs.contains('sk-abcdefghijklmnopqrstuvwxyz')).toBe(false);

@@ -125,10 +125,11 @@ export class MemoryStore {
 
   /**
    * Read both files and capture the frozen snapshot. Call at session start; writes during the
-   * session never change the snapshot (it keeps the prompt-cache prefix stable).
+   * session never change the snapshot (it keeps the prompt-cache prefix stable). `createDir:
+   * false` (read-only contexts) leaves the disk untouched.
    */
-  load(): this {
-    fs.mkdirSync(this.memoryDir, { recursive: true, mode: 0o700 });
+  load(options: { createDir?: boolean } = {}): this {
+    if (options.createDir !== false) fs.mkdirSync(this.memoryDir, { recursive: true, mode: 0o700 });
     for (const target of MEMORY_TARGETS) {
       const file = this.pathFor(target);
       const read = readRawChecked(file);

@@ -85,22 +85,28 @@ describe('multi-process safety', () => {
     const file = path.join(home, 'memories', 'MEMORY.md');
     fs.writeFileSync(side, '');
     for (let round = 0; round < 50; round++) {
-      const before = fs.readFileSync(side, 'utf8').split('\n').filter(Boolean).length;
       const child = spawn(process.execPath, [fixture('crash-writer.mjs'), home, side], {
-        stdio: ['ignore', 'ignore', 'pipe'],
+        stdio: ['ignore', 'pipe', 'pipe'],
       });
       let stderr = '';
       child.stderr!.on('data', (d) => {
         stderr += String(d);
       });
       const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-      // Kill after a varying number of commits by this child (1..3), at whatever phase the next write is in.
-      const target = before + 1 + (round % 3);
-      while (fs.readFileSync(side, 'utf8').split('\n').filter(Boolean).length < target) {
-        if (child.exitCode !== null) throw new Error(`writer died: ${stderr}`);
-        await new Promise((r) => setImmediate(r));
-      }
-      child.kill('SIGKILL');
+      // Kill after a varying number of commits by this child (1..3), at whatever phase the next
+      // write is in. The child reports each commit on stdout; no polling.
+      const wanted = 1 + (round % 3);
+      await new Promise<void>((resolve, reject) => {
+        let seen = 0;
+        child.stdout!.on('data', (d) => {
+          seen += String(d).split('\n').filter(Boolean).length;
+          if (seen >= wanted) {
+            child.kill('SIGKILL');
+            resolve();
+          }
+        });
+        child.once('exit', () => reject(new Error(`writer died: ${stderr}`)));
+      });
       await exited;
       const logged = fs.readFileSync(side, 'utf8').split('\n').filter(Boolean).map(Number);
       const last = logged[logged.length - 1]!;

@@ -1,5 +1,5 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { type FakeOpenAI, FetchLlmClient, startFakeOpenAI } from '../../test/helpers/fake-openai';
+import { describe, expect, it } from 'vitest';
+import { scriptedLlm } from '../../test/helpers/llm';
 import { tempHome } from '../../test/helpers/temp';
 import {
   formatTranscript,
@@ -7,12 +7,6 @@ import {
   truncateAroundMatches,
 } from './session-search-classic';
 import { SessionStore } from './session-store';
-
-let fake: FakeOpenAI | undefined;
-afterEach(async () => {
-  await fake?.close();
-  fake = undefined;
-});
 
 function world() {
   const s = new SessionStore({ hermesHome: tempHome() });
@@ -37,38 +31,28 @@ const parse = (x: string) =>
 
 describe('session_search (classic design)', () => {
   it('summarises the top sessions through the LlmClient, one per lineage root, limit clamped to 5', async () => {
-    fake = await startFakeOpenAI([{ content: 'The user migrated postgres.' }]);
+    const { llm, chatBodies } = await scriptedLlm({ fallback: () => 'The user migrated postgres.' });
     const s = world();
-    const r = parse(
-      await handleClassicSessionSearch(
-        s,
-        { query: 'postgres', limit: 50 },
-        { llm: new FetchLlmClient(fake.baseURL) },
-      ),
-    );
+    const r = parse(await handleClassicSessionSearch(s, { query: 'postgres', limit: 50 }, { llm }));
     expect(r.success).toBe(true);
     expect(r.results).toHaveLength(5);
     const ids = r.results.map((x) => x.session_id);
     expect(new Set(ids).size).toBe(5);
     expect(ids).not.toContain('a-child');
     expect(r.results[0]!.summary).toBe('The user migrated postgres.');
-    const first = fake.requests[0] as { messages: Array<{ content: string }>; temperature: number };
+    const first = chatBodies()[0]!;
     expect(first.temperature).toBe(0.1);
-    expect(first.messages[1]!.content).toContain('Search topic: postgres');
+    expect(String(first.messages[1]!.content)).toContain('Search topic: postgres');
   });
 
   it('falls back to a raw preview when summarisation fails (93)', async () => {
-    fake = await startFakeOpenAI([{ status: 500 }]);
+    const { llm, chatBodies } = await scriptedLlm({ fallback: () => ({ status: 500, error: 'down' }) });
     const s = world();
     const r = parse(
-      await handleClassicSessionSearch(
-        s,
-        { query: 'postgres', limit: 1 },
-        { llm: new FetchLlmClient(fake.baseURL), retryDelayMs: 1 },
-      ),
+      await handleClassicSessionSearch(s, { query: 'postgres', limit: 1 }, { llm, retryDelayMs: 1 }),
     );
     expect(String(r.results[0]!.summary)).toMatch(/^\[Raw preview — summarization unavailable\]/);
-    expect(fake.requests.length).toBe(3);
+    expect(chatBodies()).toHaveLength(3);
   });
 
   it('without an LlmClient returns raw previews; non-integer limit falls back to 3 (91)', async () => {
@@ -87,14 +71,11 @@ describe('session_search (classic design)', () => {
   });
 
   it('times out cleanly', async () => {
-    fake = await startFakeOpenAI([{ hang: true }]);
+    const { llm, server } = await scriptedLlm();
+    server.fail({ type: 'timeout', count: 3 });
     const s = world();
     const r = parse(
-      await handleClassicSessionSearch(
-        s,
-        { query: 'postgres', limit: 1 },
-        { llm: new FetchLlmClient(fake.baseURL), timeoutMs: 50 },
-      ),
+      await handleClassicSessionSearch(s, { query: 'postgres', limit: 1 }, { llm, timeoutMs: 50 }),
     );
     expect(r).toEqual({
       success: false,

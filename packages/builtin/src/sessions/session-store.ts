@@ -31,6 +31,11 @@ export interface SessionStoreOptions {
   logger?: Logger;
   /** SQLite busy timeout before the application-level retry takes over (default 1000 ms). */
   busyTimeoutMs?: number;
+  /**
+   * Open an existing database without ever writing to it (subagent / cron contexts, other
+   * profiles). Throws when the file does not exist; every write method throws.
+   */
+  readonly?: boolean;
 }
 
 const WRITE_MAX_RETRIES = 15;
@@ -109,6 +114,7 @@ export class SessionStore {
   private readonly logger: Logger;
   private writes = 0;
   private closed = false;
+  readonly readonly: boolean;
   private readonly stmts: {
     insertSession: Stmt;
     endSession: Stmt;
@@ -124,15 +130,24 @@ export class SessionStore {
     else if (options.hermesHome) this.dbPath = path.resolve(options.hermesHome, 'state.db');
     else throw new TypeError('SessionStore needs hermesHome or dbPath.');
     this.logger = options.logger ?? silentLogger;
-    fs.mkdirSync(path.dirname(this.dbPath), { recursive: true, mode: 0o700 });
-    if (!fs.existsSync(this.dbPath)) fs.closeSync(fs.openSync(this.dbPath, 'a', 0o600));
-    try {
-      fs.chmodSync(this.dbPath, 0o600);
-    } catch {}
-    this.db = new Database(this.dbPath, { timeout: options.busyTimeoutMs ?? 1000 });
-    this.db.pragma('journal_mode = WAL');
-    this.db.pragma('foreign_keys = ON');
-    this.initSchema();
+    this.readonly = options.readonly === true;
+    if (this.readonly) {
+      this.db = new Database(this.dbPath, {
+        readonly: true,
+        fileMustExist: true,
+        timeout: options.busyTimeoutMs ?? 1000,
+      });
+    } else {
+      fs.mkdirSync(path.dirname(this.dbPath), { recursive: true, mode: 0o700 });
+      if (!fs.existsSync(this.dbPath)) fs.closeSync(fs.openSync(this.dbPath, 'a', 0o600));
+      try {
+        fs.chmodSync(this.dbPath, 0o600);
+      } catch {}
+      this.db = new Database(this.dbPath, { timeout: options.busyTimeoutMs ?? 1000 });
+      this.db.pragma('journal_mode = WAL');
+      this.db.pragma('foreign_keys = ON');
+      this.initSchema();
+    }
     this.stmts = {
       insertSession: this.db.prepare(
         `INSERT OR IGNORE INTO sessions (id, source, user_id, model, model_config, system_prompt, parent_session_id, started_at)
@@ -176,6 +191,7 @@ export class SessionStore {
   /** BEGIN IMMEDIATE with jittered retries on lock contention (15 attempts, 20–150 ms). */
   private write<T>(fn: () => T): T {
     if (this.closed) throw new Error('SessionStore is closed.');
+    if (this.readonly) throw new Error('SessionStore was opened read-only.');
     const tx = this.db.transaction(fn);
     let lastError: unknown;
     for (let attempt = 0; attempt < WRITE_MAX_RETRIES; attempt++) {
@@ -655,7 +671,7 @@ export class SessionStore {
 
   close(): void {
     if (this.closed) return;
-    this.checkpoint();
+    if (!this.readonly) this.checkpoint();
     this.db.close();
     this.closed = true;
   }

@@ -121,4 +121,6 @@ export const FRESH_RESET_END_REASONS: readonly string[] = [
   'suspended',
   'resume_pending_expired',
   'new_session',
+  // This port's end reason for onSessionEnd (exit, /new): the next session starts empty.
+  'session_end',
 ];

@@ -83,6 +83,7 @@ describe('SerialQueue', () => {
     q.push(() => gate.promise, 'running');
     q.push(() => void ran.push('x'), 'sync');
     q.push(() => void ran.push('y'), 'prefetch');
+    await new Promise((resolve) => setImmediate(resolve)); // let the first task start
     expect(q.labels).toEqual(['running', 'sync', 'prefetch']);
     expect(q.abandon()).toEqual(['sync', 'prefetch']);
     gate.resolve();
@@ -135,5 +136,20 @@ describe('withTimeout', () => {
   });
   it('passes through the rejection of the inner promise', async () => {
     await expect(withTimeout(Promise.reject(new Error('inner')), 1000)).rejects.toThrow('inner');
+  });
+});
+
+describe('SerialQueue start', () => {
+  it('never runs a task on the caller stack, even a synchronous one', async () => {
+    const queue = new SerialQueue();
+    const order: string[] = [];
+    queue.push(() => {
+      order.push('task');
+    });
+    order.push('caller');
+    await Promise.resolve();
+    order.push('caller-microtask');
+    expect(await queue.drain()).toBe(true);
+    expect(order).toEqual(['caller', 'caller-microtask', 'task']);
   });
 });

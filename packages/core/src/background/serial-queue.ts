@@ -26,6 +26,7 @@ export class SerialQueue {
   private running: Entry | undefined;
   private idleWaiters: Array<() => void> = [];
   private isClosed = false;
+  private scheduled = false;
 
   constructor(options: SerialQueueOptions = {}) {
     this.name = options.name ?? 'queue';
@@ -61,7 +62,15 @@ export class SerialQueue {
       return false;
     }
     this.pending.push({ task, label });
-    if (!this.running) void this.pump();
+    // Start on a later macrotask, never on the caller's stack: even a task whose first part is
+    // synchronous (a SQLite write) must not delay the turn that queued it.
+    if (!this.running && !this.scheduled) {
+      this.scheduled = true;
+      setImmediate(() => {
+        this.scheduled = false;
+        void this.pump();
+      });
+    }
     return true;
   }
 

@@ -193,16 +193,16 @@ describe('registration and routing (checklist 5–15)', () => {
     const logger = createRecordingLogger();
     const m = new MemoryManager({ logger, reservedToolNames: ['my_core'] });
     const ext = new FakeProvider('ext');
-    ext.tools = ['terminal', 'memory', 'todo', 'session_search', 'browser_click', 'my_core', 'ok_tool'].map(
+    ext.tools = ['terminal', 'memory', 'todo', 'session_search', 'browser_click', 'ha_call_service', 'my_core', 'ok_tool'].map(
       tool,
     );
     m.addProvider(ext);
-    for (const name of ['terminal', 'memory', 'todo', 'session_search', 'browser_click', 'my_core']) {
+    for (const name of ['terminal', 'memory', 'todo', 'session_search', 'browser_click', 'ha_call_service', 'my_core']) {
       expect(m.hasTool(name)).toBe(false);
     }
     expect(m.hasTool('ok_tool')).toBe(true);
     expect(m.getAllToolSchemas().map((s) => s.name)).toEqual(['ok_tool']);
-    expect(logger.records.filter((r) => r.message.includes('reserved')).length).toBe(6);
+    expect(logger.records.filter((r) => r.message.includes('reserved')).length).toBe(7);
 
     const m2 = new MemoryManager();
     const builtin = new FakeProvider('builtin');

@@ -28,8 +28,11 @@ export const RESERVED_TOOL_NAMES: ReadonlySet<string> = new Set([
   'mixture_of_agents',
 ]);
 
-/** Families of core tools reserved by prefix (`browser_navigate`, `browser_click`, …). */
-export const RESERVED_TOOL_PREFIXES: readonly string[] = ['browser_'];
+/**
+ * Families of core tools reserved by prefix: the browser tools (`browser_navigate`, `browser_click`,
+ * …) and the Home Assistant tools (`ha_get_state`, `ha_call_service`, …).
+ */
+export const RESERVED_TOOL_PREFIXES: readonly string[] = ['browser_', 'ha_'];
 
 /** What the builtin store may expose although the names are reserved: they are its own tools. */
 export const BUILTIN_TOOL_NAMES: ReadonlySet<string> = new Set(['memory', 'session_search']);

@@ -6,37 +6,32 @@
  * Scopes are cumulative: `all` rules run everywhere, `context` adds promptware / C2 / identity
  * hijack vocabulary, `strict` (memory writes) adds exfiltration, persistence and config tampering.
  */
-export type ScanScope = 'all' | 'context' | 'strict';
+import { EXFILTRATION_RULES } from './patterns-exfiltration';
+import { DISREGARD_OVERRIDE, IGNORE_OVERRIDE, INJECTION_RULES } from './patterns-injection';
+import { CONFUSABLE_MIXED_WORD } from './confusables';
+import { JAILBREAK_RULES } from './patterns-jailbreak';
+import { PERSISTENCE_RULES } from './patterns-persistence';
+import { GAP, rule, type ScanScope, type ThreatRule } from './rule-kit';
 
-export interface ThreatRule {
-  id: string;
-  scope: ScanScope;
-  pattern: RegExp;
-}
+export type { ScanScope, ThreatRule };
 
-/** Up to eight words between two key words ("ignore all of the prior instructions"). */
-const GAP = String.raw`(?:[\w'’-]+[\s,;:]+){0,8}?`;
 /** An environment-variable reference whose name ends in a secret-ish suffix. */
 const SECRET_VAR = String.raw`\$\{?\w*(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIALS?)\}?(?![\w])`;
 /** "Change this file" verbs, then anything on the same line. */
 const MODIFY = String.raw`\b(?:update|modify|edit|overwrite|write|change|append|add\s+to|replace)\s+[^\n]{0,2048}?`;
-
-function rule(id: string, scope: ScanScope, source: string): ThreatRule {
-  return { id, scope, pattern: new RegExp(source, 'iu') };
-}
 
 export const THREAT_RULES: readonly ThreatRule[] = [
   // Classic injection: telling the model to drop what it was told.
   rule(
     'prompt_injection',
     'all',
-    String.raw`\bignore\s+${GAP}(?:previous|all|above|prior|earlier|preceding)\s+${GAP}(?:instructions|directives|prompts?|commands|rules)\b`,
+    String.raw`\bignore\s+${GAP}(?:previous|all|above|prior|earlier|preceding)\s+${GAP}(?:instructions|directives|prompts?|commands|rules)\b|${IGNORE_OVERRIDE}`,
   ),
   rule('sys_prompt_override', 'all', String.raw`\bsystem\s+prompt\s+override\b`),
   rule(
     'disregard_rules',
     'all',
-    String.raw`\b(?:disregard|forget|override)\s+${GAP}(?:your|all|any|previous|prior|the)\s+${GAP}(?:instructions|rules|guidelines|directives|programming)\b`,
+    String.raw`\b(?:disregard|forget|override)\s+${GAP}(?:your|all|any|previous|prior|the)\s+${GAP}(?:instructions|rules|guidelines|directives|programming)\b|${DISREGARD_OVERRIDE}`,
   ),
   rule(
     'bypass_restrictions',
@@ -166,7 +161,13 @@ export const THREAT_RULES: readonly ThreatRule[] = [
 
   // Persistence: ways back in.
   rule('ssh_backdoor', 'strict', 'authorized_keys'),
-  rule('ssh_access', 'strict', String.raw`(?:\$HOME|\$\{HOME\}|~)/\.ssh\b`),
+  // A key path handed to a client option (`-i ~/.ssh/key`, `-f ~/.ssh/key`) or the client config
+  // and known_hosts files are everyday SSH use; anything else under ~/.ssh is blocked.
+  rule(
+    'ssh_access',
+    'strict',
+    String.raw`(?<!\s-[A-Za-z]\s{1,4})(?:\$HOME|\$\{HOME\}|~)/\.ssh\b(?!/(?:config|known_hosts)\b)`,
+  ),
   rule('hermes_env', 'strict', String.raw`(?:\$HOME|\$\{HOME\}|~)/\.hermes/\.env\b`),
   rule(
     'agent_config_mod',
@@ -182,7 +183,7 @@ export const THREAT_RULES: readonly ThreatRule[] = [
   rule(
     'cron_persistence',
     'strict',
-    String.raw`(?:\bcrontab\s+-[a-z]*\s*[^\n]{0,128}?(?:curl|wget|nc|bash|sh|python)|\(crontab\s+-l|>>?\s*/etc/cron|/etc/cron\.(?:d|hourly|daily)/|\bsystemctl\s+enable\b[^\n]{0,256}?\.service|/etc/systemd/system/[^\s]+\.service|LaunchAgents/[^\s]+\.plist|/etc/rc\.local\b)`,
+    String.raw`(?:\bcrontab\s+-[a-z]*\s*[^\n]{0,128}?(?:curl|wget|nc|bash|sh|python)|\(crontab\s+-l|>>?\s*/etc/cron|/etc/cron\.(?:d|hourly|daily)/|\bsystemctl\s+enable\b[^\n]{0,256}?\.service|/etc/systemd/system/[^\s]+\.service|/etc/rc\.local\b)`,
   ),
   rule(
     'shell_rc_persistence',
@@ -199,4 +200,12 @@ export const THREAT_RULES: readonly ThreatRule[] = [
     'strict',
     String.raw`\b(?:api[_-]?key|access[_-]?token|auth[_-]?token|token|secret|password)\s*[=:]\s*["'][A-Za-z0-9+/=_.-]{20,}`,
   ),
+
+  // Families beyond the reference (docs/decisions/0150-scanner-rules.md).
+  ...INJECTION_RULES,
+  ...JAILBREAK_RULES,
+  ...EXFILTRATION_RULES,
+  ...PERSISTENCE_RULES,
+  // A word mixing Latin letters with look-alikes from another script ("pаssword", Cyrillic а).
+  rule('homoglyph_mixed_script', 'all', CONFUSABLE_MIXED_WORD, 'u'),
 ];

@@ -1,5 +1,6 @@
 import { findInvisibleCodePoint, formatCodePoint } from './invisible';
 import { type ScanScope, THREAT_RULES, type ThreatRule } from './patterns';
+import { textVariants } from './variants';
 
 /** Text beyond this many characters is not scanned: longer writes are refused as `too_large`. */
 export const MAX_SCAN_CHARS = 65_536;
@@ -37,6 +38,17 @@ export function invisibleMessage(codePoint: string): string {
   return `Blocked: content contains invisible unicode character ${codePoint} (possible injection).`;
 }
 
+/** The NFKC text plus its de-obfuscated readings (look-alikes folded, spaced letters joined, leet undone). */
+function readings(text: string): string[] {
+  const normalised = text.normalize('NFKC');
+  return [normalised, ...textVariants(normalised)];
+}
+
+function matchesAny(r: ThreatRule, views: readonly string[]): boolean {
+  for (const v of views) if (r.pattern.test(v)) return true;
+  return false;
+}
+
 /**
  * Check text before it is persisted into (or injected as) prompt context. Blocks on the first
  * finding: invisible characters are checked on the raw text (NFKC would erase some of them), the
@@ -65,9 +77,9 @@ export function scanWrite(content: string, options: ScanOptions = {}): ScanResul
       message: invisibleMessage(label),
     };
   }
-  const normalised = content.normalize('NFKC');
+  const views = readings(content);
   for (const r of rules) {
-    if (r.pattern.test(normalised)) {
+    if (matchesAny(r, views)) {
       return { ok: false, kind: 'threat_pattern', patternId: r.id, message: threatMessage(r.id) };
     }
   }
@@ -81,7 +93,7 @@ export function scanAll(content: string, options: ScanOptions = {}): string[] {
   const found: string[] = [];
   const invisible = findInvisibleCodePoint(window);
   if (invisible !== undefined) found.push(`invisible_unicode_${formatCodePoint(invisible)}`);
-  const normalised = window.normalize('NFKC');
-  for (const r of rules) if (r.pattern.test(normalised)) found.push(r.id);
+  const views = readings(window);
+  for (const r of rules) if (matchesAny(r, views)) found.push(r.id);
   return found;
 }

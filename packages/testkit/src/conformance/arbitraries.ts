@@ -55,7 +55,9 @@ const ALL_TYPES = ['string', 'number', 'integer', 'boolean', 'object', 'array', 
 /** A value whose JSON type is NOT one of `declared` (numbers count as one family). */
 function wrongValue(declared: readonly string[]): fc.Arbitrary<unknown> {
   const numeric = declared.includes('number') || declared.includes('integer');
-  const wrong = ALL_TYPES.filter((t) => !declared.includes(t) && !(numeric && (t === 'number' || t === 'integer')));
+  const wrong = ALL_TYPES.filter(
+    (t) => !declared.includes(t) && !(numeric && (t === 'number' || t === 'integer')),
+  );
   if (wrong.length === 0) return fc.constant(Symbol.for('hermes-memory.conformance'));
   return fc.oneof(...wrong.map(valueOfType));
 }
@@ -71,7 +73,9 @@ export function wrongTypeArgs(parameters: unknown): fc.Arbitrary<Record<string, 
     .record({
       index: fc.nat({ max: props.length - 1 }),
       wrongs: fc.tuple(...props.map((p) => wrongValue(p.types))),
-      rights: fc.tuple(...props.map((p) => fc.option(p.types.length > 0 ? valueOfType(p.types[0]!) : fc.jsonValue()))),
+      rights: fc.tuple(
+        ...props.map((p) => fc.option(p.types.length > 0 ? valueOfType(p.types[0]!) : fc.jsonValue())),
+      ),
       extra: fc.dictionary(fc.string({ maxLength: 12 }), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 3 }),
     })
     .map(({ index, wrongs, rights, extra }) => {
@@ -90,7 +94,14 @@ export function defineOwn(target: Record<string, unknown>, key: string, value: u
   Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
-const POLLUTION_KEYS = ['__proto__', 'constructor', 'prototype', 'toString', 'valueOf', 'hasOwnProperty'] as const;
+const POLLUTION_KEYS = [
+  '__proto__',
+  'constructor',
+  'prototype',
+  'toString',
+  'valueOf',
+  'hasOwnProperty',
+] as const;
 
 /** Hostile inputs: prototype-pollution keys, huge and odd strings, deep nesting, odd numbers. */
 export function hostileArgs(parameters: unknown): fc.Arbitrary<unknown> {
@@ -103,6 +114,7 @@ export function hostileArgs(parameters: unknown): fc.Arbitrary<unknown> {
       '\ud800\udfff\ud800',
       '\u202e\u200b\ufeff',
       '../../../../etc/passwd',
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: a literal template-injection probe
       '{{7*7}}${process.exit()}',
       Number.NaN,
       Number.POSITIVE_INFINITY,
@@ -131,8 +143,14 @@ export function hostileArgs(parameters: unknown): fc.Arbitrary<unknown> {
     });
   const pollutedJson = fc
     .record({ key: fc.constantFrom(...POLLUTION_KEYS), field: fc.constantFrom(...names) })
-    .map(({ key, field }) => `{"${key}": {"polluted": "yes"}, "${field}": {"__proto__": {"polluted": "yes"}}}`);
-  return fc.oneof(pollutedObject, pollutedJson, fc.constantFrom<unknown>(deepNest(3000), deepNestObject(3000)));
+    .map(
+      ({ key, field }) => `{"${key}": {"polluted": "yes"}, "${field}": {"__proto__": {"polluted": "yes"}}}`,
+    );
+  return fc.oneof(
+    pollutedObject,
+    pollutedJson,
+    fc.constantFrom<unknown>(deepNest(3000), deepNestObject(3000)),
+  );
 }
 
 function deepNest(depth: number): unknown {

@@ -60,7 +60,9 @@ async function callTool(provider: MemoryProvider, name: string, args: unknown): 
   try {
     out = await provider.handleToolCall(name, args, { sessionId: 'conformance-session' });
   } catch (error) {
-    fail(`handleToolCall('${name}', ${preview(args)}) threw instead of returning a JSON error: ${errorText(error)}`);
+    fail(
+      `handleToolCall('${name}', ${preview(args)}) threw instead of returning a JSON error: ${errorText(error)}`,
+    );
   }
   ensure(
     typeof out === 'string',
@@ -69,7 +71,9 @@ async function callTool(provider: MemoryProvider, name: string, args: unknown): 
   try {
     return JSON.parse(out);
   } catch {
-    return fail(`handleToolCall('${name}', ${preview(args)}) returned a string that is not JSON: ${preview(out)}`);
+    return fail(
+      `handleToolCall('${name}', ${preview(args)}) returned a string that is not JSON: ${preview(out)}`,
+    );
   }
 }
 
@@ -140,7 +144,10 @@ function writeOperations(runtime: CheckRuntime, schemas: readonly ToolSchema[], 
     if (declared) ops.push({ label: `tool ${schema.name}`, run: (p) => callTool(p, schema.name, declared) });
     else if (includeAll) {
       for (const args of plausibleArgs(schema.parameters, text)) {
-        ops.push({ label: `tool ${schema.name} ${preview(args)}`, run: (p) => callTool(p, schema.name, args) });
+        ops.push({
+          label: `tool ${schema.name} ${preview(args)}`,
+          run: (p) => callTool(p, schema.name, args),
+        });
       }
     }
   }
@@ -150,7 +157,10 @@ function writeOperations(runtime: CheckRuntime, schemas: readonly ToolSchema[], 
       run: async (p) => {
         await p.onPreCompress([{ role: 'user', content: text }]);
         await p.onDelegation('conformance task', text, { childSessionId: 'conformance-child' });
-        await p.onSessionSwitch('conformance-session-2', { parentSessionId: 'conformance-session', reset: true });
+        await p.onSessionSwitch('conformance-session-2', {
+          parentSessionId: 'conformance-session',
+          reset: true,
+        });
       },
     });
   }
@@ -180,7 +190,11 @@ export const CHECKS: readonly CheckDefinition[] = [
         fail(`isAvailable() threw: ${errorText(error)}`);
       }
       ensure(
-        !(typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function'),
+        !(
+          typeof value === 'object' &&
+          value !== null &&
+          typeof (value as { then?: unknown }).then === 'function'
+        ),
         'isAvailable() returned a promise; it must answer synchronously from settings already in memory',
       );
       ensure(typeof value === 'boolean', `isAvailable() must return a boolean, got ${preview(value)}`);
@@ -270,7 +284,10 @@ export const CHECKS: readonly CheckDefinition[] = [
       const compress = await expectNoThrow('onPreCompress()', () =>
         provider.onPreCompress([{ role: 'user', content: 'hello' }]),
       );
-      ensure(typeof compress === 'string', `onPreCompress() must resolve to a string, got ${preview(compress)}`);
+      ensure(
+        typeof compress === 'string',
+        `onPreCompress() must resolve to a string, got ${preview(compress)}`,
+      );
       const fields = await expectNoThrow('getConfigSchema()', () => provider.getConfigSchema());
       ensure(Array.isArray(fields), 'getConfigSchema() must return an array');
       for (const field of fields) {
@@ -282,7 +299,9 @@ export const CHECKS: readonly CheckDefinition[] = [
       const status = await expectNoThrow('recallStatus()', () => provider.recallStatus());
       ensure(
         status === null ||
-          (typeof status === 'object' && typeof status.providerLabel === 'string' && typeof status.count === 'number'),
+          (typeof status === 'object' &&
+            typeof status.providerLabel === 'string' &&
+            typeof status.count === 'number'),
         `recallStatus() must return null or {providerLabel, count}, got ${preview(status)}`,
       );
       const reason = await expectNoThrow('unavailableReason()', () => provider.unavailableReason());
@@ -304,8 +323,12 @@ export const CHECKS: readonly CheckDefinition[] = [
       await expectNoThrow('onTurnStart() after shutdown', () => provider.onTurnStart(2, 'late'));
       await expectNoThrow('queuePrefetch() after shutdown', () => provider.queuePrefetch('late query', s));
       await expectNoThrow('prefetch() after shutdown', () => provider.prefetch('late query', s));
-      await expectNoThrow('syncTurn() after shutdown', () => provider.syncTurn('late user', 'late assistant', s));
-      await expectNoThrow('onMemoryWrite() after shutdown', () => provider.onMemoryWrite('add', 'memory', 'late'));
+      await expectNoThrow('syncTurn() after shutdown', () =>
+        provider.syncTurn('late user', 'late assistant', s),
+      );
+      await expectNoThrow('onMemoryWrite() after shutdown', () =>
+        provider.onMemoryWrite('add', 'memory', 'late'),
+      );
       await expectNoThrow('onSessionEnd() after shutdown', () =>
         provider.onSessionEnd([{ role: 'user', content: 'late' }]),
       );
@@ -326,7 +349,8 @@ export const CHECKS: readonly CheckDefinition[] = [
   {
     id: 'tools.declared',
     group: 'tools',
-    title: 'getToolSchemas() agrees with the claimed `tools` capability (non-empty when claimed, empty when not)',
+    title:
+      'getToolSchemas() agrees with the claimed `tools` capability (non-empty when claimed, empty when not)',
     async run(runtime) {
       const home = runtime.newHome();
       const provider = await runtime.create(home);
@@ -351,7 +375,8 @@ export const CHECKS: readonly CheckDefinition[] = [
     id: 'tools.schema-valid',
     group: 'tools',
     capability: 'tools',
-    title: 'every tool schema is a valid OpenAI function schema (object parameters, required ⊆ properties, description)',
+    title:
+      'every tool schema is a valid OpenAI function schema (object parameters, required ⊆ properties, description)',
     async run(runtime) {
       const schemas = await schemasAfterInit(runtime);
       const problems = schemas.flatMap((schema) => toolSchemaProblems(schema));
@@ -375,8 +400,13 @@ export const CHECKS: readonly CheckDefinition[] = [
     capability: 'tools',
     title: `tool names match ${TOOL_NAME_PATTERN}`,
     async run(runtime) {
-      const bad = (await schemasAfterInit(runtime)).map((s) => s.name).filter((n) => !TOOL_NAME_PATTERN.test(String(n)));
-      ensure(bad.length === 0, `tool name(s) not matching ${TOOL_NAME_PATTERN}: ${bad.map((n) => preview(n)).join(', ')}`);
+      const bad = (await schemasAfterInit(runtime))
+        .map((s) => s.name)
+        .filter((n) => !TOOL_NAME_PATTERN.test(String(n)));
+      ensure(
+        bad.length === 0,
+        `tool name(s) not matching ${TOOL_NAME_PATTERN}: ${bad.map((n) => preview(n)).join(', ')}`,
+      );
     },
   },
   {
@@ -422,9 +452,14 @@ export const CHECKS: readonly CheckDefinition[] = [
     async run(runtime) {
       const provider = await runtime.open(runtime.newHome());
       for (const schema of schemasOf(provider, 'after initialize')) {
-        await property(runtime, `tool '${schema.name}' with malformed arguments`, malformedArgs(), async (args) => {
-          await callTool(provider, schema.name, args);
-        });
+        await property(
+          runtime,
+          `tool '${schema.name}' with malformed arguments`,
+          malformedArgs(),
+          async (args) => {
+            await callTool(provider, schema.name, args);
+          },
+        );
       }
       await runtime.shutdown(provider);
     },
@@ -433,17 +468,23 @@ export const CHECKS: readonly CheckDefinition[] = [
     id: 'tools.hostile-args',
     group: 'tools',
     capability: 'tools',
-    title: 'hostile arguments (prototype-pollution keys, huge strings, deep nesting) get a JSON answer and pollute nothing',
+    title:
+      'hostile arguments (prototype-pollution keys, huge strings, deep nesting) get a JSON answer and pollute nothing',
     async run(runtime) {
       const provider = await runtime.open(runtime.newHome());
       const before = prototypeKeys();
       for (const schema of schemasOf(provider, 'after initialize')) {
-        await property(runtime, `tool '${schema.name}' with hostile arguments`, hostileArgs(schema.parameters), async (args) => {
-          await callTool(provider, schema.name, args);
-          const probe: Record<string, unknown> = {};
-          ensure(probe.polluted === undefined, 'Object.prototype was polluted (a "polluted" key appeared)');
-          ensure(isDeepStrictEqual(prototypeKeys(), before), 'Object.prototype gained properties');
-        });
+        await property(
+          runtime,
+          `tool '${schema.name}' with hostile arguments`,
+          hostileArgs(schema.parameters),
+          async (args) => {
+            await callTool(provider, schema.name, args);
+            const probe: Record<string, unknown> = {};
+            ensure(probe.polluted === undefined, 'Object.prototype was polluted (a "polluted" key appeared)');
+            ensure(isDeepStrictEqual(prototypeKeys(), before), 'Object.prototype gained properties');
+          },
+        );
       }
       await runtime.shutdown(provider);
     },
@@ -458,12 +499,17 @@ export const CHECKS: readonly CheckDefinition[] = [
       for (const schema of schemasOf(provider, 'after initialize')) {
         const arbitrary = wrongTypeArgs(schema.parameters);
         if (!arbitrary) continue;
-        await property(runtime, `tool '${schema.name}' with wrongly typed arguments`, arbitrary, async (args) => {
-          await callTool(provider, schema.name, args);
-          const asJson: Record<string, unknown> = {};
-          for (const [key, value] of Object.entries(args)) defineOwn(asJson, key, value);
-          await callTool(provider, schema.name, safeJson(asJson));
-        });
+        await property(
+          runtime,
+          `tool '${schema.name}' with wrongly typed arguments`,
+          arbitrary,
+          async (args) => {
+            await callTool(provider, schema.name, args);
+            const asJson: Record<string, unknown> = {};
+            for (const [key, value] of Object.entries(args)) defineOwn(asJson, key, value);
+            await callTool(provider, schema.name, safeJson(asJson));
+          },
+        );
       }
       await runtime.shutdown(provider);
     },
@@ -498,7 +544,8 @@ export const CHECKS: readonly CheckDefinition[] = [
   {
     id: 'context.non-primary-readonly',
     group: 'context',
-    title: 'subagent, cron and flush contexts write nothing (syncTurn, onMemoryWrite, onSessionEnd, tools, ...)',
+    title:
+      'subagent, cron and flush contexts write nothing (syncTurn, onMemoryWrite, onSessionEnd, tools, ...)',
     async run(runtime) {
       const schemas = await schemasAfterInit(runtime);
       for (const agentContext of NON_PRIMARY) {
@@ -541,16 +588,24 @@ export const CHECKS: readonly CheckDefinition[] = [
       const home = runtime.newHome();
       const provider = await runtime.open(home);
       const marker = token();
-      await runtime.seed(provider, [`The conformance marker ${marker} belongs to the blue lighthouse.`], home);
+      await runtime.seed(
+        provider,
+        [`The conformance marker ${marker} belongs to the blue lighthouse.`],
+        home,
+      );
       const query = `${marker} blue lighthouse`;
-      await expectNoThrow('queuePrefetch()', () => provider.queuePrefetch(query, { sessionId: 'conformance-session' }));
+      await expectNoThrow('queuePrefetch()', () =>
+        provider.queuePrefetch(query, { sessionId: 'conformance-session' }),
+      );
       await runtime.settle(provider);
       const callsBefore = runtime.harness.backendCalls?.();
       await primeIoTrap();
       const trap = startIoTrap('observe');
       let result: unknown;
       try {
-        result = await expectNoThrow('prefetch()', () => provider.prefetch(query, { sessionId: 'conformance-session' }));
+        result = await expectNoThrow('prefetch()', () =>
+          provider.prefetch(query, { sessionId: 'conformance-session' }),
+        );
       } finally {
         trap.restore();
       }
@@ -639,9 +694,13 @@ export const CHECKS: readonly CheckDefinition[] = [
       const markers = [token(), token(), token(), token(), token()];
       for (const [i, marker] of markers.entries()) {
         await expectNoThrow('syncTurn()', () =>
-          first.syncTurn(`Conformance turn ${i}: the marker ${marker} is kept in the blue lighthouse.`, 'Noted.', {
-            sessionId: 'conformance-session',
-          }),
+          first.syncTurn(
+            `Conformance turn ${i}: the marker ${marker} is kept in the blue lighthouse.`,
+            'Noted.',
+            {
+              sessionId: 'conformance-session',
+            },
+          ),
         );
       }
       await expectNoThrow('shutdown() right after syncTurn()', () => runtime.shutdown(first));
@@ -672,7 +731,9 @@ export const CHECKS: readonly CheckDefinition[] = [
       const original = `User prefers the ${first} editor for the blue lighthouse project.`;
       const replacement = `User switched to the ${second} editor for the blue lighthouse project.`;
       const find = async (marker: string) =>
-        (await runtime.recall(provider, `${marker} editor blue lighthouse`, home)).toLowerCase().includes(marker);
+        (await runtime.recall(provider, `${marker} editor blue lighthouse`, home))
+          .toLowerCase()
+          .includes(marker);
 
       await expectNoThrow("onMemoryWrite('add')", () =>
         provider.onMemoryWrite('add', 'user', original, { writeOrigin: 'conformance' }),
@@ -689,7 +750,10 @@ export const CHECKS: readonly CheckDefinition[] = [
       );
       await runtime.settle(provider);
       ensure(await find(second), `after onMemoryWrite('replace'), the new text ('${second}') is not found`);
-      ensure(!(await find(first)), `after onMemoryWrite('replace'), the replaced text ('${first}') is still found`);
+      ensure(
+        !(await find(first)),
+        `after onMemoryWrite('replace'), the replaced text ('${first}') is still found`,
+      );
 
       await expectNoThrow("onMemoryWrite('remove')", () =>
         provider.onMemoryWrite('remove', 'user', replacement, {
@@ -699,7 +763,10 @@ export const CHECKS: readonly CheckDefinition[] = [
         }),
       );
       await runtime.settle(provider);
-      ensure(!(await find(second)), `after onMemoryWrite('remove'), the removed entry ('${second}') is still found`);
+      ensure(
+        !(await find(second)),
+        `after onMemoryWrite('remove'), the removed entry ('${second}') is still found`,
+      );
       await runtime.shutdown(provider);
     },
   },

@@ -1,6 +1,12 @@
 import type { MemoryProvider } from '@hermes-memory/core';
 import { afterAll, describe, it } from './vitest-runner';
-import { conformanceChecks, formatConformanceSummary, runConformanceCheck, skipReason, validateConformanceOptions } from './suite';
+import {
+  conformanceChecks,
+  formatConformanceSummary,
+  runConformanceCheck,
+  skipReason,
+  validateConformanceOptions,
+} from './suite';
 import type { CheckResult, ConformanceOptions, ProviderHarness } from './types';
 
 /**
@@ -38,7 +44,8 @@ export function describeMemoryProvider<P extends MemoryProvider>(
         results.push(result);
         if (result.status === 'failed') {
           const error = new Error(`[${check.id}] ${result.message ?? 'failed'}`);
-          if (result.error instanceof Error && result.error.name !== 'ConformanceFailure') error.cause = result.error;
+          if (result.error instanceof Error && result.error.name !== 'ConformanceFailure')
+            error.cause = result.error;
           throw error;
         }
       });

@@ -215,7 +215,16 @@ export function startIoTrap(mode: IoTrapMode): IoTrap {
   for (const key of FS_PROMISES) patch(fsPromises, key, promiseWrapper(`fs.promises.${key}`));
   const fileHandle = fileHandlePrototype();
   if (fileHandle) {
-    for (const key of ['read', 'write', 'writeFile', 'appendFile', 'readFile', 'sync', 'datasync', 'truncate']) {
+    for (const key of [
+      'read',
+      'write',
+      'writeFile',
+      'appendFile',
+      'readFile',
+      'sync',
+      'datasync',
+      'truncate',
+    ]) {
       patch(fileHandle, key, promiseWrapper(`FileHandle.${key}`));
     }
   }
@@ -228,17 +237,20 @@ export function startIoTrap(mode: IoTrapMode): IoTrap {
   // A connect cannot be delayed without breaking the socket's state machine, so `gate` only
   // records it; `fetch` (the usual HTTP client) is held instead.
   const socketProto = net.Socket.prototype as unknown as Patchable;
-  patch(socketProto, 'connect', (original) =>
-    function (this: unknown, ...args: unknown[]) {
-      const first = args[0];
-      const target =
-        typeof first === 'object' && first !== null
-          ? `${String((first as Record<string, unknown>).host ?? (first as Record<string, unknown>).path ?? '')}:${String((first as Record<string, unknown>).port ?? '')}`
-          : String(first);
-      touches.push({ api: 'net.Socket.connect', sync: false, target });
-      if (mode === 'forbid') throw new IoTrapError('net.Socket.connect');
-      return original.apply(this, args);
-    },
+  patch(
+    socketProto,
+    'connect',
+    (original) =>
+      function (this: unknown, ...args: unknown[]) {
+        const first = args[0];
+        const target =
+          typeof first === 'object' && first !== null
+            ? `${String((first as Record<string, unknown>).host ?? (first as Record<string, unknown>).path ?? '')}:${String((first as Record<string, unknown>).port ?? '')}`
+            : String(first);
+        touches.push({ api: 'net.Socket.connect', sync: false, target });
+        if (mode === 'forbid') throw new IoTrapError('net.Socket.connect');
+        return original.apply(this, args);
+      },
   );
 
   const global = globalThis as unknown as Patchable;

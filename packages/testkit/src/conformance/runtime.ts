@@ -10,7 +10,13 @@ import {
   createRecordingLogger,
 } from '@hermes-memory/core';
 import { tempHermesHome } from '../helpers/temp-home';
-import type { ConformanceOptions, HarnessContext, ProviderCapabilities, ProviderHarness, WritesOn } from './types';
+import type {
+  ConformanceOptions,
+  HarnessContext,
+  ProviderCapabilities,
+  ProviderHarness,
+  WritesOn,
+} from './types';
 
 /** A failed requirement, with a message that tells the provider author what to fix. */
 export class ConformanceFailure extends Error {
@@ -140,7 +146,8 @@ export class CheckRuntime<P extends MemoryProvider = MemoryProvider> {
     if (pending) {
       const deadline = Date.now() + (this.options.settleTimeoutMs ?? 10_000);
       while (pending(provider) > 0) {
-        if (Date.now() > deadline) fail(`background work did not finish: pendingWork() is still ${pending(provider)}`);
+        if (Date.now() > deadline)
+          fail(`background work did not finish: pendingWork() is still ${pending(provider)}`);
         await loopTurns(2);
       }
       return;

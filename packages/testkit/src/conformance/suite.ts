@@ -31,7 +31,11 @@ export function validateConformanceOptions(options: ConformanceOptions = {}): vo
 }
 
 /** Why a check will not run (an explicit skip or an unclaimed capability), or null when it runs. */
-export function skipReason(id: string, harness: ProviderHarness, options: ConformanceOptions = {}): string | null {
+export function skipReason(
+  id: string,
+  harness: ProviderHarness,
+  options: ConformanceOptions = {},
+): string | null {
   const check = definition(id);
   const explicit = options.skip?.[id];
   if (explicit) return explicit;
@@ -83,7 +87,8 @@ export function formatConformanceSummary(name: string, results: readonly CheckRe
     `[hermes-memory conformance] ${name}: ${count('passed')} passed, ${count('failed')} failed, ${count('skipped')} skipped`,
   ];
   for (const r of results) {
-    if (r.status !== 'passed') lines.push(`  ${r.status === 'skipped' ? 'SKIP' : 'FAIL'} ${r.id}: ${r.message ?? ''}`);
+    if (r.status !== 'passed')
+      lines.push(`  ${r.status === 'skipped' ? 'SKIP' : 'FAIL'} ${r.id}: ${r.message ?? ''}`);
   }
   return lines.join('\n');
 }

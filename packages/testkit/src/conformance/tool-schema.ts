@@ -9,59 +9,13 @@ import { BUILTIN_TOOL_NAMES, isReservedToolName } from '@hermes-memory/core';
 export const TOOL_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;
 
 /**
- * The agent's own tool names (Hermes' core tool set). A memory provider must not register them:
- * the manager refuses them, so a provider shipping one silently loses the tool. Only the provider
- * named `builtin` owns `memory` and `session_search`.
- */
-export const HERMES_CORE_TOOL_NAMES: readonly string[] = Object.freeze([
-  'web_search',
-  'web_extract',
-  'terminal',
-  'process',
-  'read_file',
-  'write_file',
-  'patch',
-  'search_files',
-  'vision_analyze',
-  'image_generate',
-  'skills_list',
-  'skill_view',
-  'skill_manage',
-  'browser_navigate',
-  'browser_snapshot',
-  'browser_click',
-  'browser_type',
-  'browser_scroll',
-  'browser_back',
-  'browser_press',
-  'browser_close',
-  'browser_get_images',
-  'browser_vision',
-  'browser_console',
-  'text_to_speech',
-  'todo',
-  'memory',
-  'session_search',
-  'clarify',
-  'execute_code',
-  'delegate_task',
-  'cronjob',
-  'send_message',
-  'mixture_of_agents',
-  'ha_list_entities',
-  'ha_get_state',
-  'ha_list_services',
-  'ha_call_service',
-]);
-
-/**
- * True when a provider named `providerName` may not register `toolName`: the manager's reserved set
- * (core's `isReservedToolName`, prefixes included) plus Hermes' full core tool list. Only the
- * provider named `builtin` owns `memory` and `session_search`.
+ * True when a provider named `providerName` may not register `toolName`: the agent's own tool names
+ * and families, as the manager refuses them (core's `isReservedToolName`). Only the provider named
+ * `builtin` owns `memory` and `session_search`.
  */
 export function isReservedForProvider(toolName: string, providerName: string): boolean {
   if (providerName === 'builtin' && BUILTIN_TOOL_NAMES.has(toolName)) return false;
-  return isReservedToolName(toolName) || HERMES_CORE_TOOL_NAMES.includes(toolName);
+  return isReservedToolName(toolName);
 }
 
 const JSON_TYPES = new Set(['string', 'number', 'integer', 'boolean', 'object', 'array', 'null']);
@@ -78,10 +32,12 @@ function propertyProblems(schema: unknown, where: string, depth: number): string
   const type = schema.type;
   const types = type === undefined ? [] : Array.isArray(type) ? type : [type];
   for (const t of types) {
-    if (typeof t !== 'string' || !JSON_TYPES.has(t)) problems.push(`${where}.type: unknown JSON type ${JSON.stringify(t)}`);
+    if (typeof t !== 'string' || !JSON_TYPES.has(t))
+      problems.push(`${where}.type: unknown JSON type ${JSON.stringify(t)}`);
   }
   const hasComposite = ['anyOf', 'oneOf', 'allOf', 'enum', 'const', '$ref'].some((k) => k in schema);
-  if (type === undefined && !hasComposite) problems.push(`${where}: has no "type" (nor enum/anyOf/oneOf/allOf/const/$ref)`);
+  if (type === undefined && !hasComposite)
+    problems.push(`${where}: has no "type" (nor enum/anyOf/oneOf/allOf/const/$ref)`);
   if ('enum' in schema && (!Array.isArray(schema.enum) || schema.enum.length === 0)) {
     problems.push(`${where}.enum: must be a non-empty array`);
   }
@@ -97,8 +53,12 @@ function propertyProblems(schema: unknown, where: string, depth: number): string
   for (const key of ['anyOf', 'oneOf', 'allOf'] as const) {
     if (key in schema) {
       const list = schema[key];
-      if (!Array.isArray(list) || list.length === 0) problems.push(`${where}.${key}: must be a non-empty array`);
-      else list.forEach((sub, i) => problems.push(...propertyProblems(sub, `${where}.${key}[${i}]`, depth + 1)));
+      if (!Array.isArray(list) || list.length === 0)
+        problems.push(`${where}.${key}: must be a non-empty array`);
+      else
+        list.forEach((sub, i) => {
+          problems.push(...propertyProblems(sub, `${where}.${key}[${i}]`, depth + 1));
+        });
     }
   }
   return problems;
@@ -149,11 +109,13 @@ export function toolSchemaProblems(schema: unknown): string[] {
   if (parameters.type !== 'object') {
     problems.push(`${where}: parameters.type must be "object", got ${JSON.stringify(parameters.type)}`);
   }
-  if (!isPlainObject(parameters.properties)) problems.push(`${where}: parameters.properties must be an object`);
+  if (!isPlainObject(parameters.properties))
+    problems.push(`${where}: parameters.properties must be an object`);
   problems.push(...objectProblems(parameters, `${where} parameters`, 0));
   try {
     const copy: unknown = JSON.parse(JSON.stringify(schema));
-    if (JSON.stringify(copy) !== JSON.stringify(schema)) problems.push(`${where}: does not survive a JSON round trip`);
+    if (JSON.stringify(copy) !== JSON.stringify(schema))
+      problems.push(`${where}: does not survive a JSON round trip`);
   } catch (error) {
     problems.push(`${where}: is not JSON-serialisable (${(error as Error).message})`);
   }
@@ -161,7 +123,9 @@ export function toolSchemaProblems(schema: unknown): string[] {
 }
 
 /** Declared top-level properties of a tool: name → JSON types (empty when untyped). */
-export function declaredProperties(parameters: unknown): Array<{ name: string; types: string[]; required: boolean }> {
+export function declaredProperties(
+  parameters: unknown,
+): Array<{ name: string; types: string[]; required: boolean }> {
   if (!isPlainObject(parameters) || !isPlainObject(parameters.properties)) return [];
   const required = Array.isArray(parameters.required) ? (parameters.required as unknown[]) : [];
   return Object.entries(parameters.properties).map(([name, schema]) => {
@@ -176,6 +140,7 @@ export function declaredProperties(parameters: unknown): Array<{ name: string; t
 export function describeValue(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';
-  if (typeof value === 'string') return value.length > 60 ? `a ${value.length}-char string` : JSON.stringify(value);
+  if (typeof value === 'string')
+    return value.length > 60 ? `a ${value.length}-char string` : JSON.stringify(value);
   return typeof value;
 }

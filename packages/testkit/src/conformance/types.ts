@@ -63,7 +63,11 @@ export interface ProviderHarness<P extends MemoryProvider = MemoryProvider> {
    * Find stored text. Default: `queuePrefetch(query)`, settle, `prefetch(query)`. Return the text
    * the provider would hand the model (or a list of hits).
    */
-  recall?(provider: P, query: string, context: HarnessContext): string | string[] | Promise<string | string[]>;
+  recall?(
+    provider: P,
+    query: string,
+    context: HarnessContext,
+  ): string | string[] | Promise<string | string[]>;
   /**
    * Store texts so prefetch has something to find. Default: one `syncTurn(text, 'Noted.')` per text,
    * then settle.
@@ -79,7 +83,15 @@ export interface ProviderHarness<P extends MemoryProvider = MemoryProvider> {
   cleanup?(context: HarnessContext): void | Promise<void>;
 }
 
-export type ConformanceGroup = 'availability' | 'lifecycle' | 'tools' | 'context' | 'prefetch' | 'sync' | 'persistence' | 'mirror';
+export type ConformanceGroup =
+  | 'availability'
+  | 'lifecycle'
+  | 'tools'
+  | 'context'
+  | 'prefetch'
+  | 'sync'
+  | 'persistence'
+  | 'mirror';
 
 export interface ConformanceOptions {
   /** Check id → reason. Every skip is printed; an unknown id or an empty reason is an error. */

@@ -7,7 +7,8 @@ import { createHash } from 'node:crypto';
  * An empty text maps to a unit vector on dimension 0.
  */
 export function hashEmbedding(text: string, dimensions = 64): number[] {
-  if (!Number.isInteger(dimensions) || dimensions < 1) throw new RangeError('dimensions must be a positive integer');
+  if (!Number.isInteger(dimensions) || dimensions < 1)
+    throw new RangeError('dimensions must be a positive integer');
   const vector = new Array<number>(dimensions).fill(0);
   const words = text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
   for (const word of words) {

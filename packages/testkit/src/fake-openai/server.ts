@@ -92,7 +92,8 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
       };
       requests.push(recorded);
       handle(req, res, recorded).catch((error: unknown) => {
-        if (!res.headersSent) sendError(res, 500, `fake OpenAI server error: ${(error as Error).message}`, 'server_error');
+        if (!res.headersSent)
+          sendError(res, 500, `fake OpenAI server error: ${(error as Error).message}`, 'server_error');
         else res.destroy();
       });
     });
@@ -100,7 +101,11 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
 
   const hanging = new Set<http.ServerResponse>();
 
-  async function handle(req: http.IncomingMessage, res: http.ServerResponse, recorded: RecordedRequest): Promise<void> {
+  async function handle(
+    req: http.IncomingMessage,
+    res: http.ServerResponse,
+    recorded: RecordedRequest,
+  ): Promise<void> {
     const reply = (status: number, body: unknown, headers: Record<string, string> = {}) => {
       recorded.status = status;
       res.writeHead(status, { 'content-type': 'application/json', ...headers });
@@ -122,7 +127,10 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
           const headers: Record<string, string> = { 'content-type': 'application/json' };
           if (fault.retryAfter !== undefined) headers['retry-after'] = String(fault.retryAfter);
           res.writeHead(fault.status, headers);
-          res.end(fault.body ?? JSON.stringify(errorBody(`Injected fault: HTTP ${fault.status}`, faultType(fault.status))));
+          res.end(
+            fault.body ??
+              JSON.stringify(errorBody(`Injected fault: HTTP ${fault.status}`, faultType(fault.status))),
+          );
           return;
         }
         case 'timeout':
@@ -152,14 +160,21 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
     if (route === 'GET /v1/models') {
       reply(200, {
         object: 'list',
-        data: models.map((id) => ({ id, object: 'model', created: 1_700_000_000, owned_by: 'hermes-memory-testkit' })),
+        data: models.map((id) => ({
+          id,
+          object: 'model',
+          created: 1_700_000_000,
+          owned_by: 'hermes-memory-testkit',
+        })),
       });
       return;
     }
     if (recorded.method === 'GET' && recorded.path.startsWith('/v1/models/')) {
       const id = decodeURIComponent(recorded.path.slice('/v1/models/'.length));
-      if (models.includes(id)) reply(200, { id, object: 'model', created: 1_700_000_000, owned_by: 'hermes-memory-testkit' });
-      else reply(404, errorBody(`The model '${id}' does not exist`, 'invalid_request_error', 'model_not_found'));
+      if (models.includes(id))
+        reply(200, { id, object: 'model', created: 1_700_000_000, owned_by: 'hermes-memory-testkit' });
+      else
+        reply(404, errorBody(`The model '${id}' does not exist`, 'invalid_request_error', 'model_not_found'));
       return;
     }
     if (route === 'POST /v1/embeddings') {
@@ -178,7 +193,8 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
     reply: (status: number, body: unknown) => void,
   ): Promise<void> {
     const body = recorded.body;
-    if (!isRecord(body)) return reply(400, errorBody('Request body must be a JSON object.', 'invalid_request_error'));
+    if (!isRecord(body))
+      return reply(400, errorBody('Request body must be a JSON object.', 'invalid_request_error'));
     const input = body.input;
     const texts =
       typeof input === 'string'
@@ -187,7 +203,10 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
           ? (input as string[])
           : null;
     if (!texts || texts.length === 0) {
-      return reply(400, errorBody("'input' must be a non-empty string or array of strings.", 'invalid_request_error'));
+      return reply(
+        400,
+        errorBody("'input' must be a non-empty string or array of strings.", 'invalid_request_error'),
+      );
     }
     const model = typeof body.model === 'string' ? body.model : 'fake-embedding';
     const dimensions = typeof body.dimensions === 'number' ? body.dimensions : (options.dimensions ?? 64);
@@ -220,7 +239,10 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
     const request = body as FakeChatRequest;
     const scripted = normaliseReply(await nextReply(request, recorded));
     if (scripted.status !== undefined && scripted.status >= 400) {
-      return reply(scripted.status, errorBody(scripted.error ?? `Scripted error ${scripted.status}`, faultType(scripted.status)));
+      return reply(
+        scripted.status,
+        errorBody(scripted.error ?? `Scripted error ${scripted.status}`, faultType(scripted.status)),
+      );
     }
     completionCounter += 1;
     const id = `chatcmpl-fake-${completionCounter}`;
@@ -229,7 +251,11 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
     const completionTokens =
       scripted.usage?.completionTokens ??
       estimateTokens((scripted.content ?? '') + scripted.toolCalls.map((c) => c.arguments).join(''));
-    const usage = { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens };
+    const usage = {
+      prompt_tokens: promptTokens,
+      completion_tokens: completionTokens,
+      total_tokens: promptTokens + completionTokens,
+    };
     const created = Math.floor(Date.now() / 1000);
     const toolCalls = scripted.toolCalls.map((c) => ({
       id: c.id,
@@ -260,9 +286,15 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
     }
 
     recorded.status = 200;
-    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+    res.writeHead(200, {
+      'content-type': 'text/event-stream',
+      'cache-control': 'no-cache',
+      connection: 'keep-alive',
+    });
     const send = (choices: unknown[], extra: Record<string, unknown> = {}) =>
-      res.write(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model, choices, ...extra })}\n\n`);
+      res.write(
+        `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model, choices, ...extra })}\n\n`,
+      );
     send([{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }]);
     const content = scripted.content ?? '';
     for (let i = 0; i < content.length; i += scripted.chunkSize) {
@@ -272,7 +304,11 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
       send([
         {
           index: 0,
-          delta: { tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.function.name, arguments: '' } }] },
+          delta: {
+            tool_calls: [
+              { index, id: call.id, type: 'function', function: { name: call.function.name, arguments: '' } },
+            ],
+          },
           finish_reason: null,
         },
       ]);
@@ -281,7 +317,9 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
         send([
           {
             index: 0,
-            delta: { tool_calls: [{ index, function: { arguments: args.slice(i, i + scripted.chunkSize) } }] },
+            delta: {
+              tool_calls: [{ index, function: { arguments: args.slice(i, i + scripted.chunkSize) } }],
+            },
             finish_reason: null,
           },
         ]);
@@ -321,7 +359,8 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
     fail(fault) {
       const spec: FaultSpec = typeof fault === 'number' ? { type: 'status', status: fault } : fault;
       const count = spec.count ?? 1;
-      if (!Number.isInteger(count) || count < 1) throw new RangeError('fault count must be a positive integer');
+      if (!Number.isInteger(count) || count < 1)
+        throw new RangeError('fault count must be a positive integer');
       faults.push({ ...spec, remaining: count });
       return fake;
     },
@@ -355,7 +394,10 @@ function normaliseReply(reply: FakeChatReply): NormalisedReply {
     name: call.name,
     arguments: typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments),
   }));
-  const content = spec.json !== undefined ? JSON.stringify(spec.json) : (spec.content ?? (toolCalls.length > 0 ? null : ''));
+  const content =
+    spec.json !== undefined
+      ? JSON.stringify(spec.json)
+      : (spec.content ?? (toolCalls.length > 0 ? null : ''));
   return {
     content,
     toolCalls,
@@ -396,7 +438,13 @@ function errorBody(message: string, type: string, code: string | null = null) {
   return { error: { message, type, param: null, code } };
 }
 
-function sendError(res: http.ServerResponse, status: number, message: string, type: string, code: string | null = null): void {
+function sendError(
+  res: http.ServerResponse,
+  status: number,
+  message: string,
+  type: string,
+  code: string | null = null,
+): void {
   if (res.headersSent) return;
   res.writeHead(status, { 'content-type': 'application/json' });
   res.end(JSON.stringify(errorBody(message, type, code)));

@@ -47,7 +47,13 @@ export type FakeChatReply =
 /** The parsed body of a chat request, as the fake hands it to a responder. */
 export interface FakeChatRequest {
   model?: string;
-  messages: Array<{ role: string; content: unknown; tool_calls?: unknown; tool_call_id?: string; name?: string }>;
+  messages: Array<{
+    role: string;
+    content: unknown;
+    tool_calls?: unknown;
+    tool_call_id?: string;
+    name?: string;
+  }>;
   tools?: Array<{ type: string; function: { name: string; description?: string; parameters?: unknown } }>;
   tool_choice?: unknown;
   response_format?: { type: string; [key: string]: unknown };
@@ -59,7 +65,10 @@ export interface FakeChatRequest {
 }
 
 /** Computes a reply from the request (the "model" of a scripted test). */
-export type ChatResponder = (request: FakeChatRequest, recorded: RecordedRequest) => FakeChatReply | Promise<FakeChatReply>;
+export type ChatResponder = (
+  request: FakeChatRequest,
+  recorded: RecordedRequest,
+) => FakeChatReply | Promise<FakeChatReply>;
 
 /** Turns texts into vectors for `/v1/embeddings`. */
 export type FakeEmbedder = (texts: readonly string[], model: string) => number[][] | Promise<number[][]>;

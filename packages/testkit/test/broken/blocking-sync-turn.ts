@@ -12,6 +12,7 @@ class BlockingSyncTurn extends GoodProvider {
 
 export const blockingSyncTurn: BrokenCase = {
   check: 'sync.non-blocking',
-  message: /syncTurn\(\) did not resolve while its backend I\/O was held \(fs\.promises\.appendFile\(.*good-memory\.jsonl\)\)/,
+  message:
+    /syncTurn\(\) did not resolve while its backend I\/O was held \(fs\.promises\.appendFile\(.*good-memory\.jsonl\)\)/,
   harness: harnessFor(() => new BlockingSyncTurn()),
 };

@@ -17,6 +17,7 @@ class InvalidSchema extends GoodProvider {
 
 export const invalidSchema: BrokenCase = {
   check: 'tools.schema-valid',
-  message: /"description" must be a non-empty string[\s\S]*unknown JSON type "text"[\s\S]*"limit" is not in properties/,
+  message:
+    /"description" must be a non-empty string[\s\S]*unknown JSON type "text"[\s\S]*"limit" is not in properties/,
   harness: harnessFor(() => new InvalidSchema()),
 };

@@ -15,6 +15,7 @@ class SyncIoInSyncTurn extends GoodProvider {
 
 export const syncIoInSyncTurn: BrokenCase = {
   check: 'sync.non-blocking',
-  message: /syncTurn\(\) did blocking file I\/O before returning \(fs\.appendFileSync\(.*good-memory\.jsonl\)\)/,
+  message:
+    /syncTurn\(\) did blocking file I\/O before returning \(fs\.appendFileSync\(.*good-memory\.jsonl\)\)/,
   harness: harnessFor(() => new SyncIoInSyncTurn()),
 };

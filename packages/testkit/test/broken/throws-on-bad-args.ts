@@ -12,6 +12,7 @@ class ThrowsOnBadArgs extends GoodProvider {
 
 export const throwsOnBadArgs: BrokenCase = {
   check: 'tools.malformed-args',
-  message: /tool 'good_search' with malformed arguments: handleToolCall\('good_search', .*\) threw instead of returning a JSON error[\s\S]*counterexample/,
+  message:
+    /tool 'good_search' with malformed arguments: handleToolCall\('good_search', .*\) threw instead of returning a JSON error[\s\S]*counterexample/,
   harness: harnessFor(() => new ThrowsOnBadArgs()),
 };

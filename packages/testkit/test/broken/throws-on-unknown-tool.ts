@@ -11,6 +11,7 @@ class ThrowsOnUnknownTool extends GoodProvider {
 
 export const throwsOnUnknownTool: BrokenCase = {
   check: 'tools.unknown-tool',
-  message: /handleToolCall\('conformance_no_such_tool', \{\}\) threw instead of returning a JSON error: Error: no such tool/,
+  message:
+    /handleToolCall\('conformance_no_such_tool', \{\}\) threw instead of returning a JSON error: Error: no such tool/,
   harness: harnessFor(() => new ThrowsOnUnknownTool()),
 };

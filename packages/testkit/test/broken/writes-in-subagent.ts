@@ -12,6 +12,7 @@ class WritesInSubagent extends GoodProvider {
 
 export const writesInSubagent: BrokenCase = {
   check: 'context.non-primary-readonly',
-  message: /in the 'subagent' context, syncTurn changed persistent state \((created|changed) good-memory\.jsonl\)/,
+  message:
+    /in the 'subagent' context, syncTurn changed persistent state \((created|changed) good-memory\.jsonl\)/,
   harness: harnessFor(() => new WritesInSubagent()),
 };

@@ -21,6 +21,7 @@ class WrongTypesCrash extends GoodProvider {
 
 export const wrongTypesCrash: BrokenCase = {
   check: 'tools.wrong-types',
-  message: /tool 'good_search' with wrongly typed arguments: .*threw instead of returning a JSON error: TypeError/,
+  message:
+    /tool 'good_search' with wrongly typed arguments: .*threw instead of returning a JSON error: TypeError/,
   harness: harnessFor(() => new WrongTypesCrash()),
 };
