@@ -50,6 +50,7 @@ const FEEDBACK_TERMS = 10;
 const NEIGHBOUR_SEEDS = 20;
 let CONTEXT_WINDOW = Number(process.env.HM_CW ?? 1);
 let CONTEXT_DECAY = Number(process.env.HM_CD ?? 0.5);
+let DIVERSITY = Number(process.env.HM_DIV ?? 0);
 const BM25_K1 = 1.2;
 const BM25_B = 0.75;
 const STOP_STEMS = new Set([...QUERY_STOPWORDS].map((w) => porterStem(w)));
@@ -283,7 +284,7 @@ export class FactRetriever {
     });
     if (w.context > 0) this.applyContext(scored, w.context);
     scored.sort((a, b) => b.score - a.score || a.fact_id - b.fact_id);
-    return scored.slice(0, limit);
+    return DIVERSITY > 0 ? diversify(scored, limit, DIVERSITY) : scored.slice(0, limit);
   }
 
   /** Document frequency of a stem in the side index (0 when absent). */
@@ -745,6 +746,36 @@ function round3(x: number): number {
 function stripVector<T extends { hrr_vector?: unknown }>(row: T): Omit<T, 'hrr_vector'> {
   const { hrr_vector: _drop, ...rest } = row;
   return rest;
+}
+
+/**
+ * Greedy selection that discounts a fact by `lambda` for each already-selected fact of the same
+ * passage (within the context window in ingestion order and an hour in time), so the top-k covers
+ * several episodes instead of one episode's every turn.
+ */
+function diversify(sorted: ScoredFact[], limit: number, lambda: number): ScoredFact[] {
+  const pool = sorted.slice(0, Math.max(limit * 5, 50));
+  const out: ScoredFact[] = [];
+  const taken = new Set<number>();
+  while (out.length < limit && out.length < pool.length) {
+    let best = -1;
+    let bestScore = Number.NEGATIVE_INFINITY;
+    for (let i = 0; i < pool.length; i++) {
+      if (taken.has(i)) continue;
+      const f = pool[i]!;
+      let near = 0;
+      for (const g of out) if (Math.abs(g.fact_id - f.fact_id) <= CONTEXT_WINDOW) near++;
+      const adjusted = f.score * (1 - lambda) ** near;
+      if (adjusted > bestScore) {
+        bestScore = adjusted;
+        best = i;
+      }
+    }
+    if (best < 0) break;
+    taken.add(best);
+    out.push(pool[best]!);
+  }
+  return out;
 }
 
 function bm25Idf(n: number, df: number): number {
