@@ -17,7 +17,11 @@ if (!env.npm_config_nodedir && existsSync('/usr/include/node/node.h')) env.npm_c
 
 function pnpmCommand() {
   try {
-    const version = execFileSync('pnpm', ['--version'], { encoding: 'utf8', env, stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    const version = execFileSync('pnpm', ['--version'], {
+      encoding: 'utf8',
+      env,
+      stdio: ['ignore', 'pipe', 'ignore'],
+    }).trim();
     if (version.startsWith('10.')) return ['pnpm'];
   } catch {
     // not installed: fall through to npx
@@ -32,20 +36,30 @@ function run(args, options = {}) {
   if (result.status !== 0) process.exit(result.status ?? 1);
 }
 
-switch (job) {
-  case 'quickstart':
-    run(['install', '--frozen-lockfile', '--reporter=silent']);
-    run(['turbo', 'run', 'build', '--filter=@hermes-memory/example-quickstart...', '--output-logs=errors-only']);
-    run(['--silent', '--filter', '@hermes-memory/example-quickstart', 'start', ...rest]);
-    break;
-  case 'test':
-    run(['install', '--frozen-lockfile', '--reporter=silent']);
-    run(['turbo', 'run', 'build', '--output-logs=errors-only']);
-    {
-      const result = spawnSync(process.execPath, [path.join(root, 'scripts/test-packages.mjs'), ...rest], { cwd: root, env, stdio: 'inherit' });
-      process.exit(result.status ?? 1);
-    }
-  default:
-    console.error(`usage: node scripts/bootstrap.mjs quickstart|test [args]`);
-    process.exit(2);
+function install() {
+  run(['install', '--frozen-lockfile', '--reporter=silent']);
+}
+
+if (job === 'quickstart') {
+  install();
+  run([
+    'turbo',
+    'run',
+    'build',
+    '--filter=@hermes-memory/example-quickstart...',
+    '--output-logs=errors-only',
+  ]);
+  run(['--silent', '--filter', '@hermes-memory/example-quickstart', 'start', ...rest]);
+} else if (job === 'test') {
+  install();
+  run(['turbo', 'run', 'build', '--output-logs=errors-only']);
+  const result = spawnSync(process.execPath, [path.join(root, 'scripts/test-packages.mjs'), ...rest], {
+    cwd: root,
+    env,
+    stdio: 'inherit',
+  });
+  process.exit(result.status ?? 1);
+} else {
+  console.error('usage: node scripts/bootstrap.mjs quickstart|test [args]');
+  process.exit(2);
 }

@@ -29,7 +29,11 @@ for (const pkg of packages) {
   const result = spawnSync(
     'pnpm',
     ['exec', 'vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${report}`],
-    { cwd: pkg.dir, stdio: 'inherit', env: { ...process.env, MEM0_TELEMETRY: 'false', FORCE_COLOR: process.env.FORCE_COLOR ?? '0' } },
+    {
+      cwd: pkg.dir,
+      stdio: 'inherit',
+      env: { ...process.env, MEM0_TELEMETRY: 'false' },
+    },
   );
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
   let passed = 0;
@@ -51,14 +55,25 @@ for (const pkg of packages) {
 rmSync(outDir, { recursive: true, force: true });
 
 const header = ['package', 'suites', 'passed', 'failed', 'skipped', 'time (s)', 'result'];
-const table = rows.map((r) => [r.name, r.files, r.passed, r.failed, r.skipped, r.seconds, r.ok ? 'ok' : 'FAIL'].map(String));
+const table = rows.map((r) =>
+  [r.name, r.files, r.passed, r.failed, r.skipped, r.seconds, r.ok ? 'ok' : 'FAIL'].map(String),
+);
 const widths = header.map((h, i) => Math.max(h.length, ...table.map((row) => row[i].length)));
 const line = (cells) => `| ${cells.map((c, i) => c.padEnd(widths[i])).join(' | ')} |`;
 console.log(`\n${line(header)}\n|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`);
 for (const row of table) console.log(line(row));
 
-const total = rows.reduce((acc, r) => ({ passed: acc.passed + r.passed, failed: acc.failed + r.failed, skipped: acc.skipped + r.skipped }), { passed: 0, failed: 0, skipped: 0 });
+const total = rows.reduce(
+  (acc, r) => ({
+    passed: acc.passed + r.passed,
+    failed: acc.failed + r.failed,
+    skipped: acc.skipped + r.skipped,
+  }),
+  { passed: 0, failed: 0, skipped: 0 },
+);
 const failedPackages = rows.filter((r) => !r.ok).map((r) => r.name);
 if (failedPackages.length > 0) console.log(`\nFailing packages: ${failedPackages.join(', ')}`);
-console.log(`\ntests: ${total.passed} passed, ${total.failed} failed${total.skipped ? `, ${total.skipped} skipped` : ''}`);
+console.log(
+  `\ntests: ${total.passed} passed, ${total.failed} failed${total.skipped ? `, ${total.skipped} skipped` : ''}`,
+);
 process.exit(failedPackages.length > 0 ? 1 : 0);

@@ -1,4 +1,5 @@
 import { defineConfig } from 'tsup';
 import { preset } from '../../tsup.preset';
 
-export default defineConfig(preset({ index: 'src/index.ts', bin: 'src/bin.ts' }));
+// Code splitting: each command is its own chunk, imported only when it runs (fast `--help`/`status`).
+export default defineConfig(preset({ index: 'src/index.ts', bin: 'src/bin.ts' }, { splitting: true }));

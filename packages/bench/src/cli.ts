@@ -84,6 +84,7 @@ async function main(argv: string[]): Promise<number> {
   for (const name of suites) {
     const t0 = Date.now();
     ctx.log(`suite ${name}: start`);
+    ctx.provenance = provenance(command); // per suite: its own start time and load average
     try {
       const result = await SUITES[name](ctx, flags);
       writeSuite(outDir, result);

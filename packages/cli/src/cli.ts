@@ -1,28 +1,59 @@
-import type { Command } from './command';
-import { exportCommand } from './commands/export';
-import { doctorCommand } from './commands/doctor';
-import { factsCommand } from './commands/facts';
-import { importCommand } from './commands/import';
-import { mcpCommand } from './commands/mcp';
-import { memoryCommand } from './commands/memory';
-import { sessionsCommand } from './commands/sessions';
-import { setupCommand } from './commands/setup';
-import { statusCommand } from './commands/status';
+import type { Command, CommandEntry } from './command';
 import { createContext, extractGlobalOptions } from './context';
 import { CliError, oneLine } from './errors';
 import { type CliIO, processIO } from './io';
 import { CLI_VERSION } from './version';
 
-export const COMMANDS: readonly Command[] = [
-  statusCommand,
-  setupCommand,
-  doctorCommand,
-  memoryCommand,
-  sessionsCommand,
-  factsCommand,
-  exportCommand,
-  importCommand,
-  mcpCommand,
+/**
+ * Every command, loaded on demand: `--help` and light commands never import better-sqlite3,
+ * holographic or the MCP SDK (the build splits each command into its own chunk).
+ */
+export const COMMAND_TABLE: readonly CommandEntry[] = [
+  {
+    name: 'status',
+    summary: 'provider, installed providers, store paths and sizes, memory usage',
+    load: async () => (await import('./commands/status')).statusCommand,
+  },
+  {
+    name: 'setup',
+    summary: 'choose and configure the memory provider (wizard, --set for scripts, --off)',
+    load: async () => (await import('./commands/setup')).setupCommand,
+  },
+  {
+    name: 'doctor',
+    summary: 'check the installation and the stores, and say how to fix problems',
+    load: async () => (await import('./commands/doctor')).doctorCommand,
+  },
+  {
+    name: 'memory',
+    summary: 'list, add, replace or remove MEMORY.md / USER.md entries',
+    load: async () => (await import('./commands/memory')).memoryCommand,
+  },
+  {
+    name: 'sessions',
+    summary: 'list, search and show recorded sessions (state.db)',
+    load: async () => (await import('./commands/sessions')).sessionsCommand,
+  },
+  {
+    name: 'facts',
+    summary: 'add, search, probe, rate and list holographic facts; reindex, embed',
+    load: async () => (await import('./commands/facts')).factsCommand,
+  },
+  {
+    name: 'export',
+    summary: 'export all local memory as JSON Lines',
+    load: async () => (await import('./commands/export')).exportCommand,
+  },
+  {
+    name: 'import',
+    summary: 'import a JSON Lines export into this home',
+    load: async () => (await import('./commands/import')).importCommand,
+  },
+  {
+    name: 'mcp',
+    summary: 'serve memory tools and the snapshot over MCP (stdio or --http)',
+    load: async () => (await import('./commands/mcp')).mcpCommand,
+  },
 ];
 
 const GLOBAL_HELP = `Global options:
@@ -33,8 +64,8 @@ const GLOBAL_HELP = `Global options:
   -V, --version  print the version`;
 
 export function mainHelp(): string {
-  const width = Math.max(...COMMANDS.map((c) => c.name.length));
-  const list = COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`).join('\n');
+  const width = Math.max(...COMMAND_TABLE.map((c) => c.name.length));
+  const list = COMMAND_TABLE.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`).join('\n');
   return `hermes-memory ${CLI_VERSION} — layered long-term memory for agents (Hermes-compatible)
 
 Usage: hermes-memory <command> [options]
@@ -60,17 +91,19 @@ export async function runCli(argv: readonly string[], io: CliIO = processIO()): 
     }
     const [name, ...args] = rest;
     if (name === undefined || name === 'help') {
-      const target = name === 'help' ? COMMANDS.find((c) => c.name === args[0]) : undefined;
+      const entry = name === 'help' ? COMMAND_TABLE.find((c) => c.name === args[0]) : undefined;
+      const target: Command | undefined = entry ? await entry.load() : undefined;
       io.stdout(`${target ? target.usage : mainHelp()}\n`);
       return name === undefined && !globals.help ? 2 : 0;
     }
-    const command = COMMANDS.find((c) => c.name === name);
-    if (!command) {
+    const entry = COMMAND_TABLE.find((c) => c.name === name);
+    if (!entry) {
       throw new CliError(`Unknown command '${name}'.`, {
         exitCode: 2,
-        hint: `Commands: ${COMMANDS.map((c) => c.name).join(', ')}.`,
+        hint: `Commands: ${COMMAND_TABLE.map((c) => c.name).join(', ')}.`,
       });
     }
+    const command = await entry.load();
     if (globals.help) {
       io.stdout(`${command.usage}\n\n${GLOBAL_HELP}\n`);
       return 0;

@@ -2,15 +2,21 @@
  * @hermes-memory/cli — the `hermes-memory` command line. The binary is `dist/bin.js`; this entry
  * exposes the same CLI for embedding (run it in-process with your own IO) and its building blocks.
  */
-export { runCli, COMMANDS, mainHelp } from './cli';
-export type { Command } from './command';
+export { runCli, COMMAND_TABLE, mainHelp } from './cli';
+export type { Command, CommandEntry } from './command';
 export type { CommandContext } from './context';
 export { CliError } from './errors';
 export { type CliIO, processIO } from './io';
 export { collectExport } from './commands/export';
 export { importRecords } from './commands/import';
 export { EXPORT_FORMAT, EXPORT_VERSION, type ExportRecord, readExport } from './portable';
-export { discoverProviders, loadProvider, type DiscoveredProvider } from './providers';
+export {
+  discoverProviders,
+  loadProvider,
+  installedProviderPackages,
+  type BrokenProvider,
+  type DiscoveredProvider,
+} from './providers';
 export {
   answersFromFlags,
   fieldDefault,

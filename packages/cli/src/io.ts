@@ -1,3 +1,5 @@
+import type { Prompter } from './setup/prompter';
+
 /**
  * Where the CLI reads and writes. Commands never touch `process` directly, so the whole CLI can run
  * in-process in tests and inside other tools.
@@ -13,6 +15,11 @@ export interface CliIO {
   /** True when stdin is an interactive terminal (wizards and confirmations may prompt). */
   stdinIsTTY: boolean;
   cwd: string;
+  /**
+   * Asks the setup wizard's questions instead of the terminal (@clack/prompts). When set, `setup`
+   * is interactive even without a TTY: front ends and tests drive the real wizard through it.
+   */
+  prompter?: Prompter;
 }
 
 export function processIO(): CliIO {

@@ -1,21 +1,20 @@
-import fs from 'node:fs';
-import { createRequire } from 'node:module';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { type MemoryProvider, NoSuchProviderError, isMemoryProvider, loadEnvFile } from '@hermes-memory/core';
+import { fileURLToPath } from 'node:url';
+import {
+  type DiscoveryOptions,
+  type MemoryProvider,
+  NoSuchProviderError,
+  type ProviderPackage,
+  describeError,
+  discoverProviderPackages,
+  loadEnvFile,
+  resolveMemoryProvider,
+} from '@hermes-memory/core';
 
-/** Provider packages published from this repository, tried by name (`@hermes-memory/<name>`). */
-export const FIRST_PARTY_PROVIDERS = [
-  'holographic',
-  'honcho',
-  'mem0',
-  'retaindb',
-  'byterover',
-  'supermemory',
-  'hindsight',
-  'continuity',
-  'hivemind',
-] as const;
+/**
+ * A thin layer over core's plugin resolution (`discoverProviderPackages`, `resolveMemoryProvider`)
+ * that turns each outcome into the one-line hint the CLI prints.
+ */
 
 export interface DiscoveredProvider {
   name: string;
@@ -23,110 +22,95 @@ export interface DiscoveredProvider {
   provider: MemoryProvider;
 }
 
-const PROVIDER_NAME = /^[a-z0-9][a-z0-9_-]*$/i;
+/** The built-in store is not an external provider: "Built-in only" stands for it. */
+const BUILTIN = 'builtin';
 
-function pascal(name: string): string {
-  return name
-    .split(/[-_]/)
-    .map((part) => part.charAt(0).toUpperCase() + part.slice(1))
-    .join('');
+/**
+ * Where to look: the user's project (cwd and its parents), `<home>/plugins`, and the CLI's own
+ * install (so the providers it ships with, e.g. holographic, are found from any directory).
+ */
+export function discoveryOptions(cwd: string, home: string): DiscoveryOptions {
+  return { cwd, hermesHome: home, paths: [cliPackageDir()] };
 }
 
-/** Resolve a package from the user's project first, then from the CLI's own dependencies. */
-function resolvePackage(spec: string, cwd: string): string | undefined {
-  for (const base of [path.join(cwd, 'noop.js'), import.meta.url]) {
-    try {
-      return createRequire(base).resolve(spec);
-    } catch {}
-  }
-  return undefined;
+function cliPackageDir(): string {
+  // dist/bin.js (or src/*.ts under tests): the package root is one level up.
+  return path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 }
 
-/** Packages in `<cwd>/node_modules` that declare `"hermesMemory": {"provider": "<name>"}`. */
-function declaredProviders(cwd: string): Map<string, string> {
-  const found = new Map<string, string>();
-  const root = path.join(cwd, 'node_modules');
-  const dirs: string[] = [];
-  try {
-    for (const entry of fs.readdirSync(root)) {
-      if (entry.startsWith('.')) continue;
-      if (entry.startsWith('@')) {
-        for (const sub of fs.readdirSync(path.join(root, entry))) dirs.push(path.join(entry, sub));
-      } else dirs.push(entry);
-    }
-  } catch {
-    return found;
-  }
-  for (const dir of dirs) {
-    try {
-      const pkg = JSON.parse(fs.readFileSync(path.join(root, dir, 'package.json'), 'utf8')) as {
-        name?: string;
-        hermesMemory?: { provider?: unknown };
+/** Installed provider packages (no import), without the built-in store. */
+export function installedProviderPackages(cwd: string, home: string): ProviderPackage[] {
+  return discoverProviderPackages(discoveryOptions(cwd, home)).filter((p) => p.name !== BUILTIN);
+}
+
+type LoadResult =
+  | { ok: true; provider: DiscoveredProvider }
+  | { ok: false; kind: 'not-installed' | 'no-provider' | 'failed'; message: string };
+
+async function tryLoad(name: string, cwd: string, home: string): Promise<LoadResult> {
+  const result =
+    name === BUILTIN
+      ? { status: 'not-found' as const }
+      : await resolveMemoryProvider(name, discoveryOptions(cwd, home));
+  switch (result.status) {
+    case 'loaded':
+      return { ok: true, provider: { name, packageName: result.packageName, provider: result.provider } };
+    case 'not-found':
+      return {
+        ok: false,
+        kind: 'not-installed',
+        message: `Memory provider '${name}' not found. Install it (npm install @hermes-memory/${name}) or run 'hermes-memory setup' to pick another.`,
       };
-      const name = pkg.hermesMemory?.provider;
-      if (typeof name === 'string' && PROVIDER_NAME.test(name) && pkg.name && !found.has(name))
-        found.set(name, pkg.name);
-    } catch {}
+    case 'no-factory':
+      return {
+        ok: false,
+        kind: 'no-provider',
+        message: `Memory provider '${name}' failed to load: ${result.packageName} exports no provider factory.`,
+      };
+    case 'failed':
+      return {
+        ok: false,
+        kind: 'failed',
+        message: `Memory provider '${name}' failed to load: ${firstLine(describeError(result.error))}`,
+      };
   }
-  return found;
+}
+
+/** Load the provider a config names. Not installed, or installed but broken: NoSuchProviderError. */
+export async function loadProvider(name: string, cwd: string, home: string): Promise<DiscoveredProvider> {
+  const result = await tryLoad(name, cwd, home);
+  if (!result.ok) throw new NoSuchProviderError(name, result.message);
+  return result.provider;
+}
+
+export interface BrokenProvider {
+  name: string;
+  packageName: string;
+  error: string;
 }
 
 /**
- * Build a provider from a loaded module: the `create<Name>Provider()` factory, else a default
- * export (factory, class or instance), else a `provider` export.
+ * Every installed provider, loaded. A scoped project package that exports no provider at all
+ * (e.g. a dev-only `@hermes-memory/testkit`) is not a provider and is skipped; anything else that
+ * fails to load is reported in `broken`.
  */
-function instantiate(mod: Record<string, unknown>, name: string): MemoryProvider | undefined {
-  const candidates = [mod[`create${pascal(name)}Provider`], mod.default, mod.provider];
-  for (const candidate of candidates) {
-    if (isMemoryProvider(candidate)) return candidate;
-    if (typeof candidate === 'function') {
-      try {
-        const made: unknown = /^class\s/.test(Function.prototype.toString.call(candidate))
-          ? new (candidate as new () => unknown)()
-          : (candidate as () => unknown)();
-        if (isMemoryProvider(made)) return made;
-      } catch {}
-    }
+export async function discoverProviders(
+  cwd: string,
+  home: string,
+): Promise<{ loaded: DiscoveredProvider[]; broken: BrokenProvider[] }> {
+  const loaded: DiscoveredProvider[] = [];
+  const broken: BrokenProvider[] = [];
+  for (const pkg of installedProviderPackages(cwd, home)) {
+    const result = await tryLoad(pkg.name, cwd, home);
+    if (result.ok) loaded.push(result.provider);
+    else if (!(result.kind === 'no-provider' && pkg.source === 'scoped'))
+      broken.push({ name: pkg.name, packageName: pkg.packageName, error: result.message });
   }
-  return undefined;
+  return { loaded, broken };
 }
 
-/** Load the provider a config names. Unknown or broken names throw NoSuchProviderError. */
-export async function loadProvider(name: string, cwd: string = process.cwd()): Promise<DiscoveredProvider> {
-  if (!PROVIDER_NAME.test(name)) throw new NoSuchProviderError(name, `Memory provider '${name}' not found.`);
-  const packageName = declaredProviders(cwd).get(name) ?? `@hermes-memory/${name}`;
-  const resolved = resolvePackage(packageName, cwd);
-  if (!resolved) {
-    throw new NoSuchProviderError(
-      name,
-      `Memory provider '${name}' not found. Install it (npm install ${packageName}) or run 'hermes-memory setup' to pick another.`,
-    );
-  }
-  let mod: Record<string, unknown>;
-  try {
-    mod = (await import(pathToFileURL(resolved).href)) as Record<string, unknown>;
-  } catch (error) {
-    throw new NoSuchProviderError(
-      name,
-      `Memory provider '${name}' failed to load: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`,
-    );
-  }
-  const provider = instantiate(mod, name);
-  if (!provider)
-    throw new NoSuchProviderError(name, `Package ${packageName} does not export a memory provider.`);
-  return { name, packageName, provider };
-}
-
-/** Every provider that can be loaded here: first-party packages plus declared third-party ones. */
-export async function discoverProviders(cwd: string = process.cwd()): Promise<DiscoveredProvider[]> {
-  const names = new Set<string>([...FIRST_PARTY_PROVIDERS, ...declaredProviders(cwd).keys()]);
-  const out: DiscoveredProvider[] = [];
-  for (const name of names) {
-    try {
-      out.push(await loadProvider(name, cwd));
-    } catch {}
-  }
-  return out;
+function firstLine(text: string): string {
+  return (text.split('\n')[0] ?? text).trim();
 }
 
 /**

@@ -39,7 +39,7 @@ export async function openManager(
   manager.addProvider(builtin);
   let external: MemoryProvider | undefined;
   if (config.memory.provider) {
-    const loaded = await loadProvider(config.memory.provider, options.cwd);
+    const loaded = await loadProvider(config.memory.provider, options.cwd, home);
     if (loaded.provider.isAvailable()) {
       if (manager.addProvider(loaded.provider)) external = loaded.provider;
     } else {

@@ -16,13 +16,14 @@ export interface RunResult {
 export function run(
   home: string,
   args: readonly string[],
-  options: { input?: string; env?: Record<string, string> } = {},
+  options: { input?: string; env?: Record<string, string>; cwd?: string } = {},
 ): RunResult {
   const r = spawnSync(process.execPath, [BIN, '--home', home, ...args], {
     encoding: 'utf8',
     input: options.input,
     env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', ...options.env },
     timeout: 30_000,
+    ...(options.cwd ? { cwd: options.cwd } : {}),
   });
   return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
 }

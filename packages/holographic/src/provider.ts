@@ -13,12 +13,16 @@ import {
   type PrefetchOptions,
   type RecallStatus,
   type ToolSchema,
+  type Embedder,
   canWrite,
+  saveConfigValues,
   silentLogger,
   toolError,
 } from '@hermes-memory/core';
+import path from 'node:path';
 import { extractFacts } from './extract';
 import { type HolographicSettings, type ResolvedSettings, resolveSettings } from './settings';
+import { loadOptionalEmbedder } from './optional-embedder';
 import { FactStore } from './store';
 import {
   FACT_FEEDBACK_SCHEMA,
@@ -36,6 +40,8 @@ export class HolographicProvider extends MemoryProvider {
   private writable = true;
   private logger: Logger = silentLogger;
   private lastRecall = 0;
+  /** Resolves once a lazily imported default embedder is attached (or found missing). */
+  private embedderReady: Promise<void> | null = null;
   private readonly settings: Readonly<HolographicSettings>;
 
   constructor(settings: HolographicSettings = {}) {
@@ -52,11 +58,16 @@ export class HolographicProvider extends MemoryProvider {
     this.shutdown();
     this.logger = context.logger ?? silentLogger;
     const raw = { ...(context.providerConfig ?? {}), ...(this.settings as Record<string, unknown>) };
-    const resolved = resolveSettings(raw, context.hermesHome);
+    const resolved = resolveSettings(raw, context.hermesHome, {
+      profile: context.agentIdentity,
+      platform: context.platform,
+      chat: context.chatId,
+      user: context.userId,
+    });
     this.resolved = resolved;
     this.writable = canWrite(context.agentContext);
-    const embedder = resolved.embeddings ? context.embedder : undefined;
-    if (resolved.embeddings && !embedder)
+    const embedder: Embedder | undefined = resolved.embeddings !== false ? context.embedder : undefined;
+    if (resolved.embeddings === true && !embedder)
       this.logger.warn(
         'holographic: embeddings enabled but no embedder was provided; continuing without them',
       );
@@ -74,6 +85,18 @@ export class HolographicProvider extends MemoryProvider {
       trackRetrievals: this.writable,
       logger: this.logger,
     });
+    if (resolved.embeddings === 'auto' && !embedder && resolved.compat === 'default') {
+      const store = this.store;
+      const logger = this.logger;
+      this.embedderReady = loadOptionalEmbedder(logger).then((found) => {
+        if (found && !store.closed) store.setEmbedder(found);
+      });
+    }
+  }
+
+  /** Wait for the lazily loaded default embedder (no-op when none is being loaded). */
+  async ready(): Promise<void> {
+    if (this.embedderReady) await this.embedderReady;
   }
 
   /** The open store (null before initialize / after shutdown), for hosts and tests. */
@@ -118,6 +141,7 @@ export class HolographicProvider extends MemoryProvider {
     const store = this.store;
     if (!store || store.closed || !query || !this.resolved || this.resolved.memoryMode === 'tools') return '';
     try {
+      await this.ready();
       const results = await store.recall(query, { minTrust: this.resolved.minTrustThreshold, limit: 5 });
       this.lastRecall = results.length;
       if (results.length === 0) return '';
@@ -212,7 +236,61 @@ export class HolographicProvider extends MemoryProvider {
       },
       { key: 'default_trust', description: 'Default trust score for new facts', default: '0.5' },
       { key: 'hrr_dim', description: 'HRR vector dimensions', default: '1024' },
+      {
+        key: 'min_trust_threshold',
+        description: 'Trust floor for prefetch and the default search filter',
+        default: '0.3',
+      },
+      {
+        key: 'temporal_decay_half_life',
+        description: 'Score half-life in days (0 = no decay)',
+        default: '0',
+      },
+      { key: 'hrr_weight', description: 'HRR share of the reference ranking', default: '0.3' },
+      {
+        key: 'embeddings',
+        description: 'Semantic signal: auto (embedder if available), true, false',
+        default: 'auto',
+        choices: ['auto', 'true', 'false'],
+      },
+      {
+        key: 'compat',
+        description: "Ranking: 'default' (improved) or 'reference' (the Python plugin's)",
+        default: 'default',
+        choices: ['default', 'reference'],
+      },
+      {
+        key: 'memory_mode',
+        description: "'hybrid' (prefetch + tools) or 'tools' (no prefetch)",
+        default: 'hybrid',
+        choices: ['hybrid', 'tools'],
+      },
+      {
+        key: 'db_path_template',
+        description: 'Per-chat database path with {profile} {platform} {chat} {user} (overrides db_path)',
+      },
     ];
+  }
+
+  /**
+   * Persist settings under `memory.holographic.*` in `config.yaml` (only keys of the schema; none
+   * is secret). A `db_path` equal to this profile's default is stored as the portable
+   * `$HERMES_HOME/memory_store.db`, so a copied or renamed profile opens its own database.
+   */
+  override saveConfig(values: Readonly<Record<string, unknown>>, hermesHome: string): void {
+    const allowed = new Set(this.getConfigSchema().map((f) => f.key));
+    const patch: Record<string, unknown> = {};
+    for (const [rawKey, value] of Object.entries(values ?? {})) {
+      const key = rawKey.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+      if (!allowed.has(key) || value === undefined) continue;
+      let v = value;
+      if (key === 'db_path' && typeof v === 'string') {
+        const defaultPath = path.resolve(hermesHome, 'memory_store.db');
+        if (v.trim() && path.resolve(v.trim()) === defaultPath) v = '$HERMES_HOME/memory_store.db';
+      }
+      patch[`memory.holographic.${key}`] = v;
+    }
+    if (Object.keys(patch).length > 0) saveConfigValues(hermesHome, patch);
   }
 
   override backupPaths(): string[] {
@@ -238,6 +316,7 @@ export class HolographicProvider extends MemoryProvider {
       canWrite: this.writable,
       search: async (query, opts): Promise<ScoredFact[]> => {
         if (!store) return [];
+        await this.ready();
         return store.recall(query, opts);
       },
     };

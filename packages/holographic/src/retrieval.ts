@@ -36,7 +36,7 @@ export const DEFAULT_WEIGHTS: Readonly<DefaultWeights> = Object.freeze({
   jaccard: 0.15,
   hrr: 0,
   embedding: 0,
-  context: 0.3,
+  context: 0.5,
   feedback: 0,
 });
 /** Added to the default weights when an embedder is active. */
@@ -48,9 +48,8 @@ const FEEDBACK_DOCS = 3;
 const FEEDBACK_TERMS = 10;
 /** Conversational neighbourhood: seeds whose neighbours join the pool, window, decay per step. */
 const NEIGHBOUR_SEEDS = 20;
-let CONTEXT_WINDOW = Number(process.env.HM_CW ?? 1);
-let CONTEXT_DECAY = Number(process.env.HM_CD ?? 0.5);
-let DIVERSITY = Number(process.env.HM_DIV ?? 0);
+const CONTEXT_WINDOW = 3;
+const CONTEXT_DECAY = 0.7;
 const BM25_K1 = 1.2;
 const BM25_B = 0.75;
 const STOP_STEMS = new Set([...QUERY_STOPWORDS].map((w) => porterStem(w)));
@@ -90,8 +89,8 @@ export class FactRetriever {
     this.halfLife = config.halfLife;
     const ref = { ...REFERENCE_WEIGHTS, ...config.referenceWeights };
     this.referenceWeights = ref.hrr > 0 && !store.hrrEnabled ? REFERENCE_WEIGHTS_NO_HRR : ref;
-    const embedding = store.embedder ? DEFAULT_EMBEDDING_WEIGHT : 0;
-    this.weights = { ...DEFAULT_WEIGHTS, embedding, ...config.weights };
+    // The embedding weight only acts when a query vector is given (an embedder is attached).
+    this.weights = { ...DEFAULT_WEIGHTS, embedding: DEFAULT_EMBEDDING_WEIGHT, ...config.weights };
   }
 
   /** Drop cached statistics after a write. */
@@ -199,7 +198,8 @@ export class FactRetriever {
     if (dense && qVec) {
       const top = dense.top(qVec, pool);
       for (const [id] of top) ids.add(id);
-      denseFloor = top.length > 0 ? top[top.length - 1]![1] : 0;
+      // Floor = the pool's last cosine; when the pool holds every fact, cosine 0 (unrelated).
+      denseFloor = top.length >= pool ? top[top.length - 1]![1] : 0;
     }
     if (ids.size === 0) return [];
 
@@ -213,7 +213,7 @@ export class FactRetriever {
 
     // Pseudo-relevance feedback (RM3-style): terms that characterise the best first-pass facts, and
     // (with embeddings) their centroid, retrieve the evidence that shares no word with the question.
-    if (w.feedback > 0 && facts.length > 1) {
+    if (w.feedback > 0 && facts.length > 0) {
       const order = facts.map((_, i) => i).sort((a, b) => relevance[b]! - relevance[a]!);
       const fbDocs = order.slice(0, FEEDBACK_DOCS);
       const expansion = this.expansionTerms(
@@ -242,7 +242,7 @@ export class FactRetriever {
         fbVec = normalised(fbVec);
         const top = dense.top(fbVec, pool);
         for (const [id] of top) extraIds.push(id);
-        denseFloor = top.length > 0 ? top[top.length - 1]![1] : denseFloor;
+        denseFloor = top.length >= pool ? top[top.length - 1]![1] : 0;
       }
       const known = new Set(facts.map((f) => f.fact_id));
       const fresh = [...new Set(extraIds)].filter((id) => !known.has(id));
@@ -283,8 +283,10 @@ export class FactRetriever {
       return stripVector({ ...fact, fts_rank: lexical.bm25[i] ?? 0, score });
     });
     if (w.context > 0) this.applyContext(scored, w.context);
-    scored.sort((a, b) => b.score - a.score || a.fact_id - b.fact_id);
-    return DIVERSITY > 0 ? diversify(scored, limit, DIVERSITY) : scored.slice(0, limit);
+    // A neighbour that neither matches nor borrows anything stays out.
+    const relevant = scored.filter((f) => f.score > 0);
+    relevant.sort((a, b) => b.score - a.score || a.fact_id - b.fact_id);
+    return relevant.slice(0, limit);
   }
 
   /** Document frequency of a stem in the side index (0 when absent). */
@@ -383,7 +385,8 @@ export class FactRetriever {
     const w = this.weights;
     let queryVec: Float64Array | null = null;
     return facts.map((fact, i) => {
-      let rel = w.bm25 * lexical.bm25[i]! + w.coverage * lexical.coverage[i]! + w.jaccard * lexical.jaccard[i]!;
+      let rel =
+        w.bm25 * lexical.bm25[i]! + w.coverage * lexical.coverage[i]! + w.jaccard * lexical.jaccard[i]!;
       if (semantic) rel += w.embedding * semantic[i]!;
       if (w.hrr > 0) {
         const vec = this.store.decodeVector(fact.hrr_vector);
@@ -746,36 +749,6 @@ function round3(x: number): number {
 function stripVector<T extends { hrr_vector?: unknown }>(row: T): Omit<T, 'hrr_vector'> {
   const { hrr_vector: _drop, ...rest } = row;
   return rest;
-}
-
-/**
- * Greedy selection that discounts a fact by `lambda` for each already-selected fact of the same
- * passage (within the context window in ingestion order and an hour in time), so the top-k covers
- * several episodes instead of one episode's every turn.
- */
-function diversify(sorted: ScoredFact[], limit: number, lambda: number): ScoredFact[] {
-  const pool = sorted.slice(0, Math.max(limit * 5, 50));
-  const out: ScoredFact[] = [];
-  const taken = new Set<number>();
-  while (out.length < limit && out.length < pool.length) {
-    let best = -1;
-    let bestScore = Number.NEGATIVE_INFINITY;
-    for (let i = 0; i < pool.length; i++) {
-      if (taken.has(i)) continue;
-      const f = pool[i]!;
-      let near = 0;
-      for (const g of out) if (Math.abs(g.fact_id - f.fact_id) <= CONTEXT_WINDOW) near++;
-      const adjusted = f.score * (1 - lambda) ** near;
-      if (adjusted > bestScore) {
-        bestScore = adjusted;
-        best = i;
-      }
-    }
-    if (best < 0) break;
-    taken.add(best);
-    out.push(pool[best]!);
-  }
-  return out;
 }
 
 function bm25Idf(n: number, df: number): number {

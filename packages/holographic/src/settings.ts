@@ -27,8 +27,17 @@ export interface HolographicSettings {
   compat?: RetrievalMode;
   /** Blob format of new HRR vectors (float32 = `HRR1`, float64 = legacy mainline). */
   vectorFormat?: VectorFormat;
-  /** Use `context.embedder` as a fifth signal. Default false. */
-  embeddings?: boolean | string;
+  /**
+   * Semantic signal. `auto` (default): `context.embedder` if given, else the bundled Model2Vec from
+   * `@hermes-memory/embeddings` when that optional peer is installed, else lexical only.
+   * `true`: `context.embedder` (warns without one); `false`: lexical only.
+   */
+  embeddings?: boolean | 'auto' | string;
+  /**
+   * Per-conversation database: a path with `{profile}`, `{platform}`, `{chat}` and `{user}`
+   * placeholders (relative paths live under the Hermes home). Overrides `dbPath` when set.
+   */
+  dbPathTemplate?: string;
   /** Default-pipeline weight overrides. */
   weights?: Partial<DefaultWeights>;
   /** `tools` disables prefetch but keeps tools and the system prompt block. */
@@ -46,7 +55,7 @@ export interface ResolvedSettings {
   hrrEnabled: boolean;
   compat: RetrievalMode;
   vectorFormat: VectorFormat;
-  embeddings: boolean;
+  embeddings: boolean | 'auto';
   weights: Partial<DefaultWeights>;
   memoryMode: 'hybrid' | 'tools';
 }
@@ -73,21 +82,68 @@ function num(value: unknown, fallback: number, key: string): number {
   return n;
 }
 
+/** `$HERMES_HOME` or `${HERMES_HOME}`. */
+const HERMES_HOME_VAR = /\$\{HERMES_HOME\}|\$HERMES_HOME/g;
+
 export function expandDbPath(dbPath: string, hermesHome: string): string {
-  let p = dbPath.replaceAll('${HERMES_HOME}', hermesHome).replaceAll('$HERMES_HOME', hermesHome);
+  let p = dbPath.replace(HERMES_HOME_VAR, () => hermesHome);
   if (p === '~' || p.startsWith('~/')) p = path.join(os.homedir(), p.slice(1));
   return path.resolve(p);
+}
+
+function parseEmbeddings(value: unknown): boolean | 'auto' {
+  if (value === undefined || value === null) return 'auto';
+  if (typeof value === 'string' && ['auto', ''].includes(value.trim().toLowerCase())) return 'auto';
+  return isTruthy(value);
+}
+
+/** Values for `db_path_template` placeholders (missing ones become `default`). */
+export interface DbPathPlaceholders {
+  profile?: string;
+  platform?: string;
+  chat?: string;
+  user?: string;
+}
+
+/** One placeholder value made path-safe: "/" and ":" become "-", ".." is removed. */
+export function sanitizePathPart(value: string | undefined): string {
+  const cleaned = (value ?? '')
+    .replace(/[/\\:]/g, '-')
+    .replaceAll('..', '')
+    .replace(/[\0-\x1f]/g, '')
+    .trim();
+  return cleaned || 'default';
+}
+
+/** Expand a `db_path_template`; relative results are placed under `hermesHome`. */
+export function expandDbPathTemplate(
+  template: string,
+  hermesHome: string,
+  values: DbPathPlaceholders,
+): string {
+  const filled = template.replace(/\{(profile|platform|chat|user)\}/g, (_, key: keyof DbPathPlaceholders) =>
+    sanitizePathPart(values[key]),
+  );
+  const expanded = filled.replace(HERMES_HOME_VAR, () => hermesHome);
+  if (expanded === '~' || expanded.startsWith('~/') || path.isAbsolute(expanded))
+    return expandDbPath(expanded, hermesHome);
+  return path.resolve(hermesHome, expanded);
 }
 
 export function resolveSettings(
   raw: Readonly<Record<string, unknown>>,
   hermesHome: string,
+  placeholders: DbPathPlaceholders = {},
 ): ResolvedSettings {
   const dbRaw = pick(raw, 'dbPath', 'db_path');
-  const dbPath = expandDbPath(
-    typeof dbRaw === 'string' && dbRaw.trim() ? dbRaw : path.join(hermesHome, 'memory_store.db'),
-    hermesHome,
-  );
+  const template = pick(raw, 'dbPathTemplate', 'db_path_template');
+  const dbPath =
+    typeof template === 'string' && template.trim()
+      ? expandDbPathTemplate(template.trim(), hermesHome, placeholders)
+      : expandDbPath(
+          typeof dbRaw === 'string' && dbRaw.trim() ? dbRaw : path.join(hermesHome, 'memory_store.db'),
+          hermesHome,
+        );
   const hrrDim = Math.trunc(num(pick(raw, 'hrrDim', 'hrr_dim'), 1024, 'hrr_dim'));
   if (hrrDim < 1 || hrrDim > 65536)
     throw new SettingsError('hrr_dim', `holographic: 'hrr_dim' must be between 1 and 65536, got ${hrrDim}`);
@@ -116,7 +172,7 @@ export function resolveSettings(
     hrrEnabled: isTruthy(pick(raw, 'hrrEnabled', 'hrr_enabled'), true),
     compat,
     vectorFormat,
-    embeddings: isTruthy(raw.embeddings),
+    embeddings: parseEmbeddings(raw.embeddings),
     weights: typeof weights === 'object' && weights !== null ? (weights as Partial<DefaultWeights>) : {},
     memoryMode: memoryMode === 'tools' ? 'tools' : 'hybrid',
   };

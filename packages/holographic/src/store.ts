@@ -83,7 +83,7 @@ export class FactStore {
   hrrDim: number;
   readonly hrrEnabled: boolean;
   readonly vectorFormat: VectorFormat;
-  readonly embedder: Embedder | undefined;
+  private currentEmbedder: Embedder | undefined;
   readonly retriever: FactRetriever;
   readonly logger: Logger;
   readonly trackRetrievals: boolean;
@@ -103,7 +103,7 @@ export class FactStore {
       throw new RangeError(`hrrDim must be a positive integer, got ${this.hrrDim}`);
     this.hrrEnabled = options.hrrEnabled ?? true;
     this.vectorFormat = options.vectorFormat ?? 'float32';
-    this.embedder = options.embedder;
+    this.currentEmbedder = options.embedder;
     this.logger = options.logger ?? silentLogger;
     this.trackRetrievals = options.trackRetrievals ?? true;
     this.conn = acquireConnection(options.dbPath);
@@ -114,6 +114,22 @@ export class FactStore {
       referenceWeights: options.referenceWeights,
       weights: options.weights,
     });
+  }
+
+  /** The embedder of the semantic signal (undefined = lexical only). */
+  get embedder(): Embedder | undefined {
+    return this.currentEmbedder;
+  }
+
+  /**
+   * Attach (or replace, or detach) the embedder after construction, e.g. once a lazily imported
+   * model is ready. Facts without a vector for its model are embedded on the next `recall`.
+   */
+  setEmbedder(embedder: Embedder | undefined): void {
+    if (embedder?.id === this.currentEmbedder?.id && embedder === this.currentEmbedder) return;
+    this.currentEmbedder = embedder;
+    this.dense = null;
+    this.pendingEmbeds = null;
   }
 
   /** The shared connection (throws once closed). */

@@ -63,3 +63,18 @@ describe('LoCoMo metrics (hand-computed)', () => {
     expect(aggregate([]).n).toBe(0);
   });
 });
+
+describe('token-budget recall (hand-computed)', () => {
+  it('keeps ranked items while ⌈chars/4⌉ fits the budget', async () => {
+    const { withinTokenBudget } = await import('./metrics');
+    const text: Record<string, string> = { a: 'x'.repeat(400), b: 'x'.repeat(1601), c: 'x'.repeat(4) };
+    // a = 100 tokens, b = 401 tokens, c = 1 token
+    expect(withinTokenBudget(['a', 'b', 'c'], (id) => text[id] ?? '', 500)).toEqual(['a']);
+    expect(withinTokenBudget(['a', 'b', 'c'], (id) => text[id] ?? '', 501)).toEqual(['a', 'b']);
+    expect(withinTokenBudget(['a', 'b', 'c'], (id) => text[id] ?? '', 1000)).toEqual(['a', 'b', 'c']);
+    const s = scoreQuestion(1, ['a', 'b', 'c'], ['c'], (id) => text[id] ?? '');
+    expect(s.budgetAny?.[500]).toBe(0);
+    expect(s.budgetAny?.[1000]).toBe(1);
+    expect(aggregate([s, scoreQuestion(2, ['c'], ['c'])]).budgetAny[1000]).toBe(1); // no-text item excluded
+  });
+});

@@ -64,6 +64,27 @@ export function toSessions(ids: readonly string[]): string[] {
   return out;
 }
 
+/** Token budgets of returned text (⌈chars / 4⌉ per item), benchmarks.md §5.1 step 4. */
+export const TOKEN_BUDGETS = [500, 1000, 2000, 4000] as const;
+export type TokenBudget = (typeof TOKEN_BUDGETS)[number];
+
+/** The ranked ids whose returned text fits in `budget` tokens (walks the ranking, stops at the first overflow). */
+export function withinTokenBudget(
+  ranked: readonly string[],
+  textOf: (id: string) => string,
+  budget: number,
+): string[] {
+  const out: string[] = [];
+  let used = 0;
+  for (const id of ranked) {
+    const cost = Math.ceil(textOf(id).length / 4);
+    if (used + cost > budget) break;
+    used += cost;
+    out.push(id);
+  }
+  return out;
+}
+
 /** Everything computed for one scored question. */
 export interface QuestionScore {
   category: number;
@@ -73,6 +94,15 @@ export interface QuestionScore {
   mrr: number;
   sessionRecallAny: Record<KValue, number>;
   sessionRecallAll: Record<KValue, number>;
+  /** recall_any / recall_all of the items that fit in each token budget (absent without turn texts). */
+  budgetAny?: Record<TokenBudget, number>;
+  budgetAll?: Record<TokenBudget, number>;
+}
+
+function perBudget(fn: (b: number) => number): Record<TokenBudget, number> {
+  const out = {} as Record<TokenBudget, number>;
+  for (const b of TOKEN_BUDGETS) out[b] = fn(b);
+  return out;
 }
 
 function perK(fn: (k: number) => number): Record<KValue, number> {
@@ -85,10 +115,20 @@ export function scoreQuestion(
   category: number,
   ranked: readonly string[],
   gold: readonly string[],
+  textOf?: (id: string) => string,
 ): QuestionScore {
   const rs = toSessions(ranked);
   const gs = toSessions(gold);
+  let budgetFields: Pick<QuestionScore, 'budgetAny' | 'budgetAll'> = {};
+  if (textOf) {
+    const fits = new Map(TOKEN_BUDGETS.map((b) => [b, withinTokenBudget(ranked, textOf, b)]));
+    budgetFields = {
+      budgetAny: perBudget((b) => recallAny(fits.get(b as TokenBudget)!, gold, Number.MAX_SAFE_INTEGER)),
+      budgetAll: perBudget((b) => recallAll(fits.get(b as TokenBudget)!, gold, Number.MAX_SAFE_INTEGER)),
+    };
+  }
   return {
+    ...budgetFields,
     category,
     recallAny: perK((k) => recallAny(ranked, gold, k)),
     recallAll: perK((k) => recallAll(ranked, gold, k)),
@@ -108,6 +148,9 @@ export interface GroupMetrics {
   fracRecall: Record<KValue, number>;
   sessionRecallAny: Record<KValue, number>;
   sessionRecallAll: Record<KValue, number>;
+  /** Means over the questions that carry budget scores (NaN when none do). */
+  budgetAny: Record<TokenBudget, number>;
+  budgetAll: Record<TokenBudget, number>;
 }
 
 export function aggregate(scores: readonly QuestionScore[]): GroupMetrics {
@@ -122,7 +165,21 @@ export function aggregate(scores: readonly QuestionScore[]): GroupMetrics {
     fracRecall: perK((k) => mean((s) => s.fracRecall[k as KValue])),
     sessionRecallAny: perK((k) => mean((s) => s.sessionRecallAny[k as KValue])),
     sessionRecallAll: perK((k) => mean((s) => s.sessionRecallAll[k as KValue])),
+    budgetAny: perBudget((b) => meanOf(scores, (s) => s.budgetAny?.[b as TokenBudget])),
+    budgetAll: perBudget((b) => meanOf(scores, (s) => s.budgetAll?.[b as TokenBudget])),
   };
+}
+
+function meanOf(scores: readonly QuestionScore[], pick: (s: QuestionScore) => number | undefined): number {
+  let sum = 0;
+  let n = 0;
+  for (const s of scores) {
+    const v = pick(s);
+    if (v === undefined) continue;
+    sum += v;
+    n++;
+  }
+  return n === 0 ? Number.NaN : sum / n;
 }
 
 /** Report groups: the headline pool of categories 1–4, each category, and adversarial cat 5 on its own. */

@@ -51,6 +51,8 @@ export async function runLocomo(
       run.turns += conv.turns.length;
       run.conversations++;
       if (session.diskBytes) run.diskBytes = (run.diskBytes ?? 0) + session.diskBytes();
+      const textById = new Map(conv.turns.map((t) => [t.diaId, t.text]));
+      const textOf = (id: string) => textById.get(id) ?? '';
       for (const q of conv.questions) {
         if (q.gold.length === 0) {
           run.dropped++;
@@ -59,7 +61,7 @@ export async function runLocomo(
         const t1 = nowMs();
         const ranked = await session.search(q.question, depth);
         run.queryMs.push(nowMs() - t1);
-        run.scores.push(scoreQuestion(q.category, dedupe(ranked).slice(0, depth), q.gold));
+        run.scores.push(scoreQuestion(q.category, dedupe(ranked).slice(0, depth), q.gold, textOf));
       }
       options.onProgress?.(`${retriever.name}: ${conv.conversationId} (${conv.turns.length} turns) done`);
     } finally {

@@ -7,7 +7,14 @@ import { LOCOMO_AUDIT_DIR_REL, LOCOMO_FILE_REL, sharedPath } from '../paths';
 import { round, summarize } from '../stats';
 import { applyAudit, loadAudit } from './audit';
 import { loadLocomo } from './loader';
-import { GROUPS, type GroupMetrics, type GroupName, K_VALUES, groupByCategory } from './metrics';
+import {
+  GROUPS,
+  type GroupMetrics,
+  type GroupName,
+  K_VALUES,
+  TOKEN_BUDGETS,
+  groupByCategory,
+} from './metrics';
 import { type LocomoRun, runLocomo } from './protocol';
 import type { LocomoConversation } from './types';
 
@@ -270,6 +277,20 @@ export function renderLocomo(data: LocomoSuiteData): string {
       ),
       '',
       '![recall_any@10 per category](locomo-categories.svg)',
+      '',
+      '### Token budget (categories 1–4)',
+      '',
+      'Recall of the ranked turns whose text fits in a budget of returned tokens (⌈chars / 4⌉ each; benchmarks.md §5.1 step 4) — ' +
+        "the fair comparison across granularities, next to vendors' tokens per query (Mem0 ≈ 7k, Zep ≈ 5.8k, full context ≈ 26k). " +
+        'Only the top 50 are considered.',
+      '',
+      table(
+        ['retriever', ...TOKEN_BUDGETS.flatMap((b) => [`any@${b} tok`, `all@${b} tok`])],
+        main.map((r) => {
+          const g = r.groups['cat1-4'];
+          return [label(r), ...TOKEN_BUDGETS.flatMap((b) => [g.budgetAny[b], g.budgetAll[b]])];
+        }),
+      ),
       '',
       '### Session level (secondary; saturates fast: 19–32 sessions per conversation)',
       '',

@@ -19,6 +19,8 @@ export interface MachineInfo {
   totalMemoryGiB: number;
   node: string;
   sqlite: string;
+  /** 1-minute load average when the run started: a busy shared machine inflates latency numbers. */
+  loadAvg1m: number;
 }
 
 export function machineInfo(): MachineInfo {
@@ -33,6 +35,7 @@ export function machineInfo(): MachineInfo {
     totalMemoryGiB: Math.round((os.totalmem() / 2 ** 30) * 10) / 10,
     node: process.version,
     sqlite,
+    loadAvg1m: Math.round(os.loadavg()[0]! * 100) / 100,
   };
 }
 
@@ -59,5 +62,6 @@ export function provenance(command: string): Provenance {
 }
 
 export function describeMachine(m: MachineInfo): string {
-  return `${m.os}; ${m.cpuModel}, ${m.cores} cores, ${m.totalMemoryGiB} GiB; Node ${m.node}; SQLite ${m.sqlite}`;
+  const load = m.loadAvg1m === undefined ? '' : `; load ${m.loadAvg1m} at start`;
+  return `${m.os}; ${m.cpuModel}, ${m.cores} cores, ${m.totalMemoryGiB} GiB; Node ${m.node}; SQLite ${m.sqlite}${load}`;
 }

@@ -38,7 +38,7 @@ function fmt(v: number): string {
   if (v === 0) return '0';
   const a = Math.abs(v);
   if (a >= 1e6) return `${+(v / 1e6).toPrecision(3)}M`;
-  if (a >= 1e4) return `${+(v / 1e3).toPrecision(3)}k`;
+  if (a >= 1e3) return `${+(v / 1e3).toPrecision(3)}k`;
   if (a >= 1) return `${+v.toPrecision(3)}`;
   return `${+v.toPrecision(2)}`;
 }

@@ -26,10 +26,12 @@ export function createHolographicRetriever(options: HolographicRetrieverOptions)
     description:
       compat === 'reference'
         ? 'holographic, reference ranking (FTS .4 / Jaccard .3 / HRR .3 × trust)'
-        : `holographic default pipeline (stemmed BM25 + coverage + Jaccard + contiguity${options.embeddings ? ' + Model2Vec' : ''})`,
+        : `holographic default pipeline (stemmed BM25 + coverage + Jaccard + conversational neighbourhood${options.embeddings ? ' + Model2Vec dense fusion' : ''})`,
     async open(): Promise<RetrieverSession> {
       const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hm-bench-holo-'));
-      const provider = createHolographicProvider({ compat, embeddings: options.embeddings });
+      // `embeddings: false` measures the lexical pipeline; with embeddings the provider runs in its
+      // default configuration (`embeddings: 'auto'`) on the bundled Model2Vec.
+      const provider = createHolographicProvider({ compat, embeddings: options.embeddings ? 'auto' : false });
       await provider.initialize('bench', {
         hermesHome: dir,
         platform: 'bench',

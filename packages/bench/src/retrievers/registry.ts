@@ -28,6 +28,11 @@ export const RETRIEVERS: readonly RetrieverEntry[] = [
     name: 'holographic+embeddings',
     load: async () => (await holographic()).createHolographicRetriever({ embeddings: true }),
   },
+  {
+    name: 'holographic-reference',
+    load: async () =>
+      (await holographic()).createHolographicRetriever({ embeddings: false, compat: 'reference' }),
+  },
   { name: 'model2vec', load: async () => createDenseRetriever('model2vec', await loadModel2VecEmbedder()) },
 ];
 

@@ -14,7 +14,7 @@ export interface SharedStore {
   close(): Promise<void>;
 }
 
-export const STORE_KINDS = ['builtin-memory-file', 'builtin-session-db'] as const;
+export const STORE_KINDS = ['builtin-memory-file', 'builtin-session-db', 'holographic-facts'] as const;
 export type StoreKind = (typeof STORE_KINDS)[number];
 
 interface MemoryStoreLike {
@@ -45,6 +45,35 @@ export async function openSharedStore(kind: StoreKind, dir: string): Promise<Sha
         return [...fresh.entries('memory')];
       },
       async close() {},
+    };
+  }
+  if (kind === 'holographic-facts') {
+    const mod = (await import('@hermes-memory/holographic')) as Record<string, unknown>;
+    type FactStoreLike = {
+      add(content: string): number;
+      list(o: { minTrust?: number; limit?: number }): Array<{ content: string }>;
+      close(): void;
+    };
+    const Ctor = mod['FactStore'] as (new (o: { dbPath: string }) => FactStoreLike) | undefined;
+    if (typeof Ctor !== 'function')
+      throw new Error('@hermes-memory/holographic does not export FactStore yet');
+    const dbPath = path.join(dir, 'memory_store.db');
+    const store = new Ctor({ dbPath });
+    return {
+      async write(item) {
+        store.add(item);
+      },
+      async readAll() {
+        const fresh = new Ctor({ dbPath });
+        try {
+          return fresh.list({ minTrust: 0, limit: 10_000_000 }).map((f) => f.content);
+        } finally {
+          fresh.close();
+        }
+      },
+      async close() {
+        store.close();
+      },
     };
   }
   const SessionStore = await loadSessionStoreClass();

@@ -74,7 +74,7 @@ function renderRobustness(d: RobustnessData): string {
     '### Concurrent writers (must be 0 lost / torn / duplicated)',
     '',
     'Separate OS processes write self-checksummed items into the same store at once (builtin `MEMORY.md` via ' +
-      '`MemoryStore.add` with its file lock and atomic replace; builtin `state.db` via `SessionStore.appendMessage`). ' +
+      '`MemoryStore.add` with its file lock and atomic replace; builtin `state.db` via `SessionStore.appendMessage`; holographic `memory_store.db` via `FactStore.add`). ' +
       'Afterwards the store is reopened and compared with every write a process acknowledged.',
     '',
     table(

@@ -125,7 +125,7 @@ function renderScale(data: ScaleSuiteData): string {
     '',
     'Each point is a fresh process: ingest N synthetic memories (two seeded LoCoMo sentences each, so the vocabulary is ' +
       'conversational), then 200 LoCoMo questions as searches (k = 10, after 10 warm-up queries). Ingest goes through each ' +
-      "store's normal write path (one call with all N items). RSS is the process's resident memory after the run; peak is `maxRSS`.",
+      "store's normal write path (one call with all N items). RSS is the process's resident memory after the run; peak is `maxRSS` (it includes parsing the LoCoMo file the corpus is drawn from, ≈ 100 MiB of transient heap, so compare RSS across stores).",
     '',
     table(
       ['store', 'N', 'ingest', 'ingest rate', 'search p50', 'search p95', 'RSS', 'peak RSS', 'disk'],

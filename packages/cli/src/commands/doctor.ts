@@ -25,7 +25,6 @@ Options:
 
 export const doctorCommand: Command = {
   name: 'doctor',
-  summary: 'check the installation and the stores, and say how to fix problems',
   usage: USAGE,
   async run(ctx, argv) {
     const { values } = parseCommandArgs(argv, { fix: { type: 'boolean' } }, 'doctor');
@@ -35,7 +34,7 @@ export const doctorCommand: Command = {
       ...checkSqlite(sqlite),
       checkHome(ctx.home),
       checkConfig(ctx.home),
-      ...(await checkProvider(ctx.home, ctx.io.env)),
+      ...(await checkProvider(ctx.home, ctx.io.env, ctx.io.cwd)),
       ...checkMemoryFiles(ctx.home),
       checkPermissions(ctx.home),
       checkLocks(ctx.home),

@@ -26,7 +26,6 @@ it holds everything the agent remembers.`;
 
 export const exportCommand: Command = {
   name: 'export',
-  summary: 'export all local memory as JSON Lines',
   usage: USAGE,
   async run(ctx, argv) {
     const { values, positionals } = parseCommandArgs(argv, { out: { type: 'string', short: 'o' } }, 'export');

@@ -37,7 +37,6 @@ interface ImportStats {
 
 export const importCommand: Command = {
   name: 'import',
-  summary: 'import a JSON Lines export into this home',
   usage: USAGE,
   async run(ctx, argv) {
     const { positionals } = parseCommandArgs(argv, {}, 'import');

@@ -17,7 +17,6 @@ Example client config:
 
 export const mcpCommand: Command = {
   name: 'mcp',
-  summary: 'serve memory tools and the snapshot over MCP (stdio or --http)',
   usage: USAGE,
   async run(ctx, argv) {
     const { values, positionals } = parseCommandArgs(argv, { http: { type: 'string' } }, 'mcp');

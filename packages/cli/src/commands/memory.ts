@@ -19,7 +19,6 @@ Options:
 
 export const memoryCommand: Command = {
   name: 'memory',
-  summary: 'list, add, replace or remove MEMORY.md / USER.md entries',
   usage: USAGE,
   async run(ctx, argv) {
     const { values, positionals } = parseCommandArgs(

@@ -16,7 +16,6 @@ Search accepts FTS5 syntax: "exact phrase", OR, NOT, prefix*.`;
 
 export const sessionsCommand: Command = {
   name: 'sessions',
-  summary: 'list, search and show recorded sessions (state.db)',
   usage: USAGE,
   async run(ctx, argv) {
     const { values, positionals } = parseCommandArgs(

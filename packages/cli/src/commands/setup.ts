@@ -9,6 +9,7 @@ import { type SetupAnswers, answersFromFlags, parseSetFlags, providerHint } from
 import { runSchemaWizard } from '../setup/wizard';
 
 const USAGE = `Usage: hermes-memory setup [provider] [--set key=value ...] [--yes] [--json]
+       hermes-memory setup --off
 
 Choose the external memory provider and configure it. Without arguments, an interactive picker
 lists every installed provider plus "Built-in only" (MEMORY.md / USER.md, the default).
@@ -18,31 +19,50 @@ Secrets go to <home>/.env (mode 0600); other settings to the provider's config i
   hermes-memory setup holographic                      interactive, provider chosen
   hermes-memory setup holographic --set auto_extract=true --yes     for scripts
   hermes-memory setup builtin --yes                    built-in only (memory.provider: "")
+  hermes-memory setup --off                            the same: turn the external provider off
 
 Options:
   --set key=value   a provider setting (repeatable); unknown keys are an error
-  --yes, -y         don't ask: use --set values, then defaults`;
+  --yes, -y         don't ask: use --set values, then defaults
+  --off             disable the external provider (memory.provider: ""); changes nothing else`;
+
+const BUILTIN_LABEL = 'Built-in only — MEMORY.md / USER.md (default)';
+const CANCELLED_MESSAGE = 'Cancelled. No changes saved.';
 
 const BUILTIN_NAMES = new Set(['builtin', 'built-in', 'none', 'off']);
 
 export const setupCommand: Command = {
   name: 'setup',
-  summary: 'choose and configure the memory provider (wizard, or --set for scripts)',
   usage: USAGE,
   async run(ctx, argv) {
     const { values, positionals } = parseCommandArgs(
       argv,
-      { set: { type: 'string', multiple: true }, yes: { type: 'boolean', short: 'y' } },
+      {
+        set: { type: 'string', multiple: true },
+        yes: { type: 'boolean', short: 'y' },
+        off: { type: 'boolean' },
+      },
       'setup',
     );
     if (positionals.length > 1)
       throw new CliError(`setup takes one provider name, got ${positionals.length}.`, { exitCode: 2 });
+    if (values.off && (positionals.length > 0 || values.set))
+      throw new CliError('setup --off takes no provider and no --set.', { exitCode: 2 });
     // A corrupt config.yaml must stop setup before anything is written.
     loadHermesConfig(ctx.home);
     const sets = parseSetFlags(values.set ?? []);
-    const interactive = ctx.interactive && !values.yes;
     const env = resolveEnv(ctx.home, ctx.io.env);
-    const prompter = interactive ? clackPrompter() : undefined;
+    // An injected prompter (tests, other front ends) counts as a terminal; --off and --yes never ask.
+    const prompter: Prompter | undefined =
+      values.yes || values.off
+        ? undefined
+        : (ctx.io.prompter ?? (ctx.interactive ? clackPrompter() : undefined));
+
+    if (values.off) {
+      ensureHome(ctx.home);
+      saveConfigValues(ctx.home, { 'memory.provider': '' });
+      return report(ctx, undefined, { provider: '', values: {}, env: {} }, []);
+    }
 
     let name = positionals[0];
     if (name === undefined) {
@@ -53,9 +73,10 @@ export const setupCommand: Command = {
         );
       }
       prompter.intro('hermes-memory setup');
-      const picked = await pickProvider(prompter, await discoverProviders(ctx.io.cwd));
+      const { loaded } = await discoverProviders(ctx.io.cwd, ctx.home);
+      const picked = await pickProvider(prompter, loaded);
       if (picked === CANCELLED) {
-        prompter.outro('Cancelled. No changes saved.');
+        prompter.outro(CANCELLED_MESSAGE);
         return 1;
       }
       name = picked;
@@ -69,7 +90,7 @@ export const setupCommand: Command = {
       return report(ctx, prompter, { provider: '', values: {}, env: {} }, []);
     }
 
-    const { provider } = await loadProvider(name, ctx.io.cwd);
+    const { provider } = await loadProvider(name, ctx.io.cwd, ctx.home);
     const fields = provider.getConfigSchema();
     let answers: SetupAnswers;
     if (prompter) {
@@ -77,7 +98,7 @@ export const setupCommand: Command = {
       const existing = { ...loadHermesConfig(ctx.home).memory.providerConfig(name), ...sets };
       const result = await runSchemaWizard(fields, prompter, { env, existing });
       if (result === CANCELLED) {
-        prompter.outro('Cancelled. No changes saved.');
+        prompter.outro(CANCELLED_MESSAGE);
         return 1;
       }
       answers = result;
@@ -110,8 +131,9 @@ async function pickProvider(prompter: Prompter, providers: readonly DiscoveredPr
       label: p.name,
       hint: providerHint(p.provider.getConfigSchema()),
     })),
-    { value: 'builtin', label: 'Built-in only', hint: 'MEMORY.md / USER.md (default)' },
+    { value: 'builtin', label: BUILTIN_LABEL },
   ];
+  // The reference pre-selects "Built-in only", whatever is configured now.
   return prompter.select('Which memory provider?', options, 'builtin');
 }
 

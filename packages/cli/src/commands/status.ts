@@ -1,19 +1,24 @@
 import fs from 'node:fs';
-import { type HermesConfig, loadHermesConfig } from '@hermes-memory/core';
+import { type ConfigField, type HermesConfig, loadHermesConfig, resolveEnv } from '@hermes-memory/core';
 import type { Command } from '../command';
-import { parseCommandArgs } from '../context';
+import { type CommandContext, parseCommandArgs } from '../context';
 import { CliError } from '../errors';
-import { factsDbPath } from '../facts-store';
+import { resolveFactsDbPath } from '../facts-path';
 import { formatBytes, table } from '../format';
 import { fileInfo, homePaths, sqliteSize } from '../paths';
 import { openRawDb } from '../portable';
-import { applyHomeEnv, loadProvider } from '../providers';
-import { openMemoryStore } from '../stores';
+import { applyHomeEnv, discoverProviders } from '../providers';
+import { type FieldValue, fieldVisible } from '../setup/schema';
 
 const USAGE = `Usage: hermes-memory status [--json]
 
-Show the configured memory provider (and why it is unavailable, if it is), every store's path and
-size, and how full MEMORY.md and USER.md are.`;
+Show the built-in memory settings, the active memory provider (installed, available, and each of
+its environment variables set or not), every installed provider, every store's path and size, and
+how full MEMORY.md and USER.md are.`;
+
+/** Services (systemd, launchd, Docker, cron) start without the agent's .env loading. */
+const SERVICE_ENV_NOTE =
+  "Services (systemd, launchd, Docker, cron) don't inherit <home>/.env: set these variables in the service's own environment.";
 
 interface StoreStatus {
   name: string;
@@ -25,7 +30,6 @@ interface StoreStatus {
 
 export const statusCommand: Command = {
   name: 'status',
-  summary: 'provider, availability, store paths and sizes, memory usage',
   usage: USAGE,
   async run(ctx, argv) {
     const { positionals } = parseCommandArgs(argv, {}, 'status');
@@ -33,9 +37,10 @@ export const statusCommand: Command = {
     const config: HermesConfig = loadHermesConfig(ctx.home);
     const m = config.memory;
 
-    const provider = await providerStatus(ctx.home, m.provider, ctx.io.env, ctx.io.cwd);
+    const { provider, providers } = await providerStatus(ctx, config);
     const hasMemories = fs.existsSync(homePaths(ctx.home).memoriesDir);
-    const store = hasMemories ? openMemoryStore(ctx.home) : undefined;
+    // Loaded only when there is something to read: a fresh home's status needs no SQLite at all.
+    const store = hasMemories ? (await import('../stores')).openMemoryStore(ctx.home) : undefined;
     const usage = (['memory', 'user'] as const).map((target) => {
       const u = store?.usage(target) ?? {
         current: 0,
@@ -57,7 +62,9 @@ export const statusCommand: Command = {
         ['sessions', 'SELECT COUNT(*) AS n FROM sessions'],
         ['messages', 'SELECT COUNT(*) AS n FROM messages'],
       ]),
-      dbStore('memory_store.db', factsDbPath(ctx.home), [['facts', 'SELECT COUNT(*) AS n FROM facts']]),
+      dbStore('memory_store.db', await resolveFactsDbPath(ctx.home), [
+        ['facts', 'SELECT COUNT(*) AS n FROM facts'],
+      ]),
       fileStore('config.yaml', p.config, ''),
       fileStore('.env', p.env, ''),
     ];
@@ -73,6 +80,7 @@ export const statusCommand: Command = {
           userCharLimit: m.userCharLimit,
         },
         provider,
+        providers,
         usage,
         stores,
       });
@@ -91,6 +99,23 @@ export const statusCommand: Command = {
         `  provider   ${s.bold(provider.name)}  installed ${yes(provider.installed)}  available ${yes(provider.available)}`,
       );
       if (provider.reason) ctx.out(`             ${s.yellow(provider.reason)}`);
+      for (const [key, value] of Object.entries(provider.config))
+        ctx.out(`             ${s.gray(`${key}:`)} ${formatValue(value)}`);
+      for (const v of provider.envVars)
+        ctx.out(
+          `             ${yes(v.set)} ${v.name}${v.required ? '' : s.gray(' (optional)')}${!v.set && v.url ? s.gray(`  get one at ${v.url}`) : ''}`,
+        );
+      if (provider.envVars.length > 0) ctx.out(`             ${s.gray(SERVICE_ENV_NOTE)}`);
+    }
+    ctx.out();
+    ctx.out(s.bold('Installed providers'));
+    if (providers.length === 0) ctx.out(`  ${s.gray('(none besides built-in)')}`);
+    const width = Math.max(0, ...providers.map((p) => p.name.length));
+    for (const p of providers) {
+      const state = p.error ? `${s.red('✗')} ${s.gray(p.error)}` : `available ${yes(p.available)}`;
+      ctx.out(
+        `  ${p.name.padEnd(width)}  ${state}  ${s.gray(p.packageName)}${p.active ? `  ${s.green('← active')}` : ''}`,
+      );
     }
     ctx.out();
     ctx.out(s.bold('Memory usage'));
@@ -127,31 +152,100 @@ function usageBar(
   return colour('█'.repeat(filled)) + s.gray('░'.repeat(width - filled));
 }
 
-async function providerStatus(
-  home: string,
-  name: string,
-  env: Readonly<Record<string, string | undefined>>,
-  cwd: string,
-) {
-  if (!name) return { name: '', installed: true, available: true, reason: '' };
-  try {
-    const { provider } = await loadProvider(name, cwd);
-    applyHomeEnv(home, env);
-    const available = provider.isAvailable();
-    return {
-      name,
-      installed: true,
-      available,
-      reason: available ? '' : provider.unavailableReason() || 'not available',
-    };
-  } catch (error) {
-    return {
-      name,
-      installed: false,
+interface EnvVarStatus {
+  name: string;
+  field: string;
+  secret: boolean;
+  required: boolean;
+  set: boolean;
+  url?: string;
+}
+
+interface InstalledProvider {
+  name: string;
+  packageName: string;
+  active: boolean;
+  available: boolean;
+  error?: string;
+}
+
+/**
+ * The active provider (installed? available? which env vars are set?) and every installed provider,
+ * each loaded to ask `isAvailable()` with `<home>/.env` applied, as the agent would see it.
+ */
+async function providerStatus(ctx: CommandContext, config: HermesConfig) {
+  const name = config.memory.provider;
+  applyHomeEnv(ctx.home, ctx.io.env);
+  const env = resolveEnv(ctx.home, ctx.io.env);
+  const { loaded, broken } = await discoverProviders(ctx.io.cwd, ctx.home);
+  const providers: InstalledProvider[] = [
+    ...loaded.map((p) => ({
+      name: p.name,
+      packageName: p.packageName,
+      active: p.name === name,
+      available: safeAvailable(p.provider),
+    })),
+    ...broken.map((b) => ({
+      name: b.name,
+      packageName: b.packageName,
+      active: b.name === name,
       available: false,
-      reason: error instanceof Error ? error.message : String(error),
-    };
+      error: b.error,
+    })),
+  ].sort((a, b) => a.name.localeCompare(b.name));
+
+  const provider = {
+    name,
+    installed: !name,
+    available: !name,
+    reason: '',
+    config: {} as Record<string, unknown>,
+    envVars: [] as EnvVarStatus[],
+  };
+  if (!name) return { provider, providers };
+  const active = loaded.find((p) => p.name === name);
+  if (!active) {
+    provider.reason =
+      broken.find((b) => b.name === name)?.error ??
+      `Memory provider '${name}' not found. Install it (npm install @hermes-memory/${name}) or run 'hermes-memory setup' to pick another.`;
+    return { provider, providers };
   }
+  provider.installed = true;
+  provider.available = safeAvailable(active.provider);
+  if (!provider.available) provider.reason = active.provider.unavailableReason() || 'not available';
+  let fields: ConfigField[] = [];
+  try {
+    fields = active.provider.getConfigSchema();
+  } catch {}
+  const secretKeys = new Set(fields.filter((f) => f.secret).map((f) => f.key));
+  for (const [key, value] of Object.entries(config.memory.providerConfig(name)))
+    if (!secretKeys.has(key)) provider.config[key] = value;
+  // Only fields that apply to the saved settings (a cloud key is irrelevant in local mode).
+  const saved = config.memory.providerConfig(name) as Record<string, FieldValue>;
+  provider.envVars = fields
+    .filter((f): f is ConfigField & { envVar: string } => typeof f.envVar === 'string')
+    .filter((f) => fieldVisible(f, saved))
+    .map((f) => ({
+      name: f.envVar,
+      field: f.key,
+      secret: f.secret === true,
+      required: f.required === true,
+      set: (env[f.envVar] ?? '') !== '',
+      ...(f.url ? { url: f.url } : {}),
+    }));
+  return { provider, providers };
+}
+
+function safeAvailable(provider: { isAvailable(): boolean }): boolean {
+  try {
+    return provider.isAvailable();
+  } catch {
+    return false;
+  }
+}
+
+function formatValue(value: unknown): string {
+  return typeof value === 'object' && value !== null ? JSON.stringify(value) : String(value);
 }
 
 function fileStore(name: string, file: string, detail: string): StoreStatus {

@@ -9,6 +9,7 @@ import type { CheckResult } from './checks';
 export async function checkProvider(
   home: string,
   env: Readonly<Record<string, string | undefined>>,
+  cwd: string,
 ): Promise<CheckResult[]> {
   let name: string;
   try {
@@ -20,7 +21,7 @@ export async function checkProvider(
   if (!name)
     return [{ id: 'provider', title, status: 'ok', detail: 'built-in only (MEMORY.md / USER.md, state.db)' }];
   try {
-    const { provider, packageName } = await loadProvider(name);
+    const { provider, packageName } = await loadProvider(name, cwd, home);
     applyHomeEnv(home, env);
     const available = provider.isAvailable();
     const reason = available ? '' : provider.unavailableReason();
@@ -42,7 +43,7 @@ export async function checkProvider(
         title,
         status: 'fail',
         detail: error instanceof Error ? error.message : String(error),
-        fix: `Install @hermes-memory/${name}, or run 'hermes-memory setup' to choose another provider.`,
+        fix: `Install it (npm install @hermes-memory/${name}), or run 'hermes-memory setup' to choose another provider.`,
       },
     ];
   }

@@ -4,4 +4,10 @@ export {
   listMemoryProviders,
   type ProviderPackage,
 } from './discovery';
-export { type LoadProviderOptions, loadMemoryProvider, pickProviderFactory } from './load';
+export {
+  type LoadProviderOptions,
+  type ProviderLoadResult,
+  loadMemoryProvider,
+  pickProviderFactory,
+  resolveMemoryProvider,
+} from './load';

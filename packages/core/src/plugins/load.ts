@@ -43,36 +43,60 @@ async function instantiate(
   return isMemoryProvider(value) ? value : null;
 }
 
+/** Why a provider could or could not be loaded, for hosts that explain it to a user. */
+export type ProviderLoadResult =
+  | { status: 'loaded'; provider: MemoryProvider; packageName: string }
+  | { status: 'not-found' }
+  | { status: 'no-factory'; packageName: string }
+  | { status: 'failed'; packageName: string; error: unknown };
+
 /**
- * Load the provider a config names (`memory.provider: honcho`): the `@hermes-memory/honcho`
+ * Resolve the provider a config names (`memory.provider: honcho`): the `@hermes-memory/honcho`
  * package if installed, else any installed package (or `<hermesHome>/plugins/*` folder) whose
  * package.json declares `"hermesMemory": {"provider": "honcho"}`. Resolution starts at `cwd`.
- * Resolves null for an unknown name or a package that fails to load (logged at DEBUG).
+ * Never throws: the result says what happened.
+ */
+export async function resolveMemoryProvider(
+  name: string,
+  options: LoadProviderOptions = {},
+): Promise<ProviderLoadResult> {
+  if (!VALID_NAME.test(name)) return { status: 'not-found' };
+  const found = discoverProviderPackages(options).find((p) => p.name === name);
+  if (!found) return { status: 'not-found' };
+  try {
+    const entry = packageEntry(found.dir, readPackageJson(found.dir));
+    const mod = (await import(pathToFileURL(entry).href)) as Record<string, unknown>;
+    const provider = await instantiate(pickProviderFactory(mod), options.settings ?? {});
+    if (!provider) return { status: 'no-factory', packageName: found.packageName };
+    return { status: 'loaded', provider, packageName: found.packageName };
+  } catch (error) {
+    return { status: 'failed', packageName: found.packageName, error };
+  }
+}
+
+/**
+ * Load the provider a config names (see `resolveMemoryProvider`). Resolves null for an unknown
+ * name or a package that fails to load; the reason is logged at DEBUG.
  */
 export async function loadMemoryProvider(
   name: string,
   options: LoadProviderOptions = {},
 ): Promise<MemoryProvider | null> {
   const logger = options.logger ?? silentLogger;
-  if (!VALID_NAME.test(name)) return null;
-  const found = discoverProviderPackages(options).find((p) => p.name === name);
-  if (!found) {
-    logger.debug(`Memory provider '${name}' not found.`);
-    return null;
-  }
-  try {
-    const entry = packageEntry(found.dir, readPackageJson(found.dir));
-    const mod = (await import(pathToFileURL(entry).href)) as Record<string, unknown>;
-    const provider = await instantiate(pickProviderFactory(mod), options.settings ?? {});
-    if (!provider) {
-      logger.debug(`Package '${found.packageName}' does not export a memory provider factory.`);
+  const result = await resolveMemoryProvider(name, options);
+  switch (result.status) {
+    case 'loaded':
+      return result.provider;
+    case 'not-found':
+      logger.debug(`Memory provider '${name}' not found.`);
       return null;
-    }
-    return provider;
-  } catch (error) {
-    logger.debug(
-      `Loading memory provider '${name}' from '${found.packageName}' failed: ${describeError(error)}`,
-    );
-    return null;
+    case 'no-factory':
+      logger.debug(`Package '${result.packageName}' does not export a memory provider factory.`);
+      return null;
+    case 'failed':
+      logger.debug(
+        `Loading memory provider '${name}' from '${result.packageName}' failed: ${describeError(result.error)}`,
+      );
+      return null;
   }
 }

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRecordingLogger } from '../logging/logger';
-import { listMemoryProviders, loadMemoryProvider } from './index';
+import { listMemoryProviders, loadMemoryProvider, resolveMemoryProvider } from './index';
 
 let root: string;
 let home: string;
@@ -151,5 +151,19 @@ describe('loadMemoryProvider', () => {
     expect(logger.records.some((r) => r.level === 'debug' && r.message.includes('boom at import'))).toBe(
       true,
     );
+  });
+
+  it('resolveMemoryProvider says why a provider could not be loaded', async () => {
+    expect((await resolveMemoryProvider('nope', { cwd: cwd() })).status).toBe('not-found');
+    expect((await resolveMemoryProvider('../evil', { cwd: cwd() })).status).toBe('not-found');
+    expect(await resolveMemoryProvider('broken', { cwd: cwd() })).toEqual({
+      status: 'no-factory',
+      packageName: 'broken-memory',
+    });
+    const failed = await resolveMemoryProvider('throws', { cwd: cwd() });
+    expect(failed.status).toBe('failed');
+    expect(failed.status === 'failed' && String(failed.error)).toContain('boom at import');
+    const loaded = await resolveMemoryProvider('acme', { cwd: cwd() });
+    expect(loaded.status === 'loaded' && loaded.provider.name).toBe('acme');
   });
 });
