@@ -13,6 +13,8 @@ export interface LocalProviderEntry {
   pkg: string;
   factoryNames: string[];
   classNames: string[];
+  /** Part of the latency suite's MemoryManager stack (false: fuzzed only). */
+  lifecycle: boolean;
 }
 
 export const LOCAL_PROVIDERS: readonly LocalProviderEntry[] = [
@@ -21,12 +23,21 @@ export const LOCAL_PROVIDERS: readonly LocalProviderEntry[] = [
     pkg: '@hermes-memory/builtin',
     factoryNames: ['createBuiltinProvider'],
     classNames: ['BuiltinMemoryProvider', 'BuiltinProvider'],
+    lifecycle: true,
   },
   {
     name: 'holographic',
     pkg: '@hermes-memory/holographic',
     factoryNames: ['createHolographicProvider'],
     classNames: ['HolographicMemoryProvider', 'HolographicProvider'],
+    lifecycle: true,
+  },
+  {
+    name: 'provider-template',
+    pkg: '@hermes-memory/provider-template',
+    factoryNames: ['createTemplateProvider'],
+    classNames: ['TemplateProvider'],
+    lifecycle: false,
   },
 ];
 
@@ -38,6 +49,8 @@ async function importPkg(pkg: string): Promise<Record<string, unknown>> {
       return (await import('@hermes-memory/builtin')) as Record<string, unknown>;
     case '@hermes-memory/holographic':
       return (await import('@hermes-memory/holographic')) as Record<string, unknown>;
+    case '@hermes-memory/provider-template':
+      return (await import('@hermes-memory/provider-template')) as Record<string, unknown>;
     default:
       throw new Error(`unknown provider package ${pkg}`);
   }

@@ -272,7 +272,7 @@ export class BuiltinProvider extends MemoryProvider {
   }
 
   /** Wait for queued session writes (tests, hosts before exit). */
-  async flush(timeoutMs = 5000): Promise<boolean> {
+  override async flush(timeoutMs = 5000): Promise<boolean> {
     return this.queue ? this.queue.drain(timeoutMs) : true;
   }
 

@@ -49,9 +49,11 @@ const store = new FactStore({
   dbPath: path.join(dir, 'memory_store.db'),
   embedder: embed ? createDefaultEmbedder() : undefined,
 });
+const cpu0 = process.cpuUsage();
 let t = performance.now();
 store.addMany(facts);
 const ingestMs = performance.now() - t;
+const ingestCpu = process.cpuUsage(cpu0);
 t = performance.now();
 const embedded = await store.embedPending();
 const embedMs = performance.now() - t;
@@ -64,10 +66,12 @@ for (const q of queries) {
 }
 times.sort((a, b) => a - b);
 const pct = (p: number) => times[Math.min(times.length - 1, Math.floor(p * times.length))]!.toFixed(2);
+const mem = process.memoryUsage();
+store.close(); // flushes banks, checkpoints the WAL into the file and removes it
+const dbBytes = fs.readdirSync(dir).reduce((sum, f) => sum + fs.statSync(path.join(dir, f)).size, 0);
 console.log(
-  `facts ${n}: ingest ${(ingestMs / 1000).toFixed(2)} s (${Math.round(n / (ingestMs / 1000))}/s)` +
+  `facts ${n}: ingest ${(ingestMs / 1000).toFixed(2)} s (${Math.round(n / (ingestMs / 1000))}/s, cpu ${((ingestCpu.user + ingestCpu.system) / 1e6).toFixed(2)} s)` +
     (embed ? `, embed ${embedded} in ${(embedMs / 1000).toFixed(2)} s` : '') +
-    `; recall p50 ${pct(0.5)} ms, p95 ${pct(0.95)} ms`,
+    `; recall p50 ${pct(0.5)} ms, p95 ${pct(0.95)} ms; rss ${(mem.rss / 2 ** 20).toFixed(0)} MiB; db ${(dbBytes / 2 ** 20).toFixed(1)} MiB`,
 );
-store.close();
 fs.rmSync(dir, { recursive: true, force: true });

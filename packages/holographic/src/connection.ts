@@ -75,12 +75,18 @@ export function sharedConnectionCount(): number {
 
 function initSchema(db: Db): void {
   db.pragma('busy_timeout = 10000');
+  // New files get 16 KiB pages: a 1024-dim HRR blob is 4,100 bytes, which overflows a 4 KiB page
+  // (two 4 KiB pages per fact); 16 KiB pages hold three such rows (~5.5 KB per fact instead of 8).
+  // Only possible before the first table exists; existing files keep their page size.
+  if ((db.pragma('page_count', { simple: true }) as number) === 0) db.pragma('page_size = 16384');
   // WAL where the filesystem supports it; NFS/SMB/FUSE mounts fall back to the default journal.
   try {
     db.pragma('journal_mode = WAL');
   } catch {
     /* keep the default rollback journal */
   }
+  // Under WAL, NORMAL is durable against process crashes (a committed transaction is in the WAL
+  // before COMMIT returns); only an OS crash or power loss can roll back the last transactions.
   db.pragma('synchronous = NORMAL');
   db.exec(REFERENCE_SCHEMA);
   const columns = new Set(

@@ -6,7 +6,7 @@
  * Atoms are derived from SHA-256 counter blocks, so they are identical bit for bit on every
  * platform. Derived vectors go through cos/sin/atan2, which may differ from numpy in the last ulp.
  */
-import { createHash } from 'node:crypto';
+import { sha256Into } from './sha256';
 
 export type PhaseVector = Float64Array;
 
@@ -17,6 +17,7 @@ export const ROLE_ENTITY = '__hrr_role_entity__';
 export const EMPTY_ATOM = '__hrr_empty__';
 export const HRR_BLOB_PREFIX = 'HRR1';
 const PREFIX_BYTES = Buffer.from(HRR_BLOB_PREFIX, 'latin1');
+const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 
 /** Python's `%` on floats: the result takes the sign of the divisor. */
 function pmod(x: number): number {
@@ -24,54 +25,95 @@ function pmod(x: number): number {
   return r < 0 ? r + TWO_PI : r;
 }
 
-// Atoms repeat across facts and queries; each costs dim/16 SHA-256 blocks. Cached with their
-// cos/sin so bundling needs no trigonometry per token (LRU, same bound as the reference).
-interface CachedAtom {
-  phases: Float64Array;
-  cos: Float64Array;
-  sin: Float64Array;
+// Atom phases are k · 2π/65536 for a uint16 k, so an atom is stored as its Uint16Array of k and
+// cos/sin come from two 65,536-entry tables: bundling does no trigonometry per token, and the table
+// values are exactly Math.cos/sin of the phase the reference computes. Atoms cost dim/16 SHA-256
+// blocks each, so they are LRU-cached (2 bytes per dimension: 16,384 atoms of dim 1024 = 32 MiB).
+const COS_TABLE = new Float64Array(65536);
+const SIN_TABLE = new Float64Array(65536);
+for (let k = 0; k < 65536; k++) {
+  COS_TABLE[k] = Math.cos(k * PHASE_SCALE);
+  SIN_TABLE[k] = Math.sin(k * PHASE_SCALE);
 }
-const ATOM_CACHE_MAX = 4096;
-const atomCache = new Map<string, CachedAtom>();
+const ATOM_CACHE_MAX = 16_384;
+// Table lookups at random codes miss the CPU cache; an atom seen again gets its own contiguous
+// cos/sin (16 bytes per dimension), for at most HOT_MAX atoms at a time (16 MiB at dim 1024).
+const HOT_MAX = 1024;
+interface Atom {
+  codes: Uint16Array;
+  hits: number;
+  /** Interleaved cos, sin per dimension once the atom is hot. */
+  trig: Float64Array | null;
+}
+// Two-generation LRU approximation: hits in `young` cost one lookup; hits in `old` are promoted;
+// when `young` is full it becomes `old` (no per-hit delete/re-insert churn on a large Map).
+let young = new Map<string, Atom>();
+let old = new Map<string, Atom>();
+let hotAtoms = 0;
+const digest = new Uint8Array(32);
 
-function cachedAtom(word: string, dim: number): CachedAtom {
+function cachedAtom(word: string, dim: number): Atom {
   const key = `${dim}\u0000${word}`;
-  const hit = atomCache.get(key);
-  if (hit) {
-    atomCache.delete(key);
-    atomCache.set(key, hit);
+  let hit = young.get(key);
+  if (hit === undefined) {
+    hit = old.get(key);
+    if (hit !== undefined) {
+      old.delete(key);
+      remember(key, hit);
+    }
+  }
+  if (hit !== undefined) {
+    if (++hit.hits >= 2 && hit.trig === null && hotAtoms < HOT_MAX) {
+      const trig = new Float64Array(2 * dim);
+      for (let i = 0; i < dim; i++) {
+        trig[2 * i] = COS_TABLE[hit.codes[i]!]!;
+        trig[2 * i + 1] = SIN_TABLE[hit.codes[i]!]!;
+      }
+      hit.trig = trig;
+      hotAtoms++;
+    }
     return hit;
   }
-  const phases = new Float64Array(dim);
+  const codes = new Uint16Array(dim);
   const blocks = Math.ceil(dim / 16);
   let k = 0;
   for (let i = 0; i < blocks && k < dim; i++) {
-    const digest = createHash('sha256').update(`${word}:${i}`, 'utf8').digest();
-    for (let j = 0; j < 16 && k < dim; j++) phases[k++] = digest.readUInt16LE(j * 2) * PHASE_SCALE;
+    sha256Into(`${word}:${i}`, digest);
+    for (let j = 0; j < 16 && k < dim; j++) codes[k++] = digest[j * 2]! | (digest[j * 2 + 1]! << 8);
   }
-  const cos = new Float64Array(dim);
-  const sin = new Float64Array(dim);
-  for (let i = 0; i < dim; i++) {
-    cos[i] = Math.cos(phases[i]!);
-    sin[i] = Math.sin(phases[i]!);
-  }
-  const entry = { phases, cos, sin };
-  atomCache.set(key, entry);
-  if (atomCache.size > ATOM_CACHE_MAX) {
-    const oldest = atomCache.keys().next().value;
-    if (oldest !== undefined) atomCache.delete(oldest);
-  }
-  return entry;
+  const atom: Atom = { codes, hits: 1, trig: null };
+  remember(key, atom);
+  return atom;
+}
+
+function remember(key: string, atom: Atom): void {
+  young.set(key, atom);
+  if (young.size < ATOM_CACHE_MAX / 2) return;
+  for (const dropped of old.values()) if (dropped.trig) hotAtoms--;
+  old = young;
+  young = new Map();
+}
+
+function atomCodes(word: string, dim: number): Uint16Array {
+  return cachedAtom(word, dim).codes;
+}
+
+function codesToPhases(codes: Uint16Array): Float64Array {
+  const out = new Float64Array(codes.length);
+  for (let i = 0; i < codes.length; i++) out[i] = codes[i]! * PHASE_SCALE;
+  return out;
 }
 
 /** Deterministic phase vector for a word (SHA-256 of `"<word>:<i>"`, uint16 little endian). */
 export function encodeAtom(word: string, dim = 1024): PhaseVector {
   assertDim(dim);
-  return cachedAtom(word, dim).phases.slice();
+  return codesToPhases(atomCodes(word, dim));
 }
 
 export function clearAtomCache(): void {
-  atomCache.clear();
+  young = new Map();
+  old = new Map();
+  hotAtoms = 0;
 }
 
 /** Phase addition: the phase form of circular convolution. */
@@ -92,21 +134,44 @@ export function unbind(memory: PhaseVector, key: PhaseVector): PhaseVector {
 export function bundle(...vectors: PhaseVector[]): PhaseVector {
   const first = vectors[0];
   if (!first) throw new RangeError('bundle needs at least one vector');
-  const dim = first.length;
-  const re = new Float64Array(dim);
-  const im = new Float64Array(dim);
-  for (const v of vectors) {
-    for (let i = 0; i < dim; i++) {
-      re[i]! += Math.cos(v[i]!);
-      im[i]! += Math.sin(v[i]!);
-    }
+  const acc = new BundleAccumulator(first.length);
+  for (const v of vectors) acc.add(v);
+  return acc.result();
+}
+
+/** A streaming `bundle`: add vectors one at a time (constant memory), then take the circular mean. */
+export class BundleAccumulator {
+  private readonly re: Float64Array;
+  private readonly im: Float64Array;
+  count = 0;
+
+  constructor(readonly dim: number) {
+    this.re = new Float64Array(dim);
+    this.im = new Float64Array(dim);
   }
-  return anglesOf(re, im);
+
+  add(v: ArrayLike<number>): void {
+    if (v.length !== this.dim) throw new RangeError(`bundle: dim mismatch (${v.length} vs ${this.dim})`);
+    for (let i = 0; i < this.dim; i++) {
+      this.re[i]! += Math.cos(v[i]!);
+      this.im[i]! += Math.sin(v[i]!);
+    }
+    this.count++;
+  }
+
+  result(): PhaseVector {
+    return anglesOf(this.re, this.im);
+  }
 }
 
 function anglesOf(re: Float64Array, im: Float64Array): PhaseVector {
   const out = new Float64Array(re.length);
-  for (let i = 0; i < re.length; i++) out[i] = pmod(Math.atan2(im[i]!, re[i]!));
+  // atan2 is in [−π, π], where Python's `% 2π` is the identity for x ≥ 0 (−0 included) and x + 2π
+  // below 0: the same bits as pmod without a floating-point modulo.
+  for (let i = 0; i < re.length; i++) {
+    const a = Math.atan2(im[i]!, re[i]!);
+    out[i] = a < 0 ? a + TWO_PI : a;
+  }
   return out;
 }
 
@@ -148,9 +213,19 @@ export function hrrTokens(text: string): string[] {
 function accumulateText(tokens: readonly string[], dim: number, re: Float64Array, im: Float64Array): void {
   for (const token of tokens) {
     const atom = cachedAtom(token, dim);
+    const trig = atom.trig;
+    if (trig) {
+      for (let i = 0; i < dim; i++) {
+        re[i]! += trig[2 * i]!;
+        im[i]! += trig[2 * i + 1]!;
+      }
+      continue;
+    }
+    const codes = atom.codes;
     for (let i = 0; i < dim; i++) {
-      re[i]! += atom.cos[i]!;
-      im[i]! += atom.sin[i]!;
+      const k = codes[i]!;
+      re[i]! += COS_TABLE[k]!;
+      im[i]! += SIN_TABLE[k]!;
     }
   }
 }
@@ -166,24 +241,47 @@ export function encodeText(text: string, dim = 1024): PhaseVector {
   return anglesOf(re, im);
 }
 
-/** bundle(bind(text, R_content), bind(atom(entity.lower()), R_entity)...). */
+/**
+ * bundle(bind(text, R_content), bind(atom(entity.lower()), R_entity)...), without trigonometry per
+ * dimension except the final atan2: the text's unit phasor (re, im)/|z| is rotated by the role's
+ * phase with table cos/sin (cos(θ+ρ) = cosθ·cosρ − sinθ·sinρ), and an entity's bound phase is the
+ * uint16 sum of the two atoms' codes. Equal to the reference's formula up to float rounding (~1e-15).
+ */
 export function encodeFact(content: string, entities: readonly string[], dim = 1024): PhaseVector {
-  const text = encodeText(content, dim);
-  const rc = cachedAtom(ROLE_CONTENT, dim).phases;
-  const re_ = cachedAtom(ROLE_ENTITY, dim).phases;
+  assertDim(dim);
+  const tokens = hrrTokens(content);
   const re = new Float64Array(dim);
   const im = new Float64Array(dim);
-  for (let i = 0; i < dim; i++) {
-    const p = pmod(text[i]! + rc[i]!);
-    re[i] = Math.cos(p);
-    im[i] = Math.sin(p);
-  }
-  for (const entity of entities) {
-    const atom = cachedAtom(entity.toLowerCase(), dim).phases;
+  const rc = atomCodes(ROLE_CONTENT, dim);
+  if (tokens.length === 0) {
+    // The empty atom bound to the content role: (e + r) mod 2π on the uint16 grid.
+    const empty = atomCodes(EMPTY_ATOM, dim);
     for (let i = 0; i < dim; i++) {
-      const p = pmod(atom[i]! + re_[i]!);
-      re[i]! += Math.cos(p);
-      im[i]! += Math.sin(p);
+      const k = (empty[i]! + rc[i]!) & 0xffff;
+      re[i] = COS_TABLE[k]!;
+      im[i] = SIN_TABLE[k]!;
+    }
+  } else {
+    accumulateText(tokens, dim, re, im);
+    for (let i = 0; i < dim; i++) {
+      const x = re[i]!;
+      const y = im[i]!;
+      const r = Math.sqrt(x * x + y * y);
+      // atan2(0, 0) = 0: the phasor of angle 0.
+      const c = r > 0 ? x / r : 1;
+      const s = r > 0 ? y / r : 0;
+      const k = rc[i]!;
+      re[i] = c * COS_TABLE[k]! - s * SIN_TABLE[k]!;
+      im[i] = s * COS_TABLE[k]! + c * SIN_TABLE[k]!;
+    }
+  }
+  const roleEntity = entities.length > 0 ? atomCodes(ROLE_ENTITY, dim) : null;
+  for (const entity of entities) {
+    const atom = atomCodes(entity.toLowerCase(), dim);
+    for (let i = 0; i < dim; i++) {
+      const k = (atom[i]! + roleEntity![i]!) & 0xffff;
+      re[i]! += COS_TABLE[k]!;
+      im[i]! += SIN_TABLE[k]!;
     }
   }
   return anglesOf(re, im);
@@ -212,7 +310,12 @@ export function phasesToBytes(phases: ArrayLike<number>, format: VectorFormat = 
   }
   const buf = Buffer.allocUnsafe(PREFIX_BYTES.length + dim * 4);
   PREFIX_BYTES.copy(buf, 0);
-  for (let i = 0; i < dim; i++) buf.writeFloatLE(phases[i]!, PREFIX_BYTES.length + i * 4);
+  if (LITTLE_ENDIAN) {
+    // The 4-byte prefix keeps the payload 4-aligned in a fresh (unpooled) buffer's ArrayBuffer.
+    const payload = new Float32Array(dim);
+    payload.set(phases);
+    buf.set(new Uint8Array(payload.buffer), PREFIX_BYTES.length);
+  } else for (let i = 0; i < dim; i++) buf.writeFloatLE(phases[i]!, PREFIX_BYTES.length + i * 4);
   return buf;
 }
 

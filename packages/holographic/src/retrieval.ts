@@ -3,6 +3,7 @@
  * decay), the improved default pipeline, and the algebraic queries probe / related / reason /
  * contradict.
  */
+import type { Statement } from 'better-sqlite3';
 import { ROLE_CONTENT, ROLE_ENTITY, bind, encodeAtom, encodeText, similarity, unbind } from './hrr';
 import type { FactStore } from './store';
 import { jaccard, jaccardTokens, queryTerms, sanitizeFtsQuery, stemmedTokens, QUERY_STOPWORDS } from './text';
@@ -17,6 +18,7 @@ import type {
 } from './types';
 import { porterStem } from './porter';
 import { type DenseIndex, normalised } from './dense';
+import { entityCacheFor } from './entity-cache';
 
 export const REFERENCE_WEIGHTS: Readonly<ReferenceWeights> = Object.freeze({
   fts: 0.4,
@@ -79,7 +81,12 @@ export class FactRetriever {
   private readonly tokenCache = new Map<number, TokenStats>();
   private stats: { n: number; avgLen: number } | null = null;
   private vocabStmt: ReturnType<FactStore['db']['prepare']> | null = null;
-  private entityIndex: Map<string, number[]> | null = null;
+  private entityIndex: { generation: number; rows: number; index: Map<string, number[]> } | null = null;
+  private readonly dfCache = new Map<string, number>();
+  private readonly createdAt = new Map<number, number>();
+  private readonly createdText = new Map<number, string>();
+  private bridgeStmt: Statement<unknown[]> | null = null;
+  private loadStmts: Map<string, Statement<unknown[]>> | null = null;
 
   constructor(
     private readonly store: FactStore,
@@ -96,7 +103,7 @@ export class FactRetriever {
   /** Drop cached statistics after a write. */
   invalidate(): void {
     this.stats = null;
-    this.entityIndex = null;
+    this.dfCache.clear();
   }
 
   search(query: string, options: SearchOptions & { queryEmbedding?: Float32Array } = {}): ScoredFact[] {
@@ -277,23 +284,34 @@ export class FactRetriever {
       }
     }
 
-    const scored: ScoredFact[] = facts.map((fact, i) => {
+    const scores = new Float64Array(facts.length);
+    for (let i = 0; i < facts.length; i++) {
+      const fact = facts[i]!;
       let score = relevance[i]! * fact.trust_score;
       if (this.halfLife > 0) score *= temporalDecay(fact.updated_at || fact.created_at, this.halfLife);
-      return stripVector({ ...fact, fts_rank: lexical.bm25[i] ?? 0, score });
-    });
-    if (w.context > 0) this.applyContext(scored, w.context);
-    // A neighbour that neither matches nor borrows anything stays out.
-    const relevant = scored.filter((f) => f.score > 0);
-    relevant.sort((a, b) => b.score - a.score || a.fact_id - b.fact_id);
-    return relevant.slice(0, limit);
+      scores[i] = score;
+    }
+    const final = w.context > 0 ? this.applyContext(facts, scores, w.context) : scores;
+    // A neighbour that neither matches nor borrows anything stays out. Result objects are built for
+    // the returned facts only.
+    const order: number[] = [];
+    for (let i = 0; i < facts.length; i++) if (final[i]! > 0) order.push(i);
+    order.sort((a, b) => final[b]! - final[a]! || facts[a]!.fact_id - facts[b]!.fact_id);
+    return order
+      .slice(0, limit)
+      .map((i) => stripVector({ ...facts[i]!, fts_rank: lexical.bm25[i] ?? 0, score: final[i]! }));
   }
 
   /** Document frequency of a stem in the side index (0 when absent). */
   private docFreq(stem: string): number {
+    const hit = this.dfCache.get(stem);
+    if (hit !== undefined) return hit;
     this.vocabStmt ??= this.store.db.prepare('SELECT doc FROM hm_facts_vocab WHERE term = ?');
     const row = this.vocabStmt.get(stem) as { doc: number } | undefined;
-    return row?.doc ?? 0;
+    const df = row?.doc ?? 0;
+    if (this.dfCache.size >= 10_000) this.dfCache.clear();
+    this.dfCache.set(stem, df);
+    return df;
   }
 
   /**
@@ -437,43 +455,66 @@ export class FactRetriever {
    * Episodic contiguity: facts written next to each other (adjacent ids, created within an hour)
    * share context, so each fact borrows a share of its best neighbour's score.
    */
-  private applyContext(scored: ScoredFact[], weight: number): void {
-    const byId = new Map(scored.map((f) => [f.fact_id, f]));
-    const base = new Map(scored.map((f) => [f.fact_id, f.score]));
-    for (const f of scored) {
+  private applyContext(facts: readonly FactRow[], base: Float64Array, weight: number): Float64Array {
+    const indexOf = new Map<number, number>();
+    const times = new Float64Array(facts.length);
+    for (let i = 0; i < facts.length; i++) {
+      indexOf.set(facts[i]!.fact_id, i);
+      times[i] = this.createdTime(facts[i]!);
+    }
+    const out = new Float64Array(facts.length);
+    for (let i = 0; i < facts.length; i++) {
+      const id = facts[i]!.fact_id;
       let best = 0;
       for (let d = 1; d <= CONTEXT_WINDOW; d++) {
-        for (const nid of [f.fact_id - d, f.fact_id + d]) {
-          const n = byId.get(nid);
-          if (!n || !withinHour(n.created_at, f.created_at)) continue;
-          best = Math.max(best, (base.get(nid) ?? 0) * CONTEXT_DECAY ** (d - 1));
+        for (const nid of [id - d, id + d]) {
+          const j = indexOf.get(nid);
+          // Written within an hour of each other (unparseable timestamps never match).
+          if (j === undefined || !(Math.abs(times[j]! - times[i]!) <= 3_600_000)) continue;
+          best = Math.max(best, base[j]! * CONTEXT_DECAY ** (d - 1));
         }
       }
-      f.score = base.get(f.fact_id)! + weight * best;
+      out[i] = base[i]! + weight * best;
     }
+    return out;
   }
 
+  /** created_at in ms (NaN when unparseable), cached per fact id and timestamp text. */
+  private createdTime(fact: FactRow): number {
+    const cached = this.createdAt.get(fact.fact_id);
+    if (cached !== undefined && this.createdText.get(fact.fact_id) === fact.created_at) return cached;
+    const t = Date.parse(`${String(fact.created_at).replace(' ', 'T')}Z`);
+    if (this.createdAt.size >= 100_000) {
+      this.createdAt.clear();
+      this.createdText.clear();
+    }
+    this.createdAt.set(fact.fact_id, t);
+    this.createdText.set(fact.fact_id, fact.created_at);
+    return t;
+  }
+
+  /** Rows for `ids` (trust ≥ minTrust, optional category), ascending fact_id; one prepared statement. */
   private loadFacts(
     ids: number[],
     category: string | undefined,
     minTrust: number,
     withVector: boolean,
   ): FactRow[] {
+    if (ids.length === 0) return [];
     const cols = withVector
       ? '*'
       : 'fact_id, content, category, tags, trust_score, retrieval_count, helpful_count, created_at, updated_at';
-    const out: FactRow[] = [];
-    for (let i = 0; i < ids.length; i += 500) {
-      const chunk = ids.slice(i, i + 500);
-      const params: unknown[] = [...chunk, minTrust];
-      let sql = `SELECT ${cols} FROM facts WHERE fact_id IN (${chunk.map(() => '?').join(',')}) AND trust_score >= ?`;
-      if (category) {
-        sql += ' AND category = ?';
-        params.push(category);
-      }
-      out.push(...(this.store.db.prepare(sql).all(...params) as FactRow[]));
+    const key = `${cols}|${category ? 1 : 0}`;
+    this.loadStmts ??= new Map();
+    let stmt = this.loadStmts.get(key);
+    if (!stmt) {
+      stmt = this.store.db.prepare(
+        `SELECT ${cols} FROM facts WHERE fact_id IN (SELECT value FROM json_each(?)) AND trust_score >= ?${category ? ' AND category = ?' : ''} ORDER BY fact_id`,
+      );
+      this.loadStmts.set(key, stmt);
     }
-    return out;
+    const json = JSON.stringify(ids);
+    return (category ? stmt.all(json, minTrust, category) : stmt.all(json, minTrust)) as FactRow[];
   }
 
   private tokens(fact: FactRow): TokenStats {
@@ -521,18 +562,23 @@ export class FactRetriever {
       }
     }
     if (entityIds.size === 0) return [];
-    const ids = [...entityIds];
-    const rows = this.store.db
+    this.bridgeStmt ??= this.store.db
       .prepare(
-        `SELECT DISTINCT fact_id FROM fact_entities WHERE entity_id IN (${ids.map(() => '?').join(',')}) LIMIT ?`,
+        'SELECT DISTINCT fact_id FROM fact_entities WHERE entity_id IN (SELECT value FROM json_each(?)) LIMIT ?',
       )
-      .all(...ids, limit) as Array<{ fact_id: number }>;
-    return rows.map((r) => r.fact_id);
+      .pluck();
+    return this.bridgeStmt.all(JSON.stringify([...entityIds]), limit) as number[];
   }
 
+  /** name/alias (trimmed, lowercased) → entity ids, kept in step with the connection's entity mirror. */
   private loadEntityIndex(): Map<string, number[]> {
-    if (this.entityIndex) return this.entityIndex;
-    const index = new Map<string, number[]>();
+    const cache = entityCacheFor(this.store.db);
+    let state = this.entityIndex;
+    if (!state || state.generation !== cache.generation) {
+      state = { generation: cache.generation, rows: 0, index: new Map() };
+      this.entityIndex = state;
+    }
+    const index = state.index;
     const add = (key: string, id: number) => {
       const k = key.trim().toLowerCase();
       if (!k) return;
@@ -540,21 +586,11 @@ export class FactRetriever {
       if (list) list.push(id);
       else index.set(k, [id]);
     };
-    try {
-      for (const row of this.store.db
-        .prepare('SELECT entity_id, name, aliases FROM entities')
-        .iterate() as Iterable<{
-        entity_id: number;
-        name: string;
-        aliases: string | null;
-      }>) {
-        add(row.name, row.entity_id);
-        for (const alias of (row.aliases ?? '').split(',')) add(alias, row.entity_id);
-      }
-    } catch {
-      // Entity tables missing (foreign file): the bridge is simply off.
+    for (; state.rows < cache.rows.length; state.rows++) {
+      const row = cache.rows[state.rows]!;
+      add(row.name, row.entity_id);
+      for (const alias of (row.aliases ?? '').split(',')) add(alias, row.entity_id);
     }
-    this.entityIndex = index;
     return index;
   }
 
@@ -753,13 +789,6 @@ function stripVector<T extends { hrr_vector?: unknown }>(row: T): Omit<T, 'hrr_v
 
 function bm25Idf(n: number, df: number): number {
   return Math.log(1 + (n - df + 0.5) / (df + 0.5));
-}
-
-function withinHour(a: string, b: string): boolean {
-  const ta = Date.parse(`${String(a).replace(' ', 'T')}Z`);
-  const tb = Date.parse(`${String(b).replace(' ', 'T')}Z`);
-  if (Number.isNaN(ta) || Number.isNaN(tb)) return false;
-  return Math.abs(ta - tb) <= 3_600_000;
 }
 
 /** 0.5^(age_days / half_life); 1.0 for future, missing or unparseable timestamps. */

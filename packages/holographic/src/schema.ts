@@ -88,6 +88,21 @@ CREATE TRIGGER IF NOT EXISTS hm_facts_dirty_ad AFTER DELETE ON facts BEGIN
     INSERT OR IGNORE INTO hm_dirty(fact_id) VALUES (old.fact_id);
 END;
 
+-- Entity lookups: the bridge reads fact_entities by entity_id (its primary key starts with fact_id).
+CREATE INDEX IF NOT EXISTS hm_fact_entities_entity ON fact_entities(entity_id);
+
+-- Any change to entities bumps a version, so the in-memory entity mirror reloads (entity-cache.ts).
+INSERT OR IGNORE INTO hm_meta(key, value) VALUES ('entities_version', '0');
+CREATE TRIGGER IF NOT EXISTS hm_entities_ai AFTER INSERT ON entities BEGIN
+    UPDATE hm_meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'entities_version';
+END;
+CREATE TRIGGER IF NOT EXISTS hm_entities_au AFTER UPDATE ON entities BEGIN
+    UPDATE hm_meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'entities_version';
+END;
+CREATE TRIGGER IF NOT EXISTS hm_entities_ad AFTER DELETE ON entities BEGIN
+    UPDATE hm_meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'entities_version';
+END;
+
 CREATE TABLE IF NOT EXISTS hm_embeddings (
     fact_id INTEGER PRIMARY KEY,
     model   TEXT NOT NULL,

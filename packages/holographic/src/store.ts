@@ -6,11 +6,12 @@ import type { Embedder, Logger } from '@hermes-memory/core';
 import { silentLogger } from '@hermes-memory/core';
 import { type Db, type SharedConnection, acquireConnection } from './connection';
 import { extractEntities } from './entities';
+import { type EntityCache, entityCacheFor } from './entity-cache';
 import {
   type PhaseVector,
   type VectorFormat,
   bytesToPhases,
-  bundle,
+  BundleAccumulator,
   encodeFact,
   phasesToBytes,
   snrEstimate,
@@ -161,20 +162,31 @@ export class FactStore {
     const ids = this.db
       .transaction(() => {
         const out: number[] = [];
+        const entities = entityCacheFor(this.db);
+        const fresh = new Map<number, { content: string; tags: string }>();
         for (const item of prepared) {
           const existing = s.idByContent.get(item.content) as { fact_id: number } | undefined;
           if (existing) {
             out.push(existing.fact_id);
             continue;
           }
-          const info = s.insertFact.run(item.content, item.category, item.tags, this.defaultTrust);
+          // Resolve entities first so the row is inserted once with its vector (an UPDATE would
+          // fire the reference FTS trigger a second time).
+          const entityIds = this.resolveEntities(entities, item.content);
+          const vector = this.hrrEnabled
+            ? phasesToBytes(
+                encodeFact(item.content, entityIds.map((id) => entities.name(id) ?? ''), this.hrrDim),
+                this.vectorFormat,
+              )
+            : null;
+          const info = s.insertFact.run(item.content, item.category, item.tags, this.defaultTrust, vector);
           const factId = Number(info.lastInsertRowid);
-          const names = this.linkEntities(factId, item.content);
-          this.storeVector(factId, item.content, names);
+          for (const entityId of entityIds) s.link.run(factId, entityId);
           this.dirtyBanks.add(item.category);
+          fresh.set(factId, item);
           out.push(factId);
         }
-        this.syncSideIndex();
+        this.syncSideIndex(fresh);
         return out;
       })
       .immediate();
@@ -372,15 +384,15 @@ export class FactStore {
 
   /** The bundle of a category's vectors (what `memory_banks` stores), computed from current rows. */
   categoryBank(category: string): PhaseVector | null {
-    const rows = this.stmts.vectorsByCategory.all(category) as Array<{ hrr_vector: Uint8Array }>;
-    const vectors: PhaseVector[] = [];
-    for (const r of rows) {
+    // Streamed: one decoded vector in memory at a time (100k vectors would be 800 MB at once).
+    const acc = new BundleAccumulator(this.hrrDim);
+    for (const r of this.stmts.vectorsByCategory.iterate(category) as Iterable<{ hrr_vector: Uint8Array }>) {
       const v = this.decodeVector(r.hrr_vector);
-      if (v) vectors.push(v);
+      if (v) acc.add(v);
     }
-    if (vectors.length === 0) return null;
-    snrEstimate(this.hrrDim, vectors.length, (m) => this.logger.warn(m));
-    return bundle(...vectors);
+    if (acc.count === 0) return null;
+    snrEstimate(this.hrrDim, acc.count, (m) => this.logger.warn(m));
+    return acc.result();
   }
 
   /** Write pending category banks to `memory_banks` (the reference rebuilds them on every write). */
@@ -417,12 +429,20 @@ export class FactStore {
    * Bring `hm_facts_fts` and `hm_embeddings` up to date with `facts` for every id the triggers queued
    * (our writes, and writes by the Python plugin or another process).
    */
-  syncSideIndex(): void {
+  syncSideIndex(fresh?: ReadonlyMap<number, { content: string; tags: string }>): void {
     const s = this.stmts;
     const ids = s.dirtyIds.all() as Array<{ fact_id: number }>;
     if (ids.length === 0) return;
     const run = () => {
       for (const { fact_id } of ids) {
+        // A row inserted by this transaction has no index entry or embedding yet.
+        const known = fresh?.get(fact_id);
+        if (known) {
+          s.ftsInsert.run(fact_id, indexText(known.content), indexText(known.tags));
+          this.pendingEmbeds?.add(fact_id);
+          s.dirtyDelete.run(fact_id);
+          continue;
+        }
         s.ftsDelete.run(fact_id);
         s.embeddingDelete.run(fact_id);
         this.dense?.remove(fact_id);
@@ -550,11 +570,7 @@ export class FactStore {
     const unique = [...new Set(ids)];
     if (unique.length === 0 || !this.trackRetrievals) return;
     try {
-      this.db
-        .prepare(
-          `UPDATE facts SET retrieval_count = retrieval_count + 1 WHERE fact_id IN (${unique.map(() => '?').join(',')})`,
-        )
-        .run(...unique);
+      this.stmts.bumpRetrievals.run(JSON.stringify(unique));
     } catch (error) {
       this.logger.debug?.('holographic: retrieval_count not updated', { error: String(error) });
     }
@@ -575,26 +591,26 @@ export class FactStore {
   // --- Internals --------------------------------------------------------------------------------------
 
   private linkEntities(factId: number, content: string): string[] {
-    const s = this.stmts;
-    const names: string[] = [];
-    for (const name of extractEntities(content)) {
-      const entityId = this.resolveEntity(name);
-      s.link.run(factId, entityId);
-      names.push(name);
-    }
+    const entities = entityCacheFor(this.db);
+    const ids = this.resolveEntities(entities, content);
+    for (const entityId of ids) this.stmts.link.run(factId, entityId);
     // The vector encodes the linked entities' stored names, as the reference reads them back.
-    return names.length === 0 ? names : this.entitiesOf(factId);
+    return ids.map((id) => entities.name(id) ?? '');
+  }
+
+  /** Entity ids of the names in `content`, deduplicated in first-seen order (the link order). */
+  private resolveEntities(entities: EntityCache, content: string): number[] {
+    const ids: number[] = [];
+    for (const name of extractEntities(content)) {
+      const id = entities.resolve(name);
+      if (!ids.includes(id)) ids.push(id);
+    }
+    return ids;
   }
 
   /** Case-insensitive name match, then alias list match, else a new entity. */
   resolveEntity(name: string): number {
-    const s = this.stmts;
-    const escaped = name.replace(/[\\%_]/g, (c) => `\\${c}`);
-    const byName = s.entityByName.get(escaped) as { entity_id: number } | undefined;
-    if (byName) return byName.entity_id;
-    const byAlias = s.entityByAlias.get(escaped) as { entity_id: number } | undefined;
-    if (byAlias) return byAlias.entity_id;
-    return Number(s.insertEntity.run(name).lastInsertRowid);
+    return entityCacheFor(this.db).resolve(name);
   }
 
   private storeVector(factId: number, content: string, entities: readonly string[]): void {
@@ -607,18 +623,15 @@ export class FactStore {
 function prepare(db: Db) {
   return {
     idByContent: db.prepare('SELECT fact_id FROM facts WHERE content = ?'),
-    insertFact: db.prepare('INSERT INTO facts (content, category, tags, trust_score) VALUES (?, ?, ?, ?)'),
+    insertFact: db.prepare(
+      'INSERT INTO facts (content, category, tags, trust_score, hrr_vector) VALUES (?, ?, ?, ?, ?)',
+    ),
     factById: db.prepare(`SELECT ${FACT_COLUMNS} FROM facts WHERE fact_id = ?`),
     factByContent: db.prepare(`SELECT ${FACT_COLUMNS} FROM facts WHERE content = ?`),
     factText: db.prepare('SELECT content, tags FROM facts WHERE fact_id = ?'),
     deleteFact: db.prepare('DELETE FROM facts WHERE fact_id = ?'),
     unlinkFact: db.prepare('DELETE FROM fact_entities WHERE fact_id = ?'),
     link: db.prepare('INSERT OR IGNORE INTO fact_entities (fact_id, entity_id) VALUES (?, ?)'),
-    entityByName: db.prepare("SELECT entity_id FROM entities WHERE name LIKE ? ESCAPE '\\'"),
-    entityByAlias: db.prepare(
-      "SELECT entity_id FROM entities WHERE ',' || aliases || ',' LIKE '%,' || ? || ',%' ESCAPE '\\'",
-    ),
-    insertEntity: db.prepare('INSERT INTO entities (name) VALUES (?)'),
     entityNames: db.prepare(
       'SELECT e.name FROM entities e JOIN fact_entities fe ON fe.entity_id = e.entity_id WHERE fe.fact_id = ? ORDER BY fe.rowid',
     ),
@@ -627,6 +640,9 @@ function prepare(db: Db) {
       'UPDATE facts SET trust_score = ?, helpful_count = helpful_count + ?, updated_at = CURRENT_TIMESTAMP WHERE fact_id = ?',
     ),
     count: db.prepare('SELECT COUNT(*) AS n FROM facts'),
+    bumpRetrievals: db.prepare(
+      'UPDATE facts SET retrieval_count = retrieval_count + 1 WHERE fact_id IN (SELECT value FROM json_each(?))',
+    ),
     vectorsByCategory: db.prepare(
       'SELECT hrr_vector FROM facts WHERE category = ? AND hrr_vector IS NOT NULL',
     ),

@@ -261,6 +261,14 @@ export class TemplateProvider extends MemoryProvider {
     return this.queue.size;
   }
 
+  /**
+   * Wait for queued writes without closing: `MemoryManager.flushPending()` calls this so a host can
+   * know a turn has landed.
+   */
+  override flush(timeoutMs?: number): Promise<boolean> {
+    return this.queue.drain(timeoutMs);
+  }
+
   /** Resolves when every queued task has finished. */
   async idle(): Promise<void> {
     await this.queue.drain();

@@ -84,7 +84,7 @@ async function buildStack(withHolographic: boolean, seedFacts: number): Promise<
   const manager = new Manager({});
   const names: string[] = [];
   for (const entry of LOCAL_PROVIDERS) {
-    if (entry.name === 'holographic' && !withHolographic) continue;
+    if (!entry.lifecycle || (entry.name === 'holographic' && !withHolographic)) continue;
     const provider: MemoryProvider = (await loadProviderFactory(entry))({});
     manager.addProvider(provider);
     names.push(entry.name);
@@ -374,6 +374,7 @@ export async function runLatencySuite(ctx: SuiteContext): Promise<SuiteResult> {
     seconds: (Date.now() - started) / 1000,
     data,
     markdown: renderLatency(data, runs),
+    headline: latencyHeadline(data),
     svgs: renderLatencySvgs(data),
   };
 }
@@ -387,10 +388,11 @@ function renderLatency(d: LatencyData, runs: number): string {
       "prefetch of a freshly initialised manager. Budgets: the reference's (Hermes) and this project's targets.",
     '',
     table(
-      ['step', 'setup', 'runs', 'p50', 'p95', 'p99', 'reference budget', 'our target', ''],
-      d.rows.map((r) => {
+      ['#', 'step', 'setup', 'runs', 'p50', 'p95', 'p99', 'reference budget', 'our target', ''],
+      d.rows.map((r, i) => {
         const budget = r.targetMs ?? r.referenceMs;
         return [
+          i + 1,
           r.step,
           r.setup,
           r.summary.n,
@@ -468,7 +470,45 @@ function renderLatencySvgs(d: LatencyData): Record<string, string> {
         { name: 'p50 (ms)', values: d.rows.map((r) => round(r.summary.p50, 4)) },
         { name: 'p95 (ms)', values: d.rows.map((r) => round(r.summary.p95, 4)) },
       ],
-      { title: 'Latency per step (numbers = table rows)', yLabel: 'ms', width: 720 },
+      {
+        title: 'Latency per step, log scale (numbers = # in the table)',
+        yLabel: 'ms',
+        width: 720,
+        logY: true,
+      },
     ),
   };
+}
+
+function latencyHeadline(d: LatencyData): string[] {
+  const out: string[] = [];
+  const pick = (step: string, setup: string) =>
+    d.rows.find((r) => r.step.startsWith(step) && r.setup.startsWith(setup));
+  const parts: string[] = [];
+  for (const [step, label] of [
+    ['system prompt block', 'system prompt block'],
+    ['prefetchAll warm', 'warm prefetch'],
+    ['syncAll (returns', 'sync'],
+    ['tool: memory add', 'memory tool add'],
+    ['tool: session_search', 'session_search tool'],
+    ['tool: fact_store search', 'fact_store search'],
+  ] as const) {
+    const r = pick(step, 'builtin + holographic') ?? pick(step, 'builtin');
+    if (r) parts.push(`${label} ${ms(r.summary.p50)} / ${ms(r.summary.p95)}`);
+  }
+  if (parts.length > 0) out.push(`Lifecycle p50 / p95 through MemoryManager: ${parts.join('; ')}.`);
+  const add = d.rows.find((r) => r.step.startsWith('MemoryStore.add'));
+  const floor = d.rows.find((r) => r.step.startsWith('disk floor'));
+  if (add) {
+    out.push(
+      `MEMORY.md add with lock + fsync p50 ${ms(add.summary.p50)} (target < 2 ms)` +
+        (floor ? `; the disk's own write+fsync+rename floor is ${ms(floor.summary.p50)}.` : '.'),
+    );
+  }
+  if (d.model2vec) {
+    out.push(
+      `Model2Vec: ${Number(d.model2vec['sentencesPerSecond']).toLocaleString('en-US')} short sentences/s on one core (target ≥ 20,000), cold load ${ms(Number(d.model2vec['loadMs']))}, ${d.model2vec['modelRssMiB']} MiB.`,
+    );
+  }
+  return out;
 }

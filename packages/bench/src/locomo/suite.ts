@@ -126,6 +126,7 @@ export async function runLocomoSuite(
     seconds: (Date.now() - started) / 1000,
     data,
     markdown: renderLocomo(data),
+    headline: locomoHeadline(data),
     svgs: renderLocomoSvgs(data),
   };
 }
@@ -319,8 +320,8 @@ export function renderLocomo(data: LocomoSuiteData): string {
       );
     }
     lines.push(
-      'Dropped (empty gold after normalisation): ' +
-        main.map((r) => `${label(r)} ${r.dropped}`).join(', ') +
+      'QA items dropped for an empty gold set after normalisation (all categories): ' +
+        [...new Set(main.map((r) => r.dropped))].join(' / ') +
         '. Descriptions: ' +
         [...new Map(main.map((r) => [r.retriever, r.description])).entries()]
           .map(([n, d]) => `**${n}** — ${d}`)
@@ -373,4 +374,18 @@ function renderLocomoSvgs(data: LocomoSuiteData): Record<string, string> {
       { title: 'LoCoMo recall_any@10 per category', yLabel: 'recall_any@10', yMin: 0, yMax: 1 },
     ),
   };
+}
+
+function locomoHeadline(data: LocomoSuiteData): string[] {
+  const rows = data.results.filter((r) => r.variant === 'dataset');
+  if (rows.length === 0) return [];
+  const fmt = (r: LocomoRetrieverResult) => {
+    const g = r.groups['cat1-4'];
+    return `${r.retriever} ${num(g.recallAny[10])} / ${num(g.recallAll[10])} (MRR ${num(g.mrr)}, query p50 ${ms(r.queryMs.p50)})`;
+  };
+  return [
+    `LoCoMo (${data.conversations.length} conversations, categories 1–4, n = ${rows[0]!.groups['cat1-4'].n}) recall_any@10 / recall_all@10: ` +
+      rows.map(fmt).join('; ') +
+      '.',
+  ];
 }

@@ -11,6 +11,8 @@ export interface SuiteResult {
   data: unknown;
   /** The suite's README section (Markdown, starting at an H2). */
   markdown: string;
+  /** One-line findings for the README's "Headline" list (numbers rendered from `data`). */
+  headline?: string[];
   /** SVG files to write beside the report: file name → content. */
   svgs: Record<string, string>;
 }

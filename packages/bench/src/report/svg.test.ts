@@ -47,3 +47,16 @@ describe('SVG writer', () => {
     expect(escapeXml(`<a href="x">'&'</a>`)).toBe('&lt;a href=&quot;x&quot;&gt;&apos;&amp;&apos;&lt;/a&gt;');
   });
 });
+
+describe('SVG writer, log-scale bars', () => {
+  it('draws bars from the lowest decade and stays well-formed', () => {
+    const svg = barChart(['1', '2', '3'], [{ name: 'p50', values: [0.0002, 0.5, 12] }], {
+      title: 'log',
+      logY: true,
+    });
+    assertWellFormed(svg);
+    expect(svg).toContain('>0.0001<');
+    expect(svg).toContain('>100<');
+    expect(svg.match(/<rect [^>]*><title>/g)?.length).toBe(3);
+  });
+});

@@ -193,7 +193,7 @@ export function lineChart(xs: readonly number[], series: readonly Series[], opti
   return `${out.join('\n')}\n`;
 }
 
-/** A grouped bar chart: one group per category, one bar per series. */
+/** A grouped bar chart: one group per category, one bar per series (optionally on a log y axis). */
 export function barChart(
   categories: readonly string[],
   series: readonly Series[],
@@ -201,10 +201,22 @@ export function barChart(
 ): string {
   const f = frame(options, Math.ceil(series.length / 3));
   const values = finiteValues(series);
-  const yMin = options.yMin ?? 0;
-  const yMax = options.yMax ?? (values.length ? Math.max(...values) * 1.1 || 1 : 1);
-  const yTicks = niceTicks(yMin, yMax);
-  const yPos = (v: number) => f.bottom - ((Math.min(v, yMax) - yMin) / (yMax - yMin)) * (f.bottom - f.top);
+  const logY = options.logY === true && values.length > 0 && values.every((v) => v > 0);
+  let yTicks: number[];
+  let yPos: (v: number) => number;
+  if (logY) {
+    const lo = Math.floor(Math.log10(Math.min(...values)));
+    const hi = Math.ceil(Math.log10(Math.max(...values)));
+    const top = hi === lo ? hi + 1 : hi;
+    yTicks = [];
+    for (let e = lo; e <= top; e++) yTicks.push(10 ** e);
+    yPos = (v) => f.bottom - ((Math.log10(v) - lo) / (top - lo)) * (f.bottom - f.top);
+  } else {
+    const yMin = options.yMin ?? 0;
+    const yMax = options.yMax ?? (values.length ? Math.max(...values) * 1.1 || 1 : 1);
+    yTicks = niceTicks(yMin, yMax);
+    yPos = (v) => f.bottom - ((Math.min(v, yMax) - yMin) / (yMax - yMin)) * (f.bottom - f.top);
+  }
   const groupW = (f.right - f.left) / Math.max(1, categories.length);
   const barW = (groupW * 0.8) / Math.max(1, series.length);
   const out = header(f, options);
@@ -219,7 +231,7 @@ export function barChart(
   );
   series.forEach((s, si) => {
     s.values.forEach((v, ci) => {
-      if (v === null || !Number.isFinite(v)) return;
+      if (v === null || !Number.isFinite(v) || (logY && v <= 0)) return;
       const x = f.left + groupW * ci + groupW * 0.1 + barW * si;
       const y = yPos(v);
       out.push(

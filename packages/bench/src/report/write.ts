@@ -47,6 +47,8 @@ export function writeReadme(outDir: string): string {
     );
   }
   lines.push('');
+  const headline = suites.flatMap((s) => (s.headline ?? []).map((h) => `- ${h}`));
+  if (headline.length > 0) lines.push('## Headline', '', ...headline, '');
   for (const s of suites) {
     lines.push(s.markdown.trim(), '');
     const p = s.provenance;

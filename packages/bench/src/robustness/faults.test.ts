@@ -59,3 +59,27 @@ describe('fault server', () => {
     );
   });
 });
+
+describe('testkit fake server as a fault source', () => {
+  it('arms status faults on startFakeOpenAI and answers chats afterwards', async () => {
+    const { loadTestkitFaultServer } = await import('./targets');
+    const testkit = await loadTestkitFaultServer();
+    expect(testkit).not.toBeNull();
+    expect(testkit!.supports('truncated')).toBe(false);
+    const server = await testkit!.start('http503', 'once');
+    try {
+      const post = () =>
+        fetch(`${server.baseURL}/chat/completions`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ model: 'fake-chat', messages: [{ role: 'user', content: 'hi' }] }),
+        });
+      expect((await post()).status).toBe(503);
+      const ok = (await (await post()).json()) as { choices: Array<{ message: { content: string } }> };
+      expect(ok.choices[0]!.message.content).toBe('ok');
+      expect(server.requests).toBe(2);
+    } finally {
+      await server.close();
+    }
+  });
+});

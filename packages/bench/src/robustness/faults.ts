@@ -132,6 +132,8 @@ export async function startFaultServer(injector: FaultInjector): Promise<FaultSe
 export interface FaultOutcome {
   client: string;
   scenario: string;
+  /** Which server injected the fault: the testkit fake or the bench's own (for faults the testkit lacks). */
+  server: string;
   outcome: 'recovered' | 'clean-error' | 'foreign-error' | 'hung';
   requests: number;
   ms: number;
@@ -146,13 +148,29 @@ export interface FaultTarget {
   isCleanError(err: unknown): boolean;
 }
 
+/** Starts a loopback server with the scenario's faults armed. */
+export interface FaultServerFactory {
+  name: string;
+  supports(kind: FaultKind): boolean;
+  start(kind: FaultKind, mode: 'once' | 'always'): Promise<FaultServer>;
+}
+
+/** The bench's own fault server: every fault kind, including truncated bodies. */
+export const benchFaultServer: FaultServerFactory = {
+  name: 'bench',
+  supports: () => true,
+  start: (kind, mode) => startFaultServer(mode === 'once' ? failFirst(kind, 1) : failAlways(kind)),
+};
+
+/** Run one call of `target` against a server armed by `injector` (or started by a factory). */
 export async function runFaultScenario(
   target: FaultTarget,
   scenario: string,
-  injector: FaultInjector,
+  injector: FaultInjector | (() => Promise<FaultServer>),
   hangMs: number,
+  serverName = 'bench',
 ): Promise<FaultOutcome> {
-  const server = await startFaultServer(injector);
+  const server = typeof injector === 'function' ? await injector() : await startFaultServer(injector);
   const ac = new AbortController();
   const t0 = performance.now();
   let timer: NodeJS.Timeout | undefined;
@@ -168,13 +186,29 @@ export async function runFaultScenario(
     const ms = performance.now() - t0;
     if (r === 'hung') {
       ac.abort();
-      return { client: target.name, scenario, outcome: 'hung', requests: server.requests, ms };
+      return {
+        client: target.name,
+        scenario,
+        server: serverName,
+        outcome: 'hung',
+        requests: server.requests,
+        ms,
+      };
     }
-    if (r.ok) return { client: target.name, scenario, outcome: 'recovered', requests: server.requests, ms };
+    if (r.ok)
+      return {
+        client: target.name,
+        scenario,
+        server: serverName,
+        outcome: 'recovered',
+        requests: server.requests,
+        ms,
+      };
     const message = r.err instanceof Error ? `${r.err.name}: ${r.err.message}` : String(r.err);
     return {
       client: target.name,
       scenario,
+      server: serverName,
       outcome: target.isCleanError(r.err) ? 'clean-error' : 'foreign-error',
       requests: server.requests,
       ms,

@@ -128,6 +128,8 @@ export interface KillCycleResult {
   /** Items committed but killed before their ack was printed (allowed; reported). */
   unacknowledgedButStored: number;
   openFailures: string[];
+  /** Cycles whose writer died on its own before the kill (harness problem, e.g. a package mid-rebuild). */
+  writerFailures: string[];
 }
 
 /**
@@ -148,13 +150,20 @@ export async function runKillCycles(kind: StoreKind, cycles: number, seed = 11):
     duplicated: 0,
     unacknowledgedButStored: 0,
     openFailures: [],
+    writerFailures: [],
   };
   try {
+    // Create the store (and load its package into this process) before the first kill.
+    const init = await openSharedStore(kind, dir);
+    await init.close();
     for (let c = 0; c < cycles; c++) {
       const writer = startWriter(kind, dir, 1000 + c, 10_000);
       await writer.whenAcked(3 + Math.floor(rnd() * 30));
       writer.kill();
-      await writer.done;
+      const exit = await writer.done;
+      if (exit.signal !== 'SIGKILL') {
+        result.writerFailures.push(exit.stderr.trim().split('\n').pop() ?? `exit ${exit.code}`);
+      }
       for (const a of writer.acked) allAcked.add(a);
       try {
         const store = await openSharedStore(kind, dir);

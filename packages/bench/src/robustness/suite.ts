@@ -1,6 +1,6 @@
 import { ms, table } from '../report/markdown';
 import type { SuiteContext, SuiteResult } from '../report/suite';
-import { FAULT_KINDS, type FaultOutcome, failAlways, failFirst, runFaultScenario } from './faults';
+import { FAULT_KINDS, type FaultOutcome, benchFaultServer, runFaultScenario } from './faults';
 import { type FuzzResult, runToolFuzz } from './fuzz';
 import {
   type ConcurrencyResult,
@@ -9,7 +9,7 @@ import {
   runKillCycles,
 } from './processes';
 import { STORE_KINDS } from './stores';
-import { loadFaultTargets } from './targets';
+import { loadFaultTargets, loadTestkitFaultServer } from './targets';
 
 export interface RobustnessData {
   concurrency: ConcurrencyResult[];
@@ -49,11 +49,27 @@ export async function runRobustnessSuite(ctx: SuiteContext): Promise<SuiteResult
 
   const { targets, unavailable } = await loadFaultTargets();
   for (const u of unavailable) data.unavailable.push({ part: `faults: ${u.client}`, reason: u.reason });
+  const testkit = await loadTestkitFaultServer();
+  if (!testkit)
+    data.unavailable.push({
+      part: 'faults: testkit server',
+      reason: 'startFakeOpenAI not available; the bench server ran every fault',
+    });
   for (const target of targets) {
     for (const kind of FAULT_KINDS) {
-      ctx.log(`robustness: ${target.name} under ${kind}`);
-      data.faults.push(await runFaultScenario(target, `${kind} once`, failFirst(kind, 1), 15_000));
-      data.faults.push(await runFaultScenario(target, `${kind} always`, failAlways(kind), 15_000));
+      const server = testkit?.supports(kind) ? testkit : benchFaultServer;
+      ctx.log(`robustness: ${target.name} under ${kind} (${server.name})`);
+      for (const mode of ['once', 'always'] as const) {
+        data.faults.push(
+          await runFaultScenario(
+            target,
+            `${kind} ${mode}`,
+            () => server.start(kind, mode),
+            15_000,
+            server.name,
+          ),
+        );
+      }
     }
   }
 
@@ -64,6 +80,7 @@ export async function runRobustnessSuite(ctx: SuiteContext): Promise<SuiteResult
     seconds: (Date.now() - started) / 1000,
     data,
     markdown: renderRobustness(data),
+    headline: robustnessHeadline(data),
     svgs: {},
   };
 }
@@ -118,6 +135,7 @@ function renderRobustness(d: RobustnessData): string {
         'duplicated',
         'stored but unacked (allowed)',
         'open failures',
+        'writer failures',
       ],
       d.killCycles.map((k) => [
         k.store,
@@ -128,7 +146,8 @@ function renderRobustness(d: RobustnessData): string {
         k.torn,
         k.duplicated,
         k.unacknowledgedButStored,
-        k.openFailures.length ? k.openFailures[0]! : 0,
+        k.openFailures.length ? `${k.openFailures.length}: ${k.openFailures[0]!}` : 0,
+        k.writerFailures?.length ? `${k.writerFailures.length}: ${k.writerFailures[0]!}` : 0,
       ]),
     ),
     '',
@@ -149,7 +168,8 @@ function renderRobustness(d: RobustnessData): string {
   lines.push(
     '### Fault injection for remote clients',
     '',
-    'A loopback OpenAI-compatible server (`src/robustness/faults.ts`, `FaultInjector` interface) injects 5xx, 429, ' +
+    "A loopback OpenAI-compatible server — the testkit's `startFakeOpenAI` where it supports the fault, else the bench's own " +
+      '(`src/robustness/faults.ts`, `FaultInjector` / `FaultServerFactory` interfaces) — injects 5xx, 429, ' +
       'timeouts (no answer), connection resets, malformed and truncated bodies — once (a retry should recover) or ' +
       'always (the client must fail with its own error type, never hang). Clients run with a 1 s timeout and 2 retries.',
     '',
@@ -157,8 +177,16 @@ function renderRobustness(d: RobustnessData): string {
   if (d.faults.length > 0) {
     lines.push(
       table(
-        ['client', 'scenario', 'outcome', 'requests', 'time', 'error'],
-        d.faults.map((f) => [f.client, f.scenario, f.outcome, f.requests, ms(f.ms), f.error ?? '–']),
+        ['client', 'scenario', 'server', 'outcome', 'requests', 'time', 'error'],
+        d.faults.map((f) => [
+          f.client,
+          f.scenario,
+          f.server ?? 'bench',
+          f.outcome,
+          f.requests,
+          ms(f.ms),
+          f.error ?? '–',
+        ]),
       ),
       '',
     );
@@ -169,4 +197,31 @@ function renderRobustness(d: RobustnessData): string {
     lines.push('');
   }
   return lines.join('\n');
+}
+
+function robustnessHeadline(d: RobustnessData): string[] {
+  const sum = <T>(list: T[], f: (x: T) => number) => list.reduce((a, x) => a + f(x), 0);
+  const out: string[] = [];
+  if (d.concurrency.length > 0) {
+    out.push(
+      `Concurrent writers (${d.concurrency.map((c) => c.store).join(', ')}): ` +
+        `${sum(d.concurrency, (c) => c.expected)} acknowledged writes, lost ${sum(d.concurrency, (c) => c.lost)}, ` +
+        `torn ${sum(d.concurrency, (c) => c.torn)}, duplicated ${sum(d.concurrency, (c) => c.duplicated)}, writer failures ${sum(d.concurrency, (c) => c.writerFailures)}.`,
+    );
+  }
+  if (d.killCycles.length > 0) {
+    out.push(
+      `SIGKILL during writes: ${sum(d.killCycles, (k) => k.recovered)} / ${sum(d.killCycles, (k) => k.cycles)} states recovered intact.`,
+    );
+  }
+  if (d.fuzz.tools.length > 0) {
+    out.push(
+      `Hostile tool arguments: ${sum(d.fuzz.tools, (t) => t.runs).toLocaleString('en-US')} calls over ${d.fuzz.tools.length} tools, ${sum(d.fuzz.tools, (t) => t.crashes)} crashes.`,
+    );
+  }
+  if (d.faults.length > 0) {
+    const bad = d.faults.filter((f) => f.outcome === 'hung' || f.outcome === 'foreign-error').length;
+    out.push(`Fault injection: ${d.faults.length} scenarios, ${bad} hung or failed with a foreign error.`);
+  }
+  return out;
 }

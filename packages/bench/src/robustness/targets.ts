@@ -1,5 +1,5 @@
 import { MemoryError } from '@hermes-memory/core';
-import type { FaultTarget } from './faults';
+import type { FaultKind, FaultServerFactory, FaultTarget } from './faults';
 
 /** Client settings for fault runs: fast timeouts and small backoff so the suite stays short. */
 const TIMEOUT_MS = 1_000;
@@ -79,4 +79,58 @@ export async function loadFaultTargets(): Promise<{
     });
   }
   return { targets, unavailable };
+}
+
+type FakeOpenAILike = {
+  url: string;
+  requests: unknown[];
+  fail(f: Record<string, unknown>): unknown;
+  close(): Promise<void>;
+};
+
+/**
+ * The testkit's scripted OpenAI-compatible server as a fault source (status, timeout, reset,
+ * malformed); null when `@hermes-memory/testkit` does not export `startFakeOpenAI`.
+ */
+export async function loadTestkitFaultServer(): Promise<FaultServerFactory | null> {
+  let mod: Record<string, unknown>;
+  try {
+    mod = (await import('@hermes-memory/testkit')) as Record<string, unknown>;
+  } catch {
+    return null;
+  }
+  const start = mod['startFakeOpenAI'] as
+    | ((o: Record<string, unknown>) => Promise<FakeOpenAILike>)
+    | undefined;
+  if (typeof start !== 'function') return null;
+  const spec = (kind: FaultKind): Record<string, unknown> | null => {
+    switch (kind) {
+      case 'http500':
+      case 'http503':
+        return { type: 'status', status: Number(kind.slice(4)) };
+      case 'http429':
+        return { type: 'status', status: 429, retryAfter: 0 };
+      case 'timeout':
+      case 'reset':
+      case 'malformed':
+        return { type: kind };
+      default:
+        return null; // truncated bodies: only the bench's own server
+    }
+  };
+  return {
+    name: 'testkit startFakeOpenAI',
+    supports: (kind) => spec(kind) !== null,
+    async start(kind, mode) {
+      const fake = await start({ fallback: () => 'ok' });
+      fake.fail({ ...spec(kind)!, count: mode === 'once' ? 1 : 1_000 });
+      return {
+        baseURL: fake.url,
+        get requests() {
+          return fake.requests.length;
+        },
+        close: () => fake.close(),
+      };
+    },
+  };
 }

@@ -114,6 +114,7 @@ export async function runScaleSuite(ctx: SuiteContext): Promise<SuiteResult> {
     seconds: (Date.now() - started) / 1000,
     data,
     markdown: renderScale(data),
+    headline: scaleHeadline(data),
     svgs: renderScaleSvgs(data),
   };
 }
@@ -211,4 +212,19 @@ function renderScaleSvgs(data: ScaleSuiteData): Record<string, string> {
       { ...common, title: 'index size (MiB) vs N', yLabel: 'MiB', logY: true },
     ),
   };
+}
+
+function scaleHeadline(data: ScaleSuiteData): string[] {
+  const at100k = data.points.filter((p) => p.ok && p.n === 100_000);
+  if (at100k.length === 0) return [];
+  return [
+    'Search p50 at 100,000 items: ' +
+      at100k
+        .map(
+          (p) =>
+            `${p.retriever} ${ms(p.searchMs!.p50)} (ingest ${Math.round(p.ingestPerSecond!).toLocaleString('en-US')}/s)`,
+        )
+        .join('; ') +
+      '.',
+  ];
 }

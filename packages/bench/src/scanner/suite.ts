@@ -156,6 +156,16 @@ export async function runScannerSuite(ctx: SuiteContext): Promise<SuiteResult> {
     seconds: (Date.now() - started) / 1000,
     data,
     markdown: lines.join('\n'),
+    headline: data.present
+      ? [
+          `Write scanner: block rate ${(100 * data.attackBlockRate!).toFixed(1)}% on ${data.kinds
+            .filter((k) => k.label === 'attack')
+            .reduce(
+              (a, k) => a + k.n,
+              0,
+            )} attacks, false positives ${(100 * data.benignFalsePositiveRate!).toFixed(2)}% on benign texts.`,
+        ]
+      : [],
     svgs,
   };
 }

@@ -333,6 +333,29 @@ describe('fan-out (checklist 16–24)', () => {
     expect(p.hook('queuePrefetch')).toHaveLength(1);
   });
 
+  it('flushPending also waits for work a provider queued internally, within the deadline', async () => {
+    class Buffered extends FakeProvider {
+      readonly gate = deferred<void>();
+      landed = false;
+      override async flush(timeoutMs?: number): Promise<boolean> {
+        const done = this.gate.promise.then(() => {
+          this.landed = true;
+          return true;
+        });
+        if (timeoutMs === undefined) return done;
+        return Promise.race([done, new Promise<boolean>((r) => setTimeout(() => r(false), timeoutMs))]);
+      }
+    }
+    const m = new MemoryManager();
+    const p = new Buffered('ext');
+    m.addProvider(p);
+    m.syncAll('turn 1', 'a1');
+    expect(await m.flushPending(5)).toBe(false);
+    p.gate.resolve();
+    expect(await m.flushPending()).toBe(true);
+    expect(p.landed).toBe(true);
+  });
+
   it('a failing sync does not stop other providers', async () => {
     const logger = createRecordingLogger();
     const m = new MemoryManager({ logger });

@@ -345,12 +345,21 @@ export class MemoryManager {
 
   /** Wait for queued background work. True when everything drained (or nothing was queued). */
   async flushPending(timeoutMs?: number): Promise<boolean> {
-    const queues = [...this.queues.values()];
-    if (queues.length === 0) return true;
     const deadline = timeoutMs === undefined ? undefined : Date.now() + timeoutMs;
-    for (const queue of queues) {
-      const left = deadline === undefined ? undefined : Math.max(0, deadline - Date.now());
-      if (!(await queue.drain(left))) return false;
+    const left = () => (deadline === undefined ? undefined : Math.max(0, deadline - Date.now()));
+    for (const queue of this.queues.values()) {
+      if (!(await queue.drain(left()))) return false;
+    }
+    // Then each provider's own internal queue (e.g. builtin's session recording).
+    for (const provider of this.list) {
+      try {
+        const flushed = provider.flush(left());
+        const ok = deadline === undefined ? await flushed : await withTimeout(Promise.resolve(flushed), left() ?? 0);
+        if (ok === false) return false;
+      } catch (error) {
+        if (error instanceof TimeoutError) return false;
+        this.logger.warn(`Memory provider '${provider.name}' flush failed: ${describeError(error)}`);
+      }
     }
     return true;
   }

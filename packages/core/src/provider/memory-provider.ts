@@ -70,6 +70,15 @@ export abstract class MemoryProvider {
     );
   }
 
+  /**
+   * Wait until work this provider queued internally (writes behind `syncTurn`, embedding batches)
+   * has landed, without closing anything. Resolves false when `timeoutMs` ran out first.
+   * `MemoryManager.flushPending` calls it after draining its own queues.
+   */
+  flush(_timeoutMs?: number): MaybePromise<boolean> {
+    return true;
+  }
+
   /** Flush queued writes and close. */
   shutdown(): MaybePromise<void> {}
 

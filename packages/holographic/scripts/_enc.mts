@@ -1,0 +1,13 @@
+import { encodeFact, phasesToBytes } from '../src/hrr';
+const people = ['Alice', 'Bruno', 'Chen', 'Dana', 'Emeka', 'Farah', 'Goran', 'Hana', 'Ivan', 'Jia'];
+const verbs = ['likes', 'visited', 'fixed', 'bought', 'wrote about', 'is learning', 'recommended', 'lost'];
+const things = ['the red bicycle','a jazz record','the Lisbon office','sourdough bread','a Rust compiler bug','the garden shed','an old camera','the quarterly budget','a chess opening','the staging server','a mountain cabin','Python type hints','the blue kettle','a pottery class','the night train'];
+let seed = 42; const rnd = (k: number) => { seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31; return seed % k; };
+const n = 30000;
+const facts = Array.from({ length: n }, (_, i) => `${people[rnd(10)]} ${verbs[rnd(8)]} ${things[rnd(15)]} (note ${i}, week ${rnd(52)})`);
+let t = performance.now(); let c = process.cpuUsage();
+for (const f of facts) phasesToBytes(encodeFact(f, [], 1024));
+console.log("per fact us", ((performance.now() - t) * 1000 / n).toFixed(1), "cpu", (process.cpuUsage(c).user / n).toFixed(1));
+t = performance.now();
+for (const f of facts) phasesToBytes(encodeFact(f, [], 1024));
+console.log('per fact us (warm, no new atoms)', ((performance.now() - t) * 1000 / n).toFixed(1));
