@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { type InitContext, type MemoryProvider, silentLogger } from '@hermes-memory/core';
+import { loadPackage } from './packages';
 
 /**
  * Local providers the bench drives through the real contract. Their packages are written in
@@ -46,11 +47,11 @@ export type ProviderFactory = (settings?: Record<string, unknown>) => MemoryProv
 async function importPkg(pkg: string): Promise<Record<string, unknown>> {
   switch (pkg) {
     case '@hermes-memory/builtin':
-      return (await import('@hermes-memory/builtin')) as Record<string, unknown>;
+      return await loadPackage('@hermes-memory/builtin');
     case '@hermes-memory/holographic':
-      return (await import('@hermes-memory/holographic')) as Record<string, unknown>;
+      return await loadPackage('@hermes-memory/holographic');
     case '@hermes-memory/provider-template':
-      return (await import('@hermes-memory/provider-template')) as Record<string, unknown>;
+      return await loadPackage('@hermes-memory/provider-template');
     default:
       throw new Error(`unknown provider package ${pkg}`);
   }

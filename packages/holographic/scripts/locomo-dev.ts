@@ -51,7 +51,8 @@ for (const conv of selected) {
   const store = new FactStore({ dbPath: path.join(dir, 'm.db'), retrieval: mode, weights, embedder });
   const c = conv.conversation;
   const idOf = new Map<number, string>();
-  const items: Array<{ content: string; dia: string }> = [];
+  const items: Array<{ content: string; dia: string; occurredAt?: string }> = [];
+  const useDates = process.argv.includes('--dates');
   for (let s = 1; c[`session_${s}`]; s++) {
     for (const turn of c[`session_${s}`] as Array<{
       speaker: string;
@@ -61,10 +62,12 @@ for (const conv of selected) {
     }>) {
       let text = `${turn.speaker}: ${turn.text}`;
       if (turn.blip_caption) text += ` [shares ${turn.blip_caption}]`;
-      items.push({ content: text, dia: turn.dia_id });
+      const raw = String(c[`session_${s}_date_time`] ?? '');
+      const date = parseLocomoDate(raw);
+      items.push({ content: text, dia: turn.dia_id, occurredAt: useDates ? date : undefined });
     }
   }
-  const ids = store.addMany(items.map((i) => ({ content: i.content })));
+  const ids = store.addMany(items.map((i) => ({ content: i.content, occurredAt: i.occurredAt })));
   ids.forEach((id, i) => {
     if (!idOf.has(id)) idOf.set(id, items[i]!.dia);
   });
@@ -91,3 +94,28 @@ for (const [key, a] of [...agg.entries()].sort()) {
   );
 }
 console.log(`${((Date.now() - t0) / 1000).toFixed(1)} s`);
+
+/** "1:56 pm on 8 May, 2023" → ISO 8601 (UTC), or undefined. */
+function parseLocomoDate(raw: string): string | undefined {
+  const m = /(\d{1,2}):(\d{2})\s*(am|pm)\s+on\s+(\d{1,2})\s+(\w+),?\s+(\d{4})/i.exec(raw);
+  if (!m) return undefined;
+  const months = [
+    'january',
+    'february',
+    'march',
+    'april',
+    'may',
+    'june',
+    'july',
+    'august',
+    'september',
+    'october',
+    'november',
+    'december',
+  ];
+  const month = months.indexOf(m[5]!.toLowerCase());
+  if (month < 0) return undefined;
+  let hour = Number(m[1]) % 12;
+  if (m[3]!.toLowerCase() === 'pm') hour += 12;
+  return new Date(Date.UTC(Number(m[6]), month, Number(m[4]), hour, Number(m[2]))).toISOString();
+}

@@ -88,6 +88,8 @@ function initSchema(db: Db): void {
   // Under WAL, NORMAL is durable against process crashes (a committed transaction is in the WAL
   // before COMMIT returns); only an OS crash or power loss can roll back the last transactions.
   db.pragma('synchronous = NORMAL');
+  // Truncate the WAL back to 64 MiB after checkpoints instead of keeping its high-water mark.
+  db.pragma('journal_size_limit = 67108864');
   db.exec(REFERENCE_SCHEMA);
   const columns = new Set(
     (db.prepare('PRAGMA table_info(facts)').all() as Array<{ name: string }>).map((r) => r.name),

@@ -6,7 +6,16 @@
 import type { Statement } from 'better-sqlite3';
 import { ROLE_CONTENT, ROLE_ENTITY, bind, encodeAtom, encodeText, similarity, unbind } from './hrr';
 import type { FactStore } from './store';
-import { jaccard, jaccardTokens, queryTerms, sanitizeFtsQuery, stemmedTokens, QUERY_STOPWORDS } from './text';
+import {
+  QUERY_STOPWORDS,
+  hasTimeExpression,
+  isTemporalQuery,
+  jaccard,
+  jaccardTokens,
+  queryTerms,
+  sanitizeFtsQuery,
+  stemmedTokens,
+} from './text';
 import type {
   ContradictionPair,
   DefaultWeights,
@@ -40,6 +49,9 @@ export const DEFAULT_WEIGHTS: Readonly<DefaultWeights> = Object.freeze({
   embedding: 0,
   context: 0.5,
   feedback: 0,
+  expansion: 0.2,
+  speaker: 0.4,
+  temporal: 0.2,
 });
 /** Added to the default weights when an embedder is active. */
 export const DEFAULT_EMBEDDING_WEIGHT = 0.3;
@@ -54,6 +66,8 @@ const CONTEXT_WINDOW = 3;
 const CONTEXT_DECAY = 0.7;
 const BM25_K1 = 1.2;
 const BM25_B = 0.75;
+/** A chat-log speaker prefix: one to four capitalised words and a colon at the start ("Jane Doe: …"). */
+const SPEAKER_PREFIX = /^(\p{Lu}[\p{L}\p{N}'’.-]*(?: \p{Lu}[\p{L}\p{N}'’.-]*){0,3}):\s/u;
 const STOP_STEMS = new Set([...QUERY_STOPWORDS].map((w) => porterStem(w)));
 
 export interface RetrieverConfig {
@@ -71,6 +85,10 @@ interface TokenStats {
   tf: Map<string, number>;
   set: Set<string>;
   length: number;
+  /** Stems of the chat speaker prefix ("Name: …"), empty when the fact has none. */
+  speaker: Set<string>;
+  /** The text carries a time expression. */
+  timed: boolean;
 }
 
 export class FactRetriever {
@@ -86,6 +104,9 @@ export class FactRetriever {
   private readonly createdAt = new Map<number, number>();
   private readonly createdText = new Map<number, string>();
   private bridgeStmt: Statement<unknown[]> | null = null;
+  private contextStmt: Statement<unknown[]> | null = null;
+  /** Rows seen during the current search (null = looked up, absent), for the previous-turn lookups. */
+  private searchRows = new Map<number, FactRow | null>();
   private loadStmts: Map<string, Statement<unknown[]>> | null = null;
 
   constructor(
@@ -182,6 +203,7 @@ export class FactRetriever {
     const minTrust = options.minTrust ?? 0.3;
     if (!query?.trim()) return [];
     this.store.syncSideIndex();
+    this.searchRows = new Map();
     const terms = queryTerms(query);
     const w = this.weights;
     const dense = w.embedding > 0 && options.queryEmbedding ? this.store.denseIndex() : null;
@@ -349,7 +371,7 @@ export class FactRetriever {
     stems: ReadonlyMap<string, number>,
     idf: ReadonlyMap<string, number>,
     stats: { n: number; avgLen: number },
-  ): { bm25: number[]; coverage: number[]; jaccard: number[] } {
+  ): { bm25: number[]; coverage: number[]; jaccard: number[]; speaker: number[] } {
     let idfTotal = 0;
     for (const [stem, weight] of stems) idfTotal += weight * (idf.get(stem) ?? 0);
     idfTotal ||= 1;
@@ -358,26 +380,64 @@ export class FactRetriever {
     const bm25: number[] = [];
     const coverage: number[] = [];
     const jac: number[] = [];
+    const spk: number[] = [];
     let maxBm25 = 1e-6;
-    for (const fact of facts) {
+    const e = this.weights.expansion;
+    const context = e > 0 ? this.previousTurns(facts) : null;
+    facts.forEach((fact, k) => {
       const tok = this.tokens(fact);
+      const ctx = context?.[k] ?? null;
       let score = 0;
       let covered = 0;
+      let spoken = 0;
       const norm = BM25_K1 * (1 - BM25_B + (BM25_B * tok.length) / stats.avgLen);
       for (const [stem, weight] of stems) {
-        const tf = tok.tf.get(stem) ?? 0;
+        const own = tok.tf.get(stem) ?? 0;
+        // Document expansion: the previous turn's terms count at weight e (own terms at 1).
+        const tf = ctx ? own + e * (ctx.tf.get(stem) ?? 0) : own;
         if (tf === 0) continue;
         const i = weight * (idf.get(stem) ?? 0);
-        covered += i;
+        covered += own > 0 ? i : e * i;
+        if (tok.speaker.has(stem)) spoken = 1;
         score += (i * tf * (BM25_K1 + 1)) / (tf + norm);
       }
       if (score > maxBm25) maxBm25 = score;
       bm25.push(score);
       coverage.push(covered / idfTotal);
       jac.push(jaccard(querySet, tok.set));
-    }
+      spk.push(spoken);
+    });
     for (let i = 0; i < bm25.length; i++) bm25[i]! /= maxBm25;
-    return { bm25, coverage, jaccard: jac };
+    return { bm25, coverage, jaccard: jac, speaker: spk };
+  }
+
+  /**
+   * Token stats of each fact's previous turn (fact_id − 1 written within the hour), or null. Rows not
+   * among the candidates are read in one query (any trust or category: context is context).
+   */
+  private previousTurns(facts: readonly FactRow[]): Array<TokenStats | null> {
+    const byId = this.searchRows;
+    for (const f of facts) byId.set(f.fact_id, f);
+    const missing: number[] = [];
+    for (const f of facts) {
+      const prev = f.fact_id - 1;
+      if (prev > 0 && !byId.has(prev)) {
+        byId.set(prev, null);
+        missing.push(prev);
+      }
+    }
+    if (missing.length > 0) {
+      this.contextStmt ??= this.store.db.prepare(
+        'SELECT fact_id, content, tags, created_at FROM facts WHERE fact_id IN (SELECT value FROM json_each(?))',
+      );
+      for (const row of this.contextStmt.all(JSON.stringify(missing)) as FactRow[])
+        byId.set(row.fact_id, row);
+    }
+    return facts.map((f) => {
+      const prev = byId.get(f.fact_id - 1);
+      if (!prev || !(Math.abs(this.createdTime(prev) - this.createdTime(f)) <= 3_600_000)) return null;
+      return this.tokens(prev);
+    });
   }
 
   /** Cosine to the query, rescaled so the dense pool's floor maps to 0 and the best candidate to 1. */
@@ -396,16 +456,22 @@ export class FactRetriever {
 
   private fuse(
     facts: readonly FactRow[],
-    lexical: { bm25: number[]; coverage: number[]; jaccard: number[] },
+    lexical: { bm25: number[]; coverage: number[]; jaccard: number[]; speaker: number[] },
     semantic: number[] | null,
     query: string,
   ): number[] {
     const w = this.weights;
     let queryVec: Float64Array | null = null;
+    const temporal = w.temporal > 0 && isTemporalQuery(query);
     return facts.map((fact, i) => {
       let rel =
-        w.bm25 * lexical.bm25[i]! + w.coverage * lexical.coverage[i]! + w.jaccard * lexical.jaccard[i]!;
+        w.bm25 * lexical.bm25[i]! +
+        w.coverage * lexical.coverage[i]! +
+        w.jaccard * lexical.jaccard[i]! +
+        w.speaker * lexical.speaker[i]!;
       if (semantic) rel += w.embedding * semantic[i]!;
+      // A "when" question is answered by a statement anchored in time.
+      if (temporal && this.tokens(fact).timed) rel += w.temporal;
       if (w.hrr > 0) {
         const vec = this.store.decodeVector(fact.hrr_vector);
         if (vec) {
@@ -527,7 +593,17 @@ export class FactRetriever {
       tf.set(t, (tf.get(t) ?? 0) + 1);
       if (!STOP_STEMS.has(t)) set.add(t);
     }
-    const stats: TokenStats = { content: fact.content, tags: fact.tags ?? '', tf, set, length: all.length };
+    const speakerMatch = SPEAKER_PREFIX.exec(fact.content);
+    const speaker = new Set(speakerMatch ? stemmedTokens(speakerMatch[1]!) : []);
+    const stats: TokenStats = {
+      content: fact.content,
+      tags: fact.tags ?? '',
+      tf,
+      set,
+      length: all.length,
+      speaker,
+      timed: hasTimeExpression(fact.content),
+    };
     if (this.tokenCache.size >= 50_000) this.tokenCache.delete(this.tokenCache.keys().next().value as number);
     this.tokenCache.set(fact.fact_id, stats);
     return stats;

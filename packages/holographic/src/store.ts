@@ -59,6 +59,20 @@ export interface FactStoreOptions {
 export interface AddOptions {
   category?: string;
   tags?: string;
+  /**
+   * When the fact was stated or happened (Date, epoch ms or an ISO 8601 string); stored as the row's
+   * `created_at` (UTC, SQLite's `YYYY-MM-DD HH:MM:SS`). Default: now. Retrieval treats facts
+   * stated within the same hour as one conversational episode, so imports should pass it.
+   */
+  occurredAt?: Date | number | string;
+}
+
+/** `occurredAt` → SQLite timestamp text (UTC); a clear error for an unparseable value. */
+export function toSqlTimestamp(value: Date | number | string): string {
+  const date = value instanceof Date ? value : new Date(value);
+  const ms = date.getTime();
+  if (Number.isNaN(ms)) throw new Error(`occurredAt is not a valid date: ${String(value)}`);
+  return date.toISOString().slice(0, 19).replace('T', ' ');
 }
 
 export interface UpdateOptions {
@@ -69,6 +83,8 @@ export interface UpdateOptions {
 }
 
 const HELPFUL_DELTA = 0.05;
+/** addMany batches at least this large checkpoint the WAL afterwards. */
+const BULK_CHECKPOINT_ROWS = 1000;
 const UNHELPFUL_DELTA = -0.1;
 const FACT_COLUMNS =
   'fact_id, content, category, tags, trust_score, retrieval_count, helpful_count, created_at, updated_at';
@@ -156,7 +172,8 @@ export class FactStore {
       if (typeof item.content !== 'string') throw new TypeError('content must be a string');
       const content = item.content.trim();
       if (!content) throw new Error('content must not be empty');
-      return { content, category: item.category ?? 'general', tags: item.tags ?? '' };
+      const occurredAt = item.occurredAt === undefined ? null : toSqlTimestamp(item.occurredAt);
+      return { content, category: item.category ?? 'general', tags: item.tags ?? '', occurredAt };
     });
     const s = this.stmts;
     const ids = this.db
@@ -175,11 +192,22 @@ export class FactStore {
           const entityIds = this.resolveEntities(entities, item.content);
           const vector = this.hrrEnabled
             ? phasesToBytes(
-                encodeFact(item.content, entityIds.map((id) => entities.name(id) ?? ''), this.hrrDim),
+                encodeFact(
+                  item.content,
+                  entityIds.map((id) => entities.name(id) ?? ''),
+                  this.hrrDim,
+                ),
                 this.vectorFormat,
               )
             : null;
-          const info = s.insertFact.run(item.content, item.category, item.tags, this.defaultTrust, vector);
+          const info = s.insertFact.run(
+            item.content,
+            item.category,
+            item.tags,
+            this.defaultTrust,
+            vector,
+            item.occurredAt,
+          );
           const factId = Number(info.lastInsertRowid);
           for (const entityId of entityIds) s.link.run(factId, entityId);
           this.dirtyBanks.add(item.category);
@@ -191,6 +219,15 @@ export class FactStore {
       })
       .immediate();
     this.flushBanksIfSmall();
+    // A bulk import leaves a WAL as large as the data: fold it into the file now (reclaims the
+    // disk, and reads no longer consult a large WAL index). Busy readers only make it partial.
+    if (prepared.length >= BULK_CHECKPOINT_ROWS) {
+      try {
+        this.db.pragma('wal_checkpoint(TRUNCATE)');
+      } catch (error) {
+        this.logger.debug?.('holographic: checkpoint after bulk import failed', { error: String(error) });
+      }
+    }
     return ids;
   }
 
@@ -624,7 +661,7 @@ function prepare(db: Db) {
   return {
     idByContent: db.prepare('SELECT fact_id FROM facts WHERE content = ?'),
     insertFact: db.prepare(
-      'INSERT INTO facts (content, category, tags, trust_score, hrr_vector) VALUES (?, ?, ?, ?, ?)',
+      'INSERT INTO facts (content, category, tags, trust_score, hrr_vector, created_at) VALUES (?, ?, ?, ?, ?, COALESCE(?, CURRENT_TIMESTAMP))',
     ),
     factById: db.prepare(`SELECT ${FACT_COLUMNS} FROM facts WHERE fact_id = ?`),
     factByContent: db.prepare(`SELECT ${FACT_COLUMNS} FROM facts WHERE content = ?`),

@@ -233,3 +233,33 @@ export function queryTerms(query: string): QueryTerm[] {
   }
   return out;
 }
+
+// --- Time expressions ---------------------------------------------------------------------------
+
+/** A question about time: "when", "what time/date/day/year/month", "how long ago", "since when". */
+const TEMPORAL_QUESTION =
+  /\b(?:when|what\s+(?:time|date|day|days|year|month|week|weekend)|which\s+(?:day|date|year|month|week)|how\s+long\s+ago|since\s+when)\b/i;
+
+/** Words and patterns that anchor a statement in time (relative or absolute), English. */
+const TEMPORAL_EXPRESSION = new RegExp(
+  [
+    '\\b(?:yesterday|today|tonight|tomorrow|recently|lately|ago|earlier|later|soon)\\b',
+    '\\b(?:last|next|this|past|coming)\\s+(?:week|weekend|month|year|night|summer|winter|spring|fall|autumn|monday|tuesday|wednesday|thursday|friday|saturday|sunday|time)\\b',
+    '\\b(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)s?\\b',
+    '\\b(?:january|february|march|april|june|july|august|september|october|november|december)\\b',
+    '\\b(?:19|20)\\d{2}\\b',
+    '\\b\\d{1,2}[/.-]\\d{1,2}(?:[/.-]\\d{2,4})?\\b',
+    '\\b(?:a|one|two|three|four|five|six|few|couple\\s+of)\\s+(?:days?|weeks?|months?|years?)\\b',
+  ].join('|'),
+  'i',
+);
+
+/** Does the query ask about time? */
+export function isTemporalQuery(query: string): boolean {
+  return TEMPORAL_QUESTION.test(query);
+}
+
+/** Does the text carry a time expression ("last week", "in May", "2022", "3 days ago")? */
+export function hasTimeExpression(text: string): boolean {
+  return TEMPORAL_EXPRESSION.test(text);
+}

@@ -69,6 +69,18 @@ export interface DefaultWeights {
    * (and share of their embedding centroid mixed into the query vector). 0 disables it.
    */
   feedback: number;
+  /**
+   * Contextual document expansion: a fact's lexical match also counts the previous turn's terms
+   * (written within the hour) at this weight, so a reply is found by the words of what it answers.
+   */
+  expansion: number;
+  /**
+   * Speaker signal: IDF share of the query's terms that name the fact's chat speaker (a leading
+   * "Name: " prefix), so what a person said ranks above turns that only address them by name.
+   */
+  speaker: number;
+  /** Bonus for facts with a time expression when the query asks "when …" (0 disables it). */
+  temporal: number;
 }
 
 export interface SearchOptions {

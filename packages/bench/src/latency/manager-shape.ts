@@ -1,4 +1,5 @@
 import type { InitContextInput, MemoryProvider } from '@hermes-memory/core';
+import { loadPackage } from '../packages';
 
 /** The slice of core's MemoryManager the latency suite drives (loaded at run time). */
 export interface MemoryManagerLike {
@@ -19,7 +20,7 @@ export async function loadMemoryManagerClass(): Promise<
     options?: Record<string, unknown>,
   ) => MemoryManagerLike
 > {
-  const core = (await import('@hermes-memory/core')) as Record<string, unknown>;
+  const core = await loadPackage('@hermes-memory/core');
   const ctor = core['MemoryManager'];
   if (typeof ctor !== 'function') throw new Error('@hermes-memory/core does not export MemoryManager yet');
   return ctor as new (

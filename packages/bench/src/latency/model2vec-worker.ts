@@ -2,9 +2,10 @@
  * Model2Vec load time, memory and throughput in a fresh process (so load is truly cold):
  *   node --import tsx src/latency/model2vec-worker.ts
  */
-import { loadModel2VecEmbedder } from '../retrievers/model2vec';
+
 import { loadLocomo } from '../locomo/loader';
 import { LOCOMO_FILE_REL, sharedPath } from '../paths';
+import { loadModel2VecEmbedder } from '../retrievers/model2vec';
 import { nowMs, round } from '../stats';
 
 async function main(): Promise<void> {

@@ -2,12 +2,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { MemoryProvider } from '@hermes-memory/core';
 import { runTsChild } from '../child';
-import { LOCAL_PROVIDERS, initContext, loadProviderFactory, tempHome } from '../providers';
+import { loadPackage } from '../packages';
+import { initContext, LOCAL_PROVIDERS, loadProviderFactory, tempHome } from '../providers';
 import { ms, table, verdict } from '../report/markdown';
 import type { SuiteContext, SuiteResult } from '../report/suite';
 import { barChart } from '../report/svg';
-import { type Summary, round, summarize, timeRuns } from '../stats';
-import { type MemoryManagerLike, loadMemoryManagerClass } from './manager-shape';
+import { round, type Summary, summarize, timeRuns } from '../stats';
+import { loadMemoryManagerClass, type MemoryManagerLike } from './manager-shape';
 
 export interface LatencyRow {
   step: string;
@@ -249,7 +250,7 @@ async function lifecycle(
 async function memoryStoreWrites(data: LatencyData, runs: number): Promise<void> {
   const home = tempHome('hm-bench-memfile-');
   try {
-    const mod = (await import('@hermes-memory/builtin')) as Record<string, unknown>;
+    const mod = await loadPackage('@hermes-memory/builtin');
     const Ctor = mod['MemoryStore'] as new (
       o: Record<string, unknown>,
     ) => {

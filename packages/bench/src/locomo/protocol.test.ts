@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { LOCOMO_FILE_REL, sharedPath } from '../paths';
 import { createBm25Retriever } from '../retrievers/bm25';
-import type { LocomoTurn, Retriever } from './types';
 import { loadLocomo } from './loader';
-import { K_VALUES, groupByCategory } from './metrics';
+import { groupByCategory, K_VALUES } from './metrics';
 import { runLocomo } from './protocol';
+import type { LocomoTurn, Retriever } from './types';
 
 const conv30 = loadLocomo(sharedPath(...LOCOMO_FILE_REL)).filter((c) => c.conversationId === 'conv-30');
 

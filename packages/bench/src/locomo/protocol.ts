@@ -1,6 +1,6 @@
+import { nowMs } from '../stats';
 import { MRR_DEPTH, type QuestionScore, scoreQuestion } from './metrics';
 import type { LocomoConversation, Retriever } from './types';
-import { nowMs } from '../stats';
 
 /** Per-retriever raw results of one LoCoMo run (§5.1). */
 export interface LocomoRun {

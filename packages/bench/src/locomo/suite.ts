@@ -1,9 +1,9 @@
 import fs from 'node:fs';
-import { table, ms, bytes, num } from '../report/markdown';
+import { LOCOMO_AUDIT_DIR_REL, LOCOMO_FILE_REL, sharedPath } from '../paths';
+import { bytes, ms, num, table } from '../report/markdown';
 import type { SuiteContext, SuiteResult } from '../report/suite';
 import { barChart, lineChart } from '../report/svg';
 import { loadRetrievers } from '../retrievers/registry';
-import { LOCOMO_AUDIT_DIR_REL, LOCOMO_FILE_REL, sharedPath } from '../paths';
 import { round, summarize } from '../stats';
 import { applyAudit, loadAudit } from './audit';
 import { loadLocomo } from './loader';
@@ -11,9 +11,9 @@ import {
   GROUPS,
   type GroupMetrics,
   type GroupName,
+  groupByCategory,
   K_VALUES,
   TOKEN_BUDGETS,
-  groupByCategory,
 } from './metrics';
 import { type LocomoRun, runLocomo } from './protocol';
 import type { LocomoConversation } from './types';

@@ -1,3 +1,4 @@
+import { loadPackage } from '../packages';
 /**
  * The slice of `@hermes-memory/builtin`'s SessionStore the bench drives. The package is written in
  * parallel, so it is loaded at run time and checked against this shape; a missing export makes the
@@ -20,7 +21,7 @@ export interface SessionStoreLike {
 export type SessionStoreCtor = new (options: { dbPath?: string; hermesHome?: string }) => SessionStoreLike;
 
 export async function loadSessionStoreClass(): Promise<SessionStoreCtor> {
-  const mod = (await import('@hermes-memory/builtin')) as Record<string, unknown>;
+  const mod = await loadPackage('@hermes-memory/builtin');
   const ctor = mod['SessionStore'];
   if (typeof ctor !== 'function') throw new Error('@hermes-memory/builtin does not export SessionStore yet');
   const proto = (ctor as { prototype: Record<string, unknown> }).prototype;

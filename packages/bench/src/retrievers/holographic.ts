@@ -1,7 +1,8 @@
 /**
- * Holographic retriever for the LoCoMo protocol, driven through the provider's own tools:
- * `fact_store add` per turn (fact_id → dia_id map) and `fact_store search` per question, with a
- * fresh store in a temp dir per conversation. Owned by the holographic package.
+ * Holographic retriever for the LoCoMo protocol and the scale suite: turns are imported with the
+ * store's batch API (`FactStore.addMany`, one transaction, each turn's session date as
+ * `occurredAt`) and questions go through the provider's own `fact_store search` tool, with a fresh
+ * store in a temp dir per conversation. Owned by the holographic package.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -47,11 +48,14 @@ export function createHolographicRetriever(options: HolographicRetrieverOptions)
       };
       return {
         async ingest(turns: LocomoTurn[]) {
-          for (const turn of turns) {
-            const out = await call({ action: 'add', content: turn.text });
-            const id = Number(out.fact_id);
-            if (!diaByFact.has(id)) diaByFact.set(id, turn.diaId);
-          }
+          const store = provider.factStore;
+          if (!store) throw new Error('holographic provider has no open store');
+          const ids = store.addMany(
+            turns.map((turn) => ({ content: turn.text, occurredAt: sessionTime(turn.sessionDate) })),
+          );
+          ids.forEach((id, i) => {
+            if (!diaByFact.has(id)) diaByFact.set(id, turns[i]!.diaId);
+          });
         },
         async search(query: string, k: number) {
           const out = await call({ action: 'search', query, limit: Math.max(k, 1), min_trust: 0 });
@@ -75,4 +79,9 @@ export function createHolographicRetriever(options: HolographicRetrieverOptions)
       };
     },
   };
+}
+
+/** The session date when it parsed as ISO 8601 (the loader's normal form), else undefined (= now). */
+function sessionTime(date: string): string | undefined {
+  return date && !Number.isNaN(Date.parse(date)) ? date : undefined;
 }

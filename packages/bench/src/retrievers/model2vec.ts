@@ -1,4 +1,5 @@
 import type { Embedder } from '@hermes-memory/core';
+import { loadPackage } from '../packages';
 import { MODEL2VEC_DIR_REL, sharedPath } from '../paths';
 
 /**
@@ -7,7 +8,7 @@ import { MODEL2VEC_DIR_REL, sharedPath } from '../paths';
  * "unavailable" with the reason instead of breaking the other suites.
  */
 export async function loadModel2VecEmbedder(): Promise<Embedder> {
-  const mod = (await import('@hermes-memory/embeddings')) as Record<string, unknown>;
+  const mod = await loadPackage('@hermes-memory/embeddings');
   const candidates: Array<() => unknown> = [];
   for (const name of ['createDefaultEmbedder', 'createModel2VecEmbedder']) {
     const factory = mod[name];

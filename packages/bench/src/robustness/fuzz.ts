@@ -1,6 +1,6 @@
 import type { MemoryProvider, ToolSchema } from '@hermes-memory/core';
 import fc from 'fast-check';
-import { LOCAL_PROVIDERS, initContext, loadProviderFactory, tempHome } from '../providers';
+import { initContext, LOCAL_PROVIDERS, loadProviderFactory, tempHome } from '../providers';
 
 /** Strings a hostile or confused model sends. */
 const hostileString = fc.oneof(

@@ -4,6 +4,7 @@
  * packages under test (no mocks: the real file locking, fsync and SQLite WAL paths).
  */
 import path from 'node:path';
+import { loadPackage } from '../packages';
 import { loadSessionStoreClass } from '../retrievers/builtin-shape';
 
 export interface SharedStore {
@@ -25,7 +26,7 @@ interface MemoryStoreLike {
 
 export async function openSharedStore(kind: StoreKind, dir: string): Promise<SharedStore> {
   if (kind === 'builtin-memory-file') {
-    const mod = (await import('@hermes-memory/builtin')) as Record<string, unknown>;
+    const mod = await loadPackage('@hermes-memory/builtin');
     const Ctor = mod['MemoryStore'] as (new (o: Record<string, unknown>) => MemoryStoreLike) | undefined;
     if (typeof Ctor !== 'function') throw new Error('@hermes-memory/builtin does not export MemoryStore yet');
     const store = new Ctor({
@@ -48,7 +49,7 @@ export async function openSharedStore(kind: StoreKind, dir: string): Promise<Sha
     };
   }
   if (kind === 'holographic-facts') {
-    const mod = (await import('@hermes-memory/holographic')) as Record<string, unknown>;
+    const mod = await loadPackage('@hermes-memory/holographic');
     type FactStoreLike = {
       add(content: string): number;
       list(o: { minTrust?: number; limit?: number }): Array<{ content: string }>;

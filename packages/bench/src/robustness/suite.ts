@@ -1,6 +1,6 @@
 import { ms, table } from '../report/markdown';
 import type { SuiteContext, SuiteResult } from '../report/suite';
-import { FAULT_KINDS, type FaultOutcome, benchFaultServer, runFaultScenario } from './faults';
+import { benchFaultServer, FAULT_KINDS, type FaultOutcome, runFaultScenario } from './faults';
 import { type FuzzResult, runToolFuzz } from './fuzz';
 import {
   type ConcurrencyResult,

@@ -1,4 +1,5 @@
 import { MemoryError } from '@hermes-memory/core';
+import { loadPackage } from '../packages';
 import type { FaultKind, FaultServerFactory, FaultTarget } from './faults';
 
 /** Client settings for fault runs: fast timeouts and small backoff so the suite stays short. */
@@ -21,7 +22,7 @@ export async function loadFaultTargets(): Promise<{
       return { importError: err instanceof Error ? err.message : String(err) } as Record<string, unknown>;
     }
   };
-  const emb = await tryImport(() => import('@hermes-memory/embeddings'));
+  const emb = await tryImport(() => loadPackage('@hermes-memory/embeddings'));
   const OpenAIEmbedder = emb['OpenAIEmbedder'] as
     | (new (
         o: Record<string, unknown>,
@@ -50,7 +51,7 @@ export async function loadFaultTargets(): Promise<{
     });
   }
 
-  const core = await tryImport(() => import('@hermes-memory/core'));
+  const core = await tryImport(() => loadPackage('@hermes-memory/core'));
   const Llm = core['OpenAICompatibleLlmClient'] as
     | (new (
         o: Record<string, unknown>,
@@ -95,7 +96,7 @@ type FakeOpenAILike = {
 export async function loadTestkitFaultServer(): Promise<FaultServerFactory | null> {
   let mod: Record<string, unknown>;
   try {
-    mod = (await import('@hermes-memory/testkit')) as Record<string, unknown>;
+    mod = await loadPackage('@hermes-memory/testkit');
   } catch {
     return null;
   }

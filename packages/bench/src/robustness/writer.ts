@@ -3,7 +3,7 @@
  *   node --import tsx src/robustness/writer.ts <store kind> <dir> <writer id> <count>
  * Writes `count` items and prints `ack <item>` after each one is committed, then `done`.
  */
-import { type StoreKind, STORE_KINDS, itemText, openSharedStore } from './stores';
+import { itemText, openSharedStore, STORE_KINDS, type StoreKind } from './stores';
 
 async function main(): Promise<void> {
   const [kind, dir, idRaw, countRaw] = process.argv.slice(2);

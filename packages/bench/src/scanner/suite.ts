@@ -1,8 +1,9 @@
 import fs from 'node:fs';
+import { loadPackage } from '../packages';
+import { SCANNER_CORPUS_REL, sharedPath } from '../paths';
 import { table } from '../report/markdown';
 import type { SuiteContext, SuiteResult } from '../report/suite';
 import { barChart } from '../report/svg';
-import { SCANNER_CORPUS_REL, sharedPath } from '../paths';
 import { nowMs, round } from '../stats';
 
 interface CorpusRecord {
@@ -46,7 +47,7 @@ export async function runScannerSuite(ctx: SuiteContext): Promise<SuiteResult> {
     topFalsePositivePatterns: [],
   };
   if (data.present) {
-    const core = (await import('@hermes-memory/core')) as Record<string, unknown>;
+    const core = await loadPackage('@hermes-memory/core');
     if (typeof core['scanWrite'] !== 'function')
       throw new Error('@hermes-memory/core does not export scanWrite');
     const scan = core['scanWrite'] as ScanFn;
