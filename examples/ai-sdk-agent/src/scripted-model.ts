@@ -1,4 +1,9 @@
-import type { ChatResponder, FakeChatReply, FakeChatRequest } from '@hermes-memory/testkit';
+import {
+  type ChatResponder,
+  type FakeChatReply,
+  currentTurn,
+  messageText as text,
+} from '@hermes-memory/testkit';
 
 /**
  * The stand-in for a model when neither OPENAI_API_KEY nor OPENAI_BASE_URL is set. The testkit's
@@ -15,25 +20,6 @@ export const CONVERSATION = {
   ],
   session2: ['Who am I, and when does the billing service deploy? Did we talk about it before?'],
 } as const;
-
-type Message = FakeChatRequest['messages'][number];
-
-function text(content: unknown): string {
-  if (typeof content === 'string') return content;
-  if (Array.isArray(content))
-    return content.map((p) => (p && typeof p === 'object' && 'text' in p ? String(p.text) : '')).join('');
-  return '';
-}
-
-/** The current turn: the last user message and the tool results that came after it. */
-function currentTurn(messages: readonly Message[]): { user: string; tools: Message[] } {
-  let i = messages.length - 1;
-  while (i >= 0 && messages[i]!.role !== 'user') i--;
-  return {
-    user: i >= 0 ? text(messages[i]!.content) : '',
-    tools: messages.slice(i + 1).filter((m) => m.role === 'tool'),
-  };
-}
 
 const startsLike = (user: string, line: string) => user.startsWith(line.slice(0, 24));
 

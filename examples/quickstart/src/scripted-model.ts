@@ -1,4 +1,9 @@
-import type { ChatResponder, FakeChatReply, FakeChatRequest } from '@hermes-memory/testkit';
+import {
+  type ChatResponder,
+  type FakeChatReply,
+  currentTurn,
+  messageText as text,
+} from '@hermes-memory/testkit';
 
 /**
  * The deterministic stand-in for a model when no OPENAI_API_KEY is set. It is served by the
@@ -14,25 +19,6 @@ export const CONVERSATION = {
   ],
   session2: ['When does the billing service deploy? And what did we talk about last time?'],
 } as const;
-
-type Msg = FakeChatRequest['messages'][number];
-
-function text(content: unknown): string {
-  if (typeof content === 'string') return content;
-  if (Array.isArray(content))
-    return content.map((p) => (p && typeof p === 'object' && 'text' in p ? String(p.text) : '')).join('');
-  return '';
-}
-
-/** The current turn: the last user message and the tool results that came after it. */
-function currentTurn(messages: readonly Msg[]): { user: string; tools: Msg[] } {
-  let i = messages.length - 1;
-  while (i >= 0 && messages[i]!.role !== 'user') i--;
-  return {
-    user: i >= 0 ? text(messages[i]!.content) : '',
-    tools: messages.slice(i + 1).filter((m) => m.role === 'tool'),
-  };
-}
 
 function recalledLines(user: string, needle: RegExp): string[] {
   const block = /<memory-context>([\s\S]*?)<\/memory-context>/.exec(user)?.[1] ?? '';

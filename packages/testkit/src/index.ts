@@ -47,6 +47,7 @@ export type {
 // Scripted OpenAI-compatible server.
 export { startFakeOpenAI } from './fake-openai/server';
 export { encodeEmbeddingBase64, hashEmbedding } from './fake-openai/embedding';
+export { currentTurn, type FakeChatMessage, messageText } from './fake-openai/script-helpers';
 export type {
   ChatResponder,
   FakeChatReply,
