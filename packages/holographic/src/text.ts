@@ -190,16 +190,30 @@ export function stemmedTokens(text: string): string[] {
   const out: string[] = [];
   const lower = text.normalize('NFKC').toLowerCase();
   for (const m of lower.matchAll(/[\p{L}\p{N}]+(?:['’][\p{L}]+)*/gu)) {
-    let w = m[0].replace(/['’]s$/u, '').replace(/['’]/gu, '');
+    const w = m[0].replace(/['’]s$/u, '').replace(/['’]/gu, '');
     if (hasCjk(w)) {
       for (const t of cjkTokens(w)) out.push(t);
       continue;
     }
     if (w.length === 0) continue;
-    w = porterStem(w);
-    out.push(w);
+    out.push(stemOf(w));
   }
   return out;
+}
+
+// Vocabulary repeats across facts: memoise stems (bounded; cleared when full).
+const STEM_MEMO_MAX = 200_000;
+const stemMemo = new Map<string, string>();
+
+/** porterStem, memoised. */
+function stemOf(word: string): string {
+  let stem = stemMemo.get(word);
+  if (stem === undefined) {
+    stem = porterStem(word);
+    if (stemMemo.size >= STEM_MEMO_MAX) stemMemo.clear();
+    stemMemo.set(word, stem);
+  }
+  return stem;
 }
 
 export interface QueryTerm {

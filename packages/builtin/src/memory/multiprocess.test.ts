@@ -84,30 +84,56 @@ describe('multi-process safety', () => {
     const side = path.join(home, 'committed.log');
     const file = path.join(home, 'memories', 'MEMORY.md');
     fs.writeFileSync(side, '');
-    for (let round = 0; round < 50; round++) {
+    // Each round kills its own writer process. Spawning and loading the package dominates a round,
+    // so the next writer is started (and waits, idle, for "go") while the current one runs: it
+    // writes nothing until the previous writer is dead and its file verified.
+    const spawnWriter = () => {
       const child = spawn(process.execPath, [fixture('crash-writer.mjs'), home, side], {
-        stdio: ['ignore', 'pipe', 'pipe'],
+        stdio: ['pipe', 'pipe', 'pipe'],
       });
+      const lines: string[] = [];
       let stderr = '';
+      let onLine: (() => void) | undefined;
+      let buf = '';
+      child.stdout!.on('data', (d) => {
+        buf += String(d);
+        const parts = buf.split('\n');
+        buf = parts.pop()!;
+        lines.push(...parts.filter(Boolean));
+        onLine?.();
+      });
       child.stderr!.on('data', (d) => {
         stderr += String(d);
       });
       const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-      // Kill after a varying number of commits by this child (1..3), at whatever phase the next
-      // write is in. The child reports each commit on stdout; no polling.
-      const wanted = 1 + (round % 3);
-      await new Promise<void>((resolve, reject) => {
-        let seen = 0;
-        child.stdout!.on('data', (d) => {
-          seen += String(d).split('\n').filter(Boolean).length;
-          if (seen >= wanted) {
-            child.kill('SIGKILL');
-            resolve();
-          }
+      /** Resolves once `n` lines arrived; rejects if the writer exits first. */
+      const lineCount = (n: number, onReached: () => void) =>
+        new Promise<void>((resolve, reject) => {
+          const check = () => {
+            if (lines.length >= n) {
+              onLine = undefined;
+              onReached();
+              resolve();
+            }
+          };
+          onLine = check;
+          child.once('exit', () => reject(new Error(`writer died: ${stderr}`)));
+          check();
         });
-        child.once('exit', () => reject(new Error(`writer died: ${stderr}`)));
-      });
-      await exited;
+      return { child, exited, lineCount };
+    };
+    let next = spawnWriter();
+    for (let round = 0; round < 50; round++) {
+      const writer = next;
+      await writer.lineCount(1, () => {}); // "ready": loaded, nothing written
+      next = spawnWriter();
+      // Kill after a varying number of commits by this writer (1..3), at whatever phase the next
+      // write is in. The writer reports each commit on stdout; no polling.
+      const wanted = 1 + (round % 3);
+      const killed = writer.lineCount(1 + wanted, () => writer.child.kill('SIGKILL'));
+      writer.child.stdin!.write('go\n');
+      await killed;
+      await writer.exited;
       const logged = fs.readFileSync(side, 'utf8').split('\n').filter(Boolean).map(Number);
       const last = logged[logged.length - 1]!;
       const raw = fs.readFileSync(file, 'utf8');
@@ -121,5 +147,9 @@ describe('multi-process safety', () => {
       // Re-align the log with what is on disk (the next-to-be-committed write may have landed).
       if (entries.length === last + 2) fs.appendFileSync(side, `${last + 1}\n`);
     }
+    // The spare writer never started: closing its stdin makes it exit without writing.
+    next.child.stdin!.end();
+    await next.exited;
+    expect(parseEntries(fs.readFileSync(file, 'utf8')).length).toBeGreaterThanOrEqual(50);
   });
 });

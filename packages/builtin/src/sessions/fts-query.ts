@@ -83,3 +83,77 @@ export function likeTerms(query: string): string[] {
   }
   return terms.slice(0, 16);
 }
+
+/**
+ * True when the user wrote FTS5 syntax on purpose: a double quote, an upper-case operator
+ * (AND / OR / NOT / NEAR), a prefix `term*`, parentheses, a `content:` column filter or a `^`
+ * initial-token marker. Such queries are run exactly as written (sanitised, never relaxed).
+ */
+export function hasFtsSyntax(query: string): boolean {
+  if (typeof query !== 'string') return false;
+  if (query.includes('"')) return true;
+  if (/[()]/.test(query)) return true;
+  if (/[\p{L}\p{N}_]\*/u.test(query)) return true;
+  if (/(^|\s)-?\{?content\}?\s*:/iu.test(query)) return true;
+  if (/(^|\s)\^[\p{L}\p{N}]/u.test(query)) return true;
+  return query.split(/\s+/).some((t) => t === 'AND' || t === 'OR' || t === 'NOT' || t === 'NEAR');
+}
+
+/**
+ * Words that carry no topic in an English question or request: question words, auxiliaries,
+ * pronouns, articles, prepositions, conjunctions and contraction fragments. A general list (not
+ * tuned to any data set); compared in lower case.
+ */
+export const QUERY_STOPWORDS: ReadonlySet<string> = new Set(
+  // question words and auxiliaries
+  (
+    'what whats which who whom whose when where why how ' +
+    'is am are was were be been being do does did doing done have has had having ' +
+    'can could will would shall should may might must ' +
+    // pronouns and determiners
+    'i me my mine myself you your yours yourself we us our ours they them their theirs he him his ' +
+    'she her hers it its itself this that these those there here a an the some any each every ' +
+    'all both either neither such own other another ' +
+    // prepositions and conjunctions
+    'of to in on at by for with from about into onto over under after before during since until ' +
+    'up down out off than then so and or but if because while as not no nor ' +
+    // fillers common in requests to a search tool
+    'please just also too very really ever again ' +
+    // contraction fragments left after punctuation is stripped (don't → don t)
+    's t d ll m re ve'
+  ).split(/\s+/),
+);
+
+export interface RelaxedQuery {
+  /** OR-joined FTS5 expression of the remaining terms ("" when nothing is left). */
+  match: string;
+  /** The terms kept, as shown to the caller. */
+  terms: string[];
+  /** The stopwords removed (lower case, de-duplicated). */
+  dropped: string[];
+}
+
+/**
+ * The loose form of a natural-language query: the sanitiser's terms minus stopwords,
+ * de-duplicated case-insensitively and OR-joined, so FTS5 bm25 ranks messages by how many of
+ * the rare terms they hold. Meant for queries without explicit FTS syntax.
+ */
+export function relaxedFtsQuery(query: string, maxTerms = 32): RelaxedQuery {
+  const tokens = sanitizeFtsQuery(query).match(/"[^"]*"|\S+/gu) ?? [];
+  const terms: string[] = [];
+  const dropped: string[] = [];
+  const seen = new Set<string>();
+  for (const token of tokens) {
+    if (OPERATORS.has(token)) continue;
+    const key = token.toLowerCase();
+    if (QUERY_STOPWORDS.has(key)) {
+      if (!dropped.includes(key)) dropped.push(key);
+      continue;
+    }
+    if (seen.has(key)) continue;
+    seen.add(key);
+    terms.push(token);
+    if (terms.length >= maxTerms) break;
+  }
+  return { match: terms.join(' OR '), terms: terms.map((t) => t.replace(/^"|"$/g, '')), dropped };
+}

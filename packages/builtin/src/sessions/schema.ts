@@ -106,3 +106,35 @@ export const MIGRATION_COLUMNS: ReadonlyArray<readonly [table: string, column: s
 
 export const TITLE_INDEX_SQL =
   'CREATE UNIQUE INDEX IF NOT EXISTS idx_sessions_title_unique ON sessions(title) WHERE title IS NOT NULL';
+
+/**
+ * This package's own second index over `messages.content`: the same external-content FTS5 shape
+ * with the Porter stemmer, used only for the relaxed pass of natural-language searches (decision
+ * 0301). The reference's `messages_fts` is left exactly as it is; Python Hermes never reads this
+ * table, and its triggers keep it in sync whichever process writes a message.
+ */
+export const STEMMED_FTS_TABLE = 'hm_messages_fts';
+
+export const STEMMED_FTS_SQL = `
+CREATE VIRTUAL TABLE IF NOT EXISTS hm_messages_fts USING fts5(
+    content,
+    content=messages,
+    content_rowid=id,
+    tokenize='porter unicode61'
+);
+
+CREATE TRIGGER IF NOT EXISTS hm_messages_fts_insert AFTER INSERT ON messages BEGIN
+    INSERT INTO hm_messages_fts(rowid, content) VALUES (new.id, new.content);
+END;
+
+CREATE TRIGGER IF NOT EXISTS hm_messages_fts_delete AFTER DELETE ON messages BEGIN
+    INSERT INTO hm_messages_fts(hm_messages_fts, rowid, content) VALUES('delete', old.id, old.content);
+END;
+
+CREATE TRIGGER IF NOT EXISTS hm_messages_fts_update AFTER UPDATE OF content ON messages BEGIN
+    INSERT INTO hm_messages_fts(hm_messages_fts, rowid, content) VALUES('delete', old.id, old.content);
+    INSERT INTO hm_messages_fts(rowid, content) VALUES (new.id, new.content);
+END;
+
+INSERT INTO hm_messages_fts(hm_messages_fts) VALUES('rebuild');
+`;

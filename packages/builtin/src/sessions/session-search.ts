@@ -25,8 +25,10 @@ export const SESSION_SEARCH_SCHEMA: ToolSchema = {
     'forward with the last id of a window, backward with the first.\n' +
     '3) READ — pass `session_id` only: the whole session (first 20 + last 10 when large).\n' +
     '4) BROWSE — no args: recent sessions with titles and previews.\n\n' +
-    'FTS5 SYNTAX: terms are ANDed; use OR for broader recall (`alpha OR beta`), quotes for phrases ' +
-    '(`"docker networking"`), NOT to exclude (`python NOT java`), and prefix* wildcards (`deploy*`).',
+    'QUERIES: plain keywords or a question match messages holding every term first; when those are few, ' +
+    'messages holding only some of the terms follow (stopwords ignored), marked match="any_terms".\n' +
+    'FTS5 SYNTAX (run exactly as written, never loosened): use OR for broader recall (`alpha OR beta`), quotes for ' +
+    'phrases (`"docker networking"`), NOT to exclude (`python NOT java`), and prefix* wildcards (`deploy*`).',
   parameters: {
     type: 'object',
     properties: {
@@ -310,12 +312,14 @@ function discover(
     limit: DISCOVER_SCAN_LIMIT,
     sort: opts.sort,
   });
-  if (search.error && !title) return err(`${search.error} Try different keywords.`);
-  // Cron rows sink below interactive ones (stable: relevance order kept within each class).
-  const hits = [...search.hits].sort(
-    (a, b) =>
-      Number(DEMOTED_SESSION_SOURCES.includes(a.source)) - Number(DEMOTED_SESSION_SOURCES.includes(b.source)),
-  );
+  if (search.error && !title) {
+    return err(search.error.includes('browse') ? search.error : `${search.error} Try different keywords.`);
+  }
+  // Every-term hits stay above any-term hits; within each, cron rows sink below interactive ones
+  // (stable: relevance order kept within each class).
+  const loose = (h: SearchHit) => Number(h.match === 'any_terms');
+  const demoted = (h: SearchHit) => Number(DEMOTED_SESSION_SOURCES.includes(h.source));
+  const hits = [...search.hits].sort((a, b) => loose(a) - loose(b) || demoted(a) - demoted(b));
   for (const hit of hits) {
     if (seen.size >= opts.limit) break;
     const root = store.resolveLineage(hit.session_id).root;
@@ -328,6 +332,7 @@ function discover(
       success: true,
       mode: 'discover',
       query,
+      match: 'none',
       detail: opts.detail,
       results: [],
       count: 0,
@@ -347,6 +352,7 @@ function discover(
       model: rootMeta?.model ?? hit.model ?? 'unknown',
       title: rootMeta?.title ?? null,
       matched_role: hit.role,
+      match: hit.match,
       match_message_id: hit.id,
       snippet: hit.snippet ?? '',
       bookend_start: full
@@ -367,15 +373,29 @@ function discover(
     if (root !== hit.session_id) entry.parent_session_id = root;
     results.push(entry);
   }
-  return JSON.stringify({
+  const out: Record<string, unknown> = {
     success: true,
     mode: 'discover',
     query,
+    match: overallMatch(results),
     detail: opts.detail,
     results,
     count: results.length,
     sessions_searched: seen.size,
-  });
+  };
+  if (out.match === 'any_terms' && search.relaxed) {
+    out.relaxed_terms = search.relaxed.terms;
+    out.message = `Results marked match="any_terms" hold only some of: ${search.relaxed.terms.join(', ')} (ranked by relevance). Quote a phrase or add keywords to narrow.`;
+  }
+  return JSON.stringify(out);
+}
+
+/** The loosest way any result matched: a model reads `any_terms` as "these hits are looser". */
+function overallMatch(results: ReadonlyArray<Record<string, unknown>>): string {
+  const kinds = new Set(results.map((r) => r.match));
+  if (kinds.has('any_terms')) return 'any_terms';
+  if (kinds.has('expression')) return 'expression';
+  return kinds.has('all_terms') ? 'all_terms' : kinds.has('title') ? 'title' : 'none';
 }
 
 function titleMatch(
@@ -402,6 +422,7 @@ function titleMatch(
     model: meta.model ?? 'unknown',
     title: meta.title ?? title,
     matched_role: 'session_title',
+    match: 'title',
     match_message_id: anchor ?? null,
     snippet: `Session title matched: ${meta.title ?? title}`,
     bookend_start: (view?.bookend_start ?? []).map((m) => shapeMessage(m)),

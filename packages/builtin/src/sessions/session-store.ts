@@ -4,8 +4,23 @@ import * as path from 'node:path';
 import type { ChatMessage, Logger } from '@hermes-memory/core';
 import { silentLogger } from '@hermes-memory/core';
 import Database from 'better-sqlite3';
-import { hasCjk, likeTerms, sanitizeFtsQuery } from './fts-query';
-import { FTS_SQL, MIGRATION_COLUMNS, SCHEMA_SQL, SCHEMA_VERSION, TITLE_INDEX_SQL } from './schema';
+import {
+  QUERY_STOPWORDS,
+  hasCjk,
+  hasFtsSyntax,
+  likeTerms,
+  relaxedFtsQuery,
+  sanitizeFtsQuery,
+} from './fts-query';
+import {
+  FTS_SQL,
+  MIGRATION_COLUMNS,
+  SCHEMA_SQL,
+  SCHEMA_VERSION,
+  STEMMED_FTS_SQL,
+  STEMMED_FTS_TABLE,
+  TITLE_INDEX_SQL,
+} from './schema';
 import {
   type AnchoredView,
   type CreateSessionOptions,
@@ -16,7 +31,9 @@ import {
   type MessageWindow,
   type RichSession,
   type SearchHit,
+  type SearchMatch,
   type SearchOptions,
+  type SearchResult,
   type SessionRow,
 } from './types';
 
@@ -36,6 +53,12 @@ export interface SessionStoreOptions {
    * profiles). Throws when the file does not exist; every write method throws.
    */
   readonly?: boolean;
+  /**
+   * Keep this package's Porter-stemmed second index (`hm_messages_fts`) for the relaxed pass of
+   * natural-language searches (default true; decision 0301). The reference's `messages_fts` is
+   * untouched either way.
+   */
+  stemmedIndex?: boolean;
 }
 
 const WRITE_MAX_RETRIES = 15;
@@ -115,6 +138,8 @@ export class SessionStore {
   private writes = 0;
   private closed = false;
   readonly readonly: boolean;
+  /** FTS5 table for the relaxed pass: the stemmed index when present, else the reference's. */
+  private relaxedTable = 'messages_fts';
   private readonly stmts: {
     insertSession: Stmt;
     endSession: Stmt;
@@ -146,8 +171,9 @@ export class SessionStore {
       this.db = new Database(this.dbPath, { timeout: options.busyTimeoutMs ?? 1000 });
       this.db.pragma('journal_mode = WAL');
       this.db.pragma('foreign_keys = ON');
-      this.initSchema();
+      this.initSchema(options.stemmedIndex !== false);
     }
+    if (this.tableExists(STEMMED_FTS_TABLE)) this.relaxedTable = STEMMED_FTS_TABLE;
     this.stmts = {
       insertSession: this.db.prepare(
         `INSERT OR IGNORE INTO sessions (id, source, user_id, model, model_config, system_prompt, parent_session_id, started_at)
@@ -168,7 +194,11 @@ export class SessionStore {
     };
   }
 
-  private initSchema(): void {
+  private tableExists(name: string): boolean {
+    return this.db.prepare('SELECT 1 FROM sqlite_master WHERE name = ?').get(name) !== undefined;
+  }
+
+  private initSchema(stemmedIndex: boolean): void {
     this.db.exec(SCHEMA_SQL);
     const row = this.db.prepare('SELECT version FROM schema_version LIMIT 1').get() as
       | { version: number }
@@ -184,8 +214,11 @@ export class SessionStore {
       this.db.prepare('UPDATE schema_version SET version = ?').run(SCHEMA_VERSION);
     }
     this.db.exec(TITLE_INDEX_SQL);
-    const hasFts = this.db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'messages_fts'").get();
-    if (!hasFts) this.db.exec(FTS_SQL);
+    if (!this.tableExists('messages_fts')) this.db.exec(FTS_SQL);
+    if (stemmedIndex && !this.tableExists(STEMMED_FTS_TABLE)) {
+      // Table, triggers and the back-fill of existing messages commit together or not at all.
+      this.db.transaction(() => this.db.exec(STEMMED_FTS_SQL)).immediate();
+    }
   }
 
   /** BEGIN IMMEDIATE with jittered retries on lock contention (15 attempts, 20–150 ms). */
@@ -546,8 +579,13 @@ export class SessionStore {
     return this.search(query, options).hits;
   }
 
-  /** Like `searchMessages`, but says why nothing could be searched. */
-  search(query: string, options: SearchOptions = {}): { hits: SearchHit[]; error?: string } {
+  /**
+   * Like `searchMessages`, but says why nothing could be searched and whether the relaxed pass
+   * ran. Plain queries (no FTS5 syntax) match every term first; when that finds fewer than
+   * `offset + limit` messages, messages holding any non-stopword term follow, ranked by bm25
+   * (`match: 'any_terms'`). Explicit FTS5 syntax runs as written (`match: 'expression'`).
+   */
+  search(query: string, options: SearchOptions = {}): SearchResult {
     if (typeof query !== 'string' || !query.trim()) return { hits: [] };
     const where: string[] = [];
     const params: unknown[] = [];
@@ -565,7 +603,10 @@ export class SessionStore {
     }
     const limit = Math.max(1, Math.min(options.limit ?? 20, 10_000));
     const offset = Math.max(0, options.offset ?? 0);
-    if (hasCjk(query)) return { hits: this.searchLike(query, where, params, limit, offset, options.sort) };
+    const filter = { where, params };
+    const explicit = hasFtsSyntax(query);
+    const relax = options.relax !== false && !explicit;
+    if (hasCjk(query)) return this.searchCjk(query, filter, limit, offset, options.sort, relax);
     const match = sanitizeFtsQuery(query);
     if (!match) {
       return {
@@ -573,58 +614,140 @@ export class SessionStore {
         error: 'The query has no searchable words once FTS5 operators and punctuation are removed.',
       };
     }
-    const order =
-      options.sort === 'newest'
-        ? 'm.timestamp DESC, m.id DESC'
-        : options.sort === 'oldest'
-          ? 'm.timestamp, m.id'
-          : 'rank';
-    const sql = `
-      SELECT m.id, m.session_id, m.role, snippet(messages_fts, 0, '>>>', '<<<', '...', 40) AS snippet,
-             m.timestamp, m.tool_name, s.source, s.model, s.started_at AS session_started
-      FROM messages_fts
-      JOIN messages m ON m.id = messages_fts.rowid
-      JOIN sessions s ON s.id = m.session_id
-      WHERE messages_fts MATCH ? ${where.length > 0 ? `AND ${where.join(' AND ')}` : ''}
-      ORDER BY ${order}
-      LIMIT ? OFFSET ?`;
     try {
-      return { hits: this.db.prepare(sql).all(match, ...params, limit, offset) as SearchHit[] };
+      if (!relax) {
+        const label: SearchMatch = explicit ? 'expression' : 'all_terms';
+        return { hits: this.ftsQuery('messages_fts', match, filter, limit, offset, options.sort, label) };
+      }
+      const want = offset + limit;
+      const strict = this.ftsQuery('messages_fts', match, filter, want, 0, options.sort, 'all_terms');
+      if (strict.length >= want) return { hits: strict.slice(offset) };
+      const relaxed = relaxedFtsQuery(query);
+      if (!relaxed.match) {
+        if (strict.length > 0) return { hits: strict.slice(offset) };
+        return {
+          hits: [],
+          error: `The query has only common words (${relaxed.dropped.join(', ')}); add a topic keyword, or omit the query to browse recent sessions.`,
+        };
+      }
+      // Same expression on the same index would return the same rows: nothing to add.
+      if (relaxed.match === match && this.relaxedTable === 'messages_fts')
+        return { hits: strict.slice(offset) };
+      // Most relevant loose matches first; a requested temporal order applies within them.
+      let loose = this.ftsQuery(
+        this.relaxedTable,
+        relaxed.match,
+        filter,
+        want + strict.length,
+        0,
+        undefined,
+        'any_terms',
+      );
+      if (options.sort) loose = sortByTime(loose, options.sort);
+      const seen = new Set(strict.map((h) => h.id));
+      const merged = [...strict, ...loose.filter((h) => !seen.has(h.id))];
+      return {
+        hits: merged.slice(offset, offset + limit),
+        relaxed: { terms: relaxed.terms, dropped: relaxed.dropped },
+      };
     } catch (error) {
       this.logger.debug('FTS5 query failed after sanitising', { error: String(error) });
       return { hits: [], error: 'The search index could not parse this query. Use plain keywords.' };
     }
   }
 
+  private ftsQuery(
+    table: string,
+    match: string,
+    filter: { where: string[]; params: unknown[] },
+    limit: number,
+    offset: number,
+    sort: SearchOptions['sort'],
+    label: SearchMatch,
+  ): SearchHit[] {
+    const order =
+      sort === 'newest' ? 'm.timestamp DESC, m.id DESC' : sort === 'oldest' ? 'm.timestamp, m.id' : 'rank';
+    const sql = `
+      SELECT m.id, m.session_id, m.role, snippet(${table}, 0, '>>>', '<<<', '...', 40) AS snippet,
+             m.timestamp, m.tool_name, s.source, s.model, s.started_at AS session_started
+      FROM ${table}
+      JOIN messages m ON m.id = ${table}.rowid
+      JOIN sessions s ON s.id = m.session_id
+      WHERE ${table} MATCH ? ${filter.where.length > 0 ? `AND ${filter.where.join(' AND ')}` : ''}
+      ORDER BY ${order}
+      LIMIT ? OFFSET ?`;
+    const rows = this.db.prepare(sql).all(match, ...filter.params, limit, offset) as Array<
+      Omit<SearchHit, 'match'>
+    >;
+    return rows.map((r) => ({ ...r, match: label }));
+  }
+
   /**
-   * CJK fallback: unicode61 does not segment CJK text, so every term is matched as a substring
-   * (LIKE, all terms required) and a snippet is cut around the first term. See decision 0302.
+   * CJK: unicode61 does not segment CJK text, so every term is matched as a substring (LIKE, all
+   * terms required) and a snippet is cut around the first term. When relaxing, messages holding
+   * some of the terms follow, those holding more terms first.
    */
-  private searchLike(
+  private searchCjk(
     query: string,
-    where: string[],
-    params: unknown[],
+    filter: { where: string[]; params: unknown[] },
+    limit: number,
+    offset: number,
+    sort: SearchOptions['sort'],
+    relax: boolean,
+  ): SearchResult {
+    const terms = likeTerms(query);
+    if (terms.length === 0) return { hits: [] };
+    if (!relax) return { hits: this.searchLike(terms, 'all', filter, limit, offset, sort) };
+    const want = offset + limit;
+    const strict = this.searchLike(terms, 'all', filter, want, 0, sort);
+    const loose = terms.filter((t) => !QUERY_STOPWORDS.has(t.toLowerCase()));
+    if (strict.length >= want || loose.length < 2) return { hits: strict.slice(offset) };
+    const seen = new Set(strict.map((h) => h.id));
+    const extra = this.searchLike(loose, 'any', filter, want + strict.length, 0, sort).filter(
+      (h) => !seen.has(h.id),
+    );
+    return {
+      hits: [...strict, ...extra].slice(offset, offset + limit),
+      relaxed: {
+        terms: loose,
+        dropped: terms.filter((t) => QUERY_STOPWORDS.has(t.toLowerCase())).map((t) => t.toLowerCase()),
+      },
+    };
+  }
+
+  private searchLike(
+    terms: readonly string[],
+    mode: 'all' | 'any',
+    filter: { where: string[]; params: unknown[] },
     limit: number,
     offset: number,
     sort: SearchOptions['sort'],
   ): SearchHit[] {
-    const terms = likeTerms(query);
-    if (terms.length === 0) return [];
-    const conds = terms.map(() => "m.content LIKE ? ESCAPE '\\'");
-    const order = sort === 'oldest' ? 'm.timestamp, m.id' : 'm.timestamp DESC, m.id DESC';
+    const like = "m.content LIKE ? ESCAPE '\\'";
+    const conds = terms.map(() => like);
+    const time = sort === 'oldest' ? 'm.timestamp, m.id' : 'm.timestamp DESC, m.id DESC';
+    // any: rank by how many terms a message holds, then by time.
+    const order = mode === 'all' ? time : `(${conds.map((c) => `(${c})`).join(' + ')}) DESC, ${time}`;
+    const matchCond = mode === 'all' ? conds.join(' AND ') : `(${conds.join(' OR ')})`;
     const sql = `
       SELECT m.id, m.session_id, m.role, m.content, m.timestamp, m.tool_name, s.source, s.model,
              s.started_at AS session_started
       FROM messages m JOIN sessions s ON s.id = m.session_id
-      WHERE ${[...conds, ...where].join(' AND ')}
+      WHERE ${[matchCond, ...filter.where].join(' AND ')}
       ORDER BY ${order}
       LIMIT ? OFFSET ?`;
+    const patterns = terms.map((t) => `%${escapeLike(t)}%`);
+    const orderParams = mode === 'all' ? [] : patterns;
     const rows = this.db
       .prepare(sql)
-      .all(...terms.map((t) => `%${escapeLike(t)}%`), ...params, limit, offset) as Array<
-      SearchHit & { content: string }
+      .all(...patterns, ...filter.params, ...orderParams, limit, offset) as Array<
+      Omit<SearchHit, 'match'> & { content: string }
     >;
-    return rows.map(({ content, ...hit }) => ({ ...hit, snippet: likeSnippet(content ?? '', terms[0]!) }));
+    const label: SearchMatch = mode === 'all' ? 'all_terms' : 'any_terms';
+    return rows.map(({ content, ...hit }) => {
+      const first = mode === 'all' ? terms[0]! : (terms.find((t) => includesCi(content, t)) ?? terms[0]!);
+      return { ...hit, snippet: likeSnippet(content ?? '', first), match: label };
+    });
   }
 
   // ── deletion ────────────────────────────────────────────────────────────────────────────
@@ -679,6 +802,15 @@ export class SessionStore {
   get isOpen(): boolean {
     return !this.closed;
   }
+}
+
+function includesCi(text: string | null, term: string): boolean {
+  return (text ?? '').toLowerCase().includes(term.toLowerCase());
+}
+
+function sortByTime(hits: SearchHit[], sort: 'newest' | 'oldest'): SearchHit[] {
+  const dir = sort === 'newest' ? -1 : 1;
+  return [...hits].sort((a, b) => dir * (a.timestamp - b.timestamp || a.id - b.id));
 }
 
 function likeSnippet(content: string, term: string): string {

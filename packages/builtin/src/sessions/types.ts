@@ -86,6 +86,27 @@ export interface SearchOptions {
   offset?: number;
   /** Temporal order instead of relevance. */
   sort?: 'newest' | 'oldest';
+  /**
+   * Natural-language queries (no explicit FTS5 syntax): when every-term matching finds fewer
+   * than `offset + limit` messages, fill up with messages holding ANY of the non-stopword terms,
+   * ranked by bm25 (default true). Queries with FTS5 syntax are never relaxed.
+   */
+  relax?: boolean;
+}
+
+/**
+ * How a hit matched: `all_terms` — every term of a plain query (FTS5 AND, or substring for CJK);
+ * `any_terms` — the relaxed pass (some of the non-stopword terms); `expression` — the caller's
+ * explicit FTS5 expression, run as written.
+ */
+export type SearchMatch = 'all_terms' | 'any_terms' | 'expression';
+
+export interface SearchResult {
+  hits: SearchHit[];
+  /** Why nothing could be searched (the query had no usable words). */
+  error?: string;
+  /** Present when the relaxed pass ran: the OR-joined terms and the stopwords dropped. */
+  relaxed?: { terms: string[]; dropped: string[] };
 }
 
 export interface SearchHit {
@@ -98,6 +119,7 @@ export interface SearchHit {
   source: string;
   model: string | null;
   session_started: number;
+  match: SearchMatch;
 }
 
 export interface MessageWindow {
