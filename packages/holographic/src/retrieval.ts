@@ -28,6 +28,7 @@ import type {
 import { porterStem } from './porter';
 import { type DenseIndex, normalised } from './dense';
 import { entityCacheFor } from './entity-cache';
+import { RowCache } from './row-cache';
 
 export const REFERENCE_WEIGHTS: Readonly<ReferenceWeights> = Object.freeze({
   fts: 0.4,
@@ -104,10 +105,10 @@ export class FactRetriever {
   private readonly createdAt = new Map<number, number>();
   private readonly createdText = new Map<number, string>();
   private bridgeStmt: Statement<unknown[]> | null = null;
-  private contextStmt: Statement<unknown[]> | null = null;
   /** Rows seen during the current search (null = looked up, absent), for the previous-turn lookups. */
   private searchRows = new Map<number, FactRow | null>();
   private loadStmts: Map<string, Statement<unknown[]>> | null = null;
+  private rowCacheInstance: RowCache | null = null;
 
   constructor(
     private readonly store: FactStore,
@@ -121,6 +122,12 @@ export class FactRetriever {
     this.weights = { ...DEFAULT_WEIGHTS, embedding: DEFAULT_EMBEDDING_WEIGHT, ...config.weights };
   }
 
+  /** Scoring columns of facts by id, kept in memory until the database changes. */
+  get rowCache(): RowCache {
+    this.rowCacheInstance ??= new RowCache(this.store.db);
+    return this.rowCacheInstance;
+  }
+
   /** Drop cached statistics after a write. */
   invalidate(): void {
     this.stats = null;
@@ -130,6 +137,15 @@ export class FactRetriever {
   search(query: string, options: SearchOptions & { queryEmbedding?: Float32Array } = {}): ScoredFact[] {
     const results =
       this.mode === 'reference' ? this.referenceSearch(query, options) : this.defaultSearch(query, options);
+    return this.counted(results);
+  }
+
+  /**
+   * Results show the count as of this read (this process's unwritten increments included, as if
+   * written at once), then this retrieval is counted (write-behind, see `bumpRetrievalCounts`).
+   */
+  private counted(results: ScoredFact[]): ScoredFact[] {
+    for (const r of results) r.retrieval_count += this.store.pendingRetrievalCount(r.fact_id);
     this.store.bumpRetrievalCounts(results.map((r) => r.fact_id));
     return results;
   }
@@ -203,6 +219,7 @@ export class FactRetriever {
     const minTrust = options.minTrust ?? 0.3;
     if (!query?.trim()) return [];
     this.store.syncSideIndex();
+    this.rowCache.validate();
     this.searchRows = new Map();
     const terms = queryTerms(query);
     const w = this.weights;
@@ -319,9 +336,16 @@ export class FactRetriever {
     const order: number[] = [];
     for (let i = 0; i < facts.length; i++) if (final[i]! > 0) order.push(i);
     order.sort((a, b) => final[b]! - final[a]! || facts[a]!.fact_id - facts[b]!.fact_id);
-    return order
-      .slice(0, limit)
-      .map((i) => stripVector({ ...facts[i]!, fts_rank: lexical.bm25[i] ?? 0, score: final[i]! }));
+    const top = order.slice(0, limit);
+    // Scoring may use cached rows; the returned rows are read now (current counts).
+    const current = w.hrr > 0 ? null : this.rowCache.fresh(top.map((i) => facts[i]!.fact_id));
+    return top.map((i) =>
+      stripVector({
+        ...(current?.get(facts[i]!.fact_id) ?? facts[i]!),
+        fts_rank: lexical.bm25[i] ?? 0,
+        score: final[i]!,
+      }),
+    );
   }
 
   /** Document frequency of a stem in the side index (0 when absent). */
@@ -426,13 +450,7 @@ export class FactRetriever {
         missing.push(prev);
       }
     }
-    if (missing.length > 0) {
-      this.contextStmt ??= this.store.db.prepare(
-        'SELECT fact_id, content, tags, created_at FROM facts WHERE fact_id IN (SELECT value FROM json_each(?))',
-      );
-      for (const row of this.contextStmt.all(JSON.stringify(missing)) as FactRow[])
-        byId.set(row.fact_id, row);
-    }
+    if (missing.length > 0) for (const row of this.rowCache.get(missing)) byId.set(row.fact_id, row);
     return facts.map((f) => {
       const prev = byId.get(f.fact_id - 1);
       if (!prev || !(Math.abs(this.createdTime(prev) - this.createdTime(f)) <= 3_600_000)) return null;
@@ -567,6 +585,12 @@ export class FactRetriever {
     withVector: boolean,
   ): FactRow[] {
     if (ids.length === 0) return [];
+    if (!withVector) {
+      const out = this.rowCache
+        .get(ids)
+        .filter((r) => r.trust_score >= minTrust && (!category || r.category === category));
+      return out.sort((a, b) => a.fact_id - b.fact_id);
+    }
     const cols = withVector
       ? '*'
       : 'fact_id, content, category, tags, trust_score, retrieval_count, helpful_count, created_at, updated_at';
@@ -688,9 +712,7 @@ export class FactRetriever {
 
   private finish(scored: ScoredFact[], limit: number): ScoredFact[] {
     scored.sort((a, b) => b.score - a.score);
-    const out = scored.slice(0, limit);
-    this.store.bumpRetrievalCounts(out.map((r) => r.fact_id));
-    return out;
+    return this.counted(scored.slice(0, limit));
   }
 
   /**

@@ -86,6 +86,10 @@ const HELPFUL_DELTA = 0.05;
 /** addMany batches at least this large checkpoint the WAL afterwards. */
 const BULK_CHECKPOINT_ROWS = 1000;
 const UNHELPFUL_DELTA = -0.1;
+/** Write-behind retrieval counts: flush delay after the first unwritten increment. */
+export const RETRIEVAL_FLUSH_MS = 1000;
+/** … and a synchronous flush once this many distinct facts have unwritten increments. */
+const RETRIEVAL_FLUSH_MAX_IDS = 20_000;
 const FACT_COLUMNS =
   'fact_id, content, category, tags, trust_score, retrieval_count, helpful_count, created_at, updated_at';
 
@@ -111,6 +115,9 @@ export class FactStore {
   private pendingEmbeds: Set<number> | null = null;
   private dense: DenseIndex | null = null;
   private embedding: Promise<void> | null = null;
+  /** Write-behind retrieval_count increments: fact_id → unwritten count. */
+  private readonly pendingRetrievals = new Map<number, number>();
+  private retrievalTimer: ReturnType<typeof setTimeout> | null = null;
 
   constructor(options: FactStoreOptions) {
     this.dbPath = options.dbPath;
@@ -286,6 +293,7 @@ export class FactStore {
         if (!row) return false;
         s.unlinkFact.run(factId);
         s.deleteFact.run(factId);
+        this.pendingRetrievals.delete(factId);
         this.dirtyBanks.add(row.category);
         this.syncSideIndex();
         return true;
@@ -318,12 +326,12 @@ export class FactStore {
   // --- Reads --------------------------------------------------------------------------------------
 
   get(factId: number): FactRecord | undefined {
-    return this.stmts.factById.get(factId) as FactRecord | undefined;
+    return this.withPendingCounts(this.stmts.factById.get(factId) as FactRecord | undefined);
   }
 
   /** Exact (trimmed) content match, optionally within a category. No FTS, no retrieval counting. */
   findByContent(content: string, category?: string): FactRecord | undefined {
-    const row = this.stmts.factByContent.get(content.trim()) as FactRecord | undefined;
+    const row = this.withPendingCounts(this.stmts.factByContent.get(content.trim()) as FactRecord | undefined);
     if (!row) return undefined;
     if (category !== undefined && row.category !== category) return undefined;
     return row;
@@ -342,11 +350,12 @@ export class FactStore {
       params.push(options.category);
     }
     params.push(options.limit ?? 50);
-    return this.db
+    const rows = this.db
       .prepare(
         `SELECT ${FACT_COLUMNS} FROM facts WHERE trust_score >= ? ${clause} ORDER BY trust_score DESC LIMIT ?`,
       )
       .all(...params) as FactRecord[];
+    return rows.map((row) => this.withPendingCounts(row));
   }
 
   /** Entity names linked to a fact. */
@@ -602,20 +611,87 @@ export class FactStore {
     }
   }
 
-  /** Bump retrieval_count for returned facts (one statement, deduplicated ids). Read-only: skipped. */
+  /**
+   * Count a retrieval of each returned fact (deduplicated per call). Write-behind: increments
+   * accumulate in memory and land in one transaction on a later macrotask (at most every
+   * `RETRIEVAL_FLUSH_MS`), on `flushRetrievalCounts()` and on `close()`. An UPDATE of `facts` fires
+   * the reference's `facts_au` trigger, which rewrites the reference FTS row of every counted fact;
+   * batching keeps that off the search path. A crash loses at most the last interval's increments
+   * (they are statistics). Read-only contexts (`trackRetrievals: false`) count nothing.
+   */
   bumpRetrievalCounts(ids: readonly number[]): void {
-    const unique = [...new Set(ids)];
-    if (unique.length === 0 || !this.trackRetrievals) return;
+    if (ids.length === 0 || !this.trackRetrievals || this.closed) return;
+    const pending = this.pendingRetrievals;
+    for (const id of new Set(ids)) pending.set(id, (pending.get(id) ?? 0) + 1);
+    // A long synchronous burst never yields to the timer: bound the memory held meanwhile.
+    if (pending.size >= RETRIEVAL_FLUSH_MAX_IDS) {
+      this.flushRetrievalCounts();
+      return;
+    }
+    if (!this.retrievalTimer) {
+      this.retrievalTimer = setTimeout(() => {
+        this.retrievalTimer = null;
+        this.flushRetrievalCounts();
+      }, RETRIEVAL_FLUSH_MS);
+      // Never keep the process alive for statistics; close() and flush hooks write the rest.
+      this.retrievalTimer.unref?.();
+    }
+  }
+
+  /** Unwritten retrieval increments of a fact (added to rows this process reads). */
+  pendingRetrievalCount(factId: number): number {
+    return this.pendingRetrievals.get(factId) ?? 0;
+  }
+
+  /**
+   * Write the accumulated retrieval increments in one transaction. Returns true when nothing is left
+   * pending; on failure (e.g. another process holds the write lock past the busy timeout) the
+   * increments are kept for the next attempt.
+   */
+  flushRetrievalCounts(): boolean {
+    if (this.retrievalTimer) {
+      clearTimeout(this.retrievalTimer);
+      this.retrievalTimer = null;
+    }
+    const pending = this.pendingRetrievals;
+    if (pending.size === 0 || this.closed) return pending.size === 0;
+    // One statement per distinct increment (usually just 1 and a few 2s).
+    const byIncrement = new Map<number, number[]>();
+    for (const [id, inc] of pending) {
+      const list = byIncrement.get(inc);
+      if (list) list.push(id);
+      else byIncrement.set(inc, [id]);
+    }
     try {
-      this.stmts.bumpRetrievals.run(JSON.stringify(unique));
+      // Only retrieval_count changes: the retriever's row cache stays valid (results re-read counts).
+      this.retriever.rowCache.statisticsWrite(() =>
+        this.db
+          .transaction(() => {
+            for (const [inc, list] of byIncrement) this.stmts.bumpRetrievals.run(inc, JSON.stringify(list));
+          })
+          .immediate(),
+      );
+      pending.clear();
+      return true;
     } catch (error) {
       this.logger.debug?.('holographic: retrieval_count not updated', { error: String(error) });
+      return false;
     }
+  }
+
+  /** `row` with this process's unwritten retrieval increments added (a copy; undefined passes through). */
+  withPendingCounts<T extends { fact_id: number; retrieval_count: number } | undefined>(row: T): T {
+    if (!row || this.pendingRetrievals.size === 0) return row;
+    const inc = this.pendingRetrievals.get(row.fact_id);
+    return inc ? { ...row, retrieval_count: row.retrieval_count + inc } : row;
   }
 
   /** Release this instance's share of the connection (idempotent); flushes pending banks. */
   close(): void {
     if (!this.conn) return;
+    this.flushRetrievalCounts();
+    if (this.retrievalTimer) clearTimeout(this.retrievalTimer);
+    this.retrievalTimer = null;
     try {
       this.flushBanks();
     } catch (error) {
@@ -678,7 +754,7 @@ function prepare(db: Db) {
     ),
     count: db.prepare('SELECT COUNT(*) AS n FROM facts'),
     bumpRetrievals: db.prepare(
-      'UPDATE facts SET retrieval_count = retrieval_count + 1 WHERE fact_id IN (SELECT value FROM json_each(?))',
+      'UPDATE facts SET retrieval_count = retrieval_count + ? WHERE fact_id IN (SELECT value FROM json_each(?))',
     ),
     vectorsByCategory: db.prepare(
       'SELECT hrr_vector FROM facts WHERE category = ? AND hrr_vector IS NOT NULL',
