@@ -48,7 +48,8 @@ describe('provider basics (checklist 1, 2)', () => {
     expect(fs.existsSync(path.join(home2, 'sub', 'custom.db'))).toBe(true);
     expect(p.backupPaths()).toEqual([path.join(home2, 'sub', 'custom.db')]);
     const home3 = tempDir();
-    make({ dbPath: '${HERMES_HOME}/x.db' }, home3);
+    // The literal `${HERMES_HOME}` form (not a JS template): built by concatenation.
+    make({ dbPath: '$' + '{HERMES_HOME}/x.db' }, home3);
     expect(fs.existsSync(path.join(home3, 'x.db'))).toBe(true);
   });
   it('reads snake_case keys from providerConfig', () => {

@@ -297,6 +297,12 @@ export class HolographicProvider extends MemoryProvider {
     return this.resolved ? [this.resolved.dbPath] : [];
   }
 
+  /** Write the buffered retrieval counts (write-behind statistics) now; nothing else is queued. */
+  override flush(_timeoutMs?: number): boolean {
+    if (!this.store || this.store.closed) return true;
+    return this.store.flushRetrievalCounts();
+  }
+
   override shutdown(): void {
     if (this.store) {
       try {

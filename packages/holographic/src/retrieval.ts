@@ -340,7 +340,7 @@ export class FactRetriever {
     // Scoring may use cached rows; the returned rows are read now (current counts).
     const current = w.hrr > 0 ? null : this.rowCache.fresh(top.map((i) => facts[i]!.fact_id));
     return top.map((i) =>
-      stripVector({
+      stripVector<FactRow & { fts_rank: number; score: number }>({
         ...(current?.get(facts[i]!.fact_id) ?? facts[i]!),
         fts_rank: lexical.bm25[i] ?? 0,
         score: final[i]!,

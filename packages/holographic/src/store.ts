@@ -331,7 +331,9 @@ export class FactStore {
 
   /** Exact (trimmed) content match, optionally within a category. No FTS, no retrieval counting. */
   findByContent(content: string, category?: string): FactRecord | undefined {
-    const row = this.withPendingCounts(this.stmts.factByContent.get(content.trim()) as FactRecord | undefined);
+    const row = this.withPendingCounts(
+      this.stmts.factByContent.get(content.trim()) as FactRecord | undefined,
+    );
     if (!row) return undefined;
     if (category !== undefined && row.category !== category) return undefined;
     return row;
