@@ -5,7 +5,13 @@
  */
 
 // The provider.
-export { BuiltinProvider, type BuiltinSettings, MEMORY_GUIDANCE, createBuiltinProvider } from './provider';
+export {
+  BuiltinProvider,
+  type BuiltinSettings,
+  type PendingWrites,
+  MEMORY_GUIDANCE,
+  createBuiltinProvider,
+} from './provider';
 import { createBuiltinProvider } from './provider';
 /** Conventional factory name for provider discovery. */
 export const createProvider = createBuiltinProvider;
@@ -17,7 +23,27 @@ export {
   type MemoryResult,
   type WriteOptions,
   type BatchOperation,
+  type StageOptions,
+  type ApplyPendingResult,
 } from './memory/memory-store';
+// Write approval: the gate, and the staged-writes file it fills.
+export {
+  type WriteApprovalMode,
+  type WriteApprovalSetting,
+  resolveWriteApproval,
+  writeApprovalFromConfig,
+  WRITE_BLOCKED_MESSAGE,
+} from './memory/write-approval';
+export {
+  PendingStore,
+  type PendingStoreOptions,
+  type PendingWrite,
+  type NewPendingWrite,
+  type PendingAction,
+  type PendingPayload,
+  PENDING_FILE_NAME,
+  PENDING_FORMAT_VERSION,
+} from './memory/pending-store';
 export {
   ENTRY_DELIMITER,
   DEFAULT_MEMORY_CHAR_LIMIT,
@@ -35,6 +61,7 @@ export {
   MEMORY_TOOL_NAME,
   MEMORY_TOOL_SCHEMA,
   type MemoryToolContext,
+  type StagedWrite,
   handleMemoryTool,
 } from './memory/memory-tool';
 export { withFileLock, LockTimeoutError, type FileLockOptions } from './memory/file-lock';

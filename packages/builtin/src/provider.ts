@@ -15,7 +15,14 @@ import {
   silentLogger,
 } from '@hermes-memory/core';
 import { MEMORY_TOOL_NAME, MEMORY_TOOL_SCHEMA, handleMemoryTool } from './memory/memory-tool';
-import { MemoryStore } from './memory/memory-store';
+import { type ApplyPendingResult, MemoryStore } from './memory/memory-store';
+import type { PendingWrite } from './memory/pending-store';
+import {
+  type WriteApprovalMode,
+  type WriteApprovalSetting,
+  resolveWriteApproval,
+  writeApprovalFromConfig,
+} from './memory/write-approval';
 import {
   SESSION_SEARCH_SCHEMA,
   SESSION_SEARCH_TOOL_NAME,
@@ -42,6 +49,22 @@ export interface BuiltinSettings {
   sessionSearch?: 'current' | 'classic';
   /** Cross-process lock wait for memory writes (default 10 s). */
   lockTimeoutMs?: number;
+  /**
+   * Write-approval gate for the `memory` tool. Default: config.yaml `memory.write_approval` or
+   * top-level `write_approval` (false). `true` / `'stage'`: stage every write for approval;
+   * `'block'`: refuse writes; `false` / `'off'`: write freely.
+   */
+  writeApproval?: WriteApprovalSetting;
+}
+
+/** Review helpers for staged memory writes (`provider.pendingWrites`). */
+export interface PendingWrites {
+  /** Staged writes, oldest first. */
+  list(): PendingWrite[];
+  /** Commit one (scanned and limit-checked again); mirrors it to providers on success. */
+  apply(id: string): Promise<ApplyPendingResult>;
+  /** Discard one; false when there was no such record. */
+  reject(id: string): Promise<boolean>;
 }
 
 export const MEMORY_GUIDANCE =
@@ -66,6 +89,7 @@ export class BuiltinProvider extends MemoryProvider {
   private userProfileEnabled = true;
   private logger: Logger = silentLogger;
   private queue: SerialQueue | null = null;
+  private approval: WriteApprovalMode = 'off';
 
   constructor(settings: BuiltinSettings = {}) {
     super();
@@ -90,19 +114,45 @@ export class BuiltinProvider extends MemoryProvider {
     return this.sessionId;
   }
 
+  /** The effective write-approval mode (known after `initialize`). */
+  get writeApproval(): WriteApprovalMode {
+    return this.approval;
+  }
+
+  /**
+   * Staged memory writes for a review UI (`/memory pending`, `/memory approve`). Throws before
+   * `initialize`. Applying bypasses the gate; the write is still scanned and limit-checked.
+   */
+  get pendingWrites(): PendingWrites {
+    const store = this.memory;
+    if (!store) throw new Error('BuiltinProvider is not initialized.');
+    return {
+      list: () => store.listPending(),
+      apply: (id) => store.applyPending(id),
+      reject: (id) => store.rejectPending(id),
+    };
+  }
+
   initialize(sessionId: string, context: InitContext): void {
     this.context = context;
     this.logger = context.logger ?? silentLogger;
     this.sessionId = sessionId;
     const hermesHome = this.settings.hermesHome ?? context.hermesHome;
     let config: ReturnType<typeof loadHermesConfig>['memory'] | null = null;
+    let raw: Record<string, unknown> | undefined;
     try {
-      config = loadHermesConfig(hermesHome).memory;
+      const loaded = loadHermesConfig(hermesHome);
+      config = loaded.memory;
+      raw = loaded.raw;
     } catch (error) {
       this.logger.warn(`config.yaml ignored: ${error instanceof Error ? error.message : String(error)}`);
     }
     this.memoryEnabled = this.settings.memoryEnabled ?? config?.memoryEnabled ?? true;
     this.userProfileEnabled = this.settings.userProfileEnabled ?? config?.userProfileEnabled ?? true;
+    this.approval =
+      this.settings.writeApproval !== undefined
+        ? resolveWriteApproval(this.settings.writeApproval)
+        : writeApprovalFromConfig(raw);
     this.memory = new MemoryStore({
       hermesHome,
       memoryCharLimit: this.settings.memoryCharLimit ?? config?.memoryCharLimit,
@@ -178,6 +228,7 @@ export class BuiltinProvider extends MemoryProvider {
         canWrite: canWrite(this.context?.agentContext),
         writeOrigin: 'assistant_tool',
         metadata: { sessionId: options?.sessionId ?? this.sessionId },
+        writeApproval: this.approval,
       });
     }
     if (toolName === SESSION_SEARCH_TOOL_NAME) {

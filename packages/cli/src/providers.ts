@@ -26,11 +26,12 @@ export interface DiscoveredProvider {
 const BUILTIN = 'builtin';
 
 /**
- * Where to look: the user's project (cwd and its parents), `<home>/plugins`, and the CLI's own
- * install (so the providers it ships with, e.g. holographic, are found from any directory).
+ * Where to look: the user's project (cwd and its parents), `<home>/plugins`, the project's
+ * `.hermes/plugins` when HERMES_ENABLE_PROJECT_PLUGINS is set, and the CLI's own install (so the
+ * providers it ships with, e.g. holographic, are found from any directory).
  */
 export function discoveryOptions(cwd: string, home: string): DiscoveryOptions {
-  return { cwd, hermesHome: home, paths: [cliPackageDir()] };
+  return { cwd, hermesHome: home, paths: [cliPackageDir()], env: process.env };
 }
 
 function cliPackageDir(): string {

@@ -65,6 +65,8 @@ const FEEDBACK_TERMS = 10;
 const NEIGHBOUR_SEEDS = 20;
 const CONTEXT_WINDOW = 3;
 const CONTEXT_DECAY = 0.7;
+/** Facts whose token statistics stay in memory (oldest-first eviction past it). */
+const TOKEN_CACHE_MAX = 50_000;
 const BM25_K1 = 1.2;
 const BM25_B = 0.75;
 /** A chat-log speaker prefix: one to four capitalised words and a colon at the start ("Jane Doe: …"). */
@@ -105,6 +107,12 @@ export class FactRetriever {
   private readonly createdAt = new Map<number, number>();
   private readonly createdText = new Map<number, string>();
   private bridgeStmt: Statement<unknown[]> | null = null;
+  private ftsStmt: Statement<unknown[]> | null = null;
+  /** Raw lexical scores of this search's facts, per stem set (see `lexicalScores`). */
+  private lexicalMemo: {
+    stems: ReadonlyMap<string, number>;
+    rows: Map<number, { bm25: number; coverage: number; jaccard: number; speaker: number }>;
+  } | null = null;
   /** Rows seen during the current search (null = looked up, absent), for the previous-turn lookups. */
   private searchRows = new Map<number, FactRow | null>();
   private loadStmts: Map<string, Statement<unknown[]>> | null = null;
@@ -221,6 +229,7 @@ export class FactRetriever {
     this.store.syncSideIndex();
     this.rowCache.validate();
     this.searchRows = new Map();
+    this.lexicalMemo = null;
     const terms = queryTerms(query);
     const w = this.weights;
     const dense = w.embedding > 0 && options.queryEmbedding ? this.store.denseIndex() : null;
@@ -337,11 +346,10 @@ export class FactRetriever {
     for (let i = 0; i < facts.length; i++) if (final[i]! > 0) order.push(i);
     order.sort((a, b) => final[b]! - final[a]! || facts[a]!.fact_id - facts[b]!.fact_id);
     const top = order.slice(0, limit);
-    // Scoring may use cached rows; the returned rows are read now (current counts).
-    const current = w.hrr > 0 ? null : this.rowCache.fresh(top.map((i) => facts[i]!.fact_id));
+    // Cached rows are current (the cache follows our own count writes and drops on any other).
     return top.map((i) =>
       stripVector<FactRow & { fts_rank: number; score: number }>({
-        ...(current?.get(facts[i]!.fact_id) ?? facts[i]!),
+        ...facts[i]!,
         fts_rank: lexical.bm25[i] ?? 0,
         score: final[i]!,
       }),
@@ -377,12 +385,12 @@ export class FactRetriever {
     // Stems are already index terms: match them as prefixes so the porter tokenizer agrees.
     const match = matchTerms.map((t) => (byStem ? `"${t.stem}"*` : `"${t.word}"`)).join(' OR ');
     try {
-      const rows = this.store.db
+      this.ftsStmt ??= this.store.db
         .prepare(
           'SELECT rowid AS id FROM hm_facts_fts WHERE hm_facts_fts MATCH ? ORDER BY bm25(hm_facts_fts, 1.0, 0.5) LIMIT ?',
         )
-        .all(match, pool) as Array<{ id: number }>;
-      return rows.map((r) => r.id);
+        .pluck();
+      return this.ftsStmt.all(match, pool) as number[];
     } catch (error) {
       this.store.logger.debug('holographic: FTS candidate query failed', { error: String(error) });
       return [];
@@ -396,41 +404,65 @@ export class FactRetriever {
     idf: ReadonlyMap<string, number>,
     stats: { n: number; avgLen: number },
   ): { bm25: number[]; coverage: number[]; jaccard: number[]; speaker: number[] } {
-    let idfTotal = 0;
-    for (const [stem, weight] of stems) idfTotal += weight * (idf.get(stem) ?? 0);
-    idfTotal ||= 1;
-    const querySet = new Set<string>();
-    for (const [stem, weight] of stems) if (weight >= 1) querySet.add(stem);
+    // A fact's raw scores depend only on the stems (and this search's IDF and statistics): a pass
+    // after the pool grows scores only the new facts. Only the BM25 normalisation is per pass.
+    let memo = this.lexicalMemo;
+    if (!memo || memo.stems !== stems) {
+      memo = { stems, rows: new Map() };
+      this.lexicalMemo = memo;
+    }
+    const rows = memo.rows;
+    const todo = facts.filter((f) => !rows.has(f.fact_id));
+    if (todo.length > 0) {
+      let idfTotal = 0;
+      for (const [stem, weight] of stems) idfTotal += weight * (idf.get(stem) ?? 0);
+      idfTotal ||= 1;
+      const querySet = new Set<string>();
+      for (const [stem, weight] of stems) if (weight >= 1) querySet.add(stem);
+      // Per-stem weight × IDF, computed once rather than per fact.
+      const stemList = [...stems.keys()];
+      const stemIdf = stemList.map((stem) => stems.get(stem)! * (idf.get(stem) ?? 0));
+      const e = this.weights.expansion;
+      const context = e > 0 ? this.previousTurns(todo) : null;
+      todo.forEach((fact, k) => {
+        const tok = this.tokens(fact);
+        const ctx = context?.[k] ?? null;
+        let score = 0;
+        let covered = 0;
+        let spoken = 0;
+        const norm = BM25_K1 * (1 - BM25_B + (BM25_B * tok.length) / stats.avgLen);
+        for (let q = 0; q < stemList.length; q++) {
+          const stem = stemList[q]!;
+          const own = tok.tf.get(stem) ?? 0;
+          // Document expansion: the previous turn's terms count at weight e (own terms at 1).
+          const tf = ctx ? own + e * (ctx.tf.get(stem) ?? 0) : own;
+          if (tf === 0) continue;
+          const i = stemIdf[q]!;
+          covered += own > 0 ? i : e * i;
+          if (spoken === 0 && tok.speaker.size > 0 && tok.speaker.has(stem)) spoken = 1;
+          score += (i * tf * (BM25_K1 + 1)) / (tf + norm);
+        }
+        rows.set(fact.fact_id, {
+          bm25: score,
+          coverage: covered / idfTotal,
+          jaccard: jaccard(querySet, tok.set),
+          speaker: spoken,
+        });
+      });
+    }
     const bm25: number[] = [];
     const coverage: number[] = [];
     const jac: number[] = [];
     const spk: number[] = [];
     let maxBm25 = 1e-6;
-    const e = this.weights.expansion;
-    const context = e > 0 ? this.previousTurns(facts) : null;
-    facts.forEach((fact, k) => {
-      const tok = this.tokens(fact);
-      const ctx = context?.[k] ?? null;
-      let score = 0;
-      let covered = 0;
-      let spoken = 0;
-      const norm = BM25_K1 * (1 - BM25_B + (BM25_B * tok.length) / stats.avgLen);
-      for (const [stem, weight] of stems) {
-        const own = tok.tf.get(stem) ?? 0;
-        // Document expansion: the previous turn's terms count at weight e (own terms at 1).
-        const tf = ctx ? own + e * (ctx.tf.get(stem) ?? 0) : own;
-        if (tf === 0) continue;
-        const i = weight * (idf.get(stem) ?? 0);
-        covered += own > 0 ? i : e * i;
-        if (tok.speaker.has(stem)) spoken = 1;
-        score += (i * tf * (BM25_K1 + 1)) / (tf + norm);
-      }
-      if (score > maxBm25) maxBm25 = score;
-      bm25.push(score);
-      coverage.push(covered / idfTotal);
-      jac.push(jaccard(querySet, tok.set));
-      spk.push(spoken);
-    });
+    for (const fact of facts) {
+      const r = rows.get(fact.fact_id)!;
+      if (r.bm25 > maxBm25) maxBm25 = r.bm25;
+      bm25.push(r.bm25);
+      coverage.push(r.coverage);
+      jac.push(r.jaccard);
+      spk.push(r.speaker);
+    }
     for (let i = 0; i < bm25.length; i++) bm25[i]! /= maxBm25;
     return { bm25, coverage, jaccard: jac, speaker: spk };
   }
@@ -607,29 +639,44 @@ export class FactRetriever {
     return (category ? stmt.all(json, minTrust, category) : stmt.all(json, minTrust)) as FactRow[];
   }
 
+  /**
+   * Tokenize a fact as it is indexed (content and tags as stored), so searches never stem stored
+   * facts. Only while the token cache has room: a bulk import past the cap is left to search time
+   * rather than churning the cache. No-op in reference mode (it keeps no token statistics).
+   */
+  primeTokens(factId: number, content: string, tags: string): void {
+    if (this.mode === 'reference' || this.tokenCache.size >= TOKEN_CACHE_MAX) return;
+    this.computeTokens(factId, content, tags);
+  }
+
   private tokens(fact: FactRow): TokenStats {
     const hit = this.tokenCache.get(fact.fact_id);
     if (hit && hit.content === fact.content && hit.tags === (fact.tags ?? '')) return hit;
+    return this.computeTokens(fact.fact_id, fact.content, fact.tags ?? '');
+  }
+
+  private computeTokens(factId: number, content: string, tags: string): TokenStats {
     const tf = new Map<string, number>();
-    const all = stemmedTokens(`${fact.content} ${fact.tags ?? ''}`);
+    const all = stemmedTokens(`${content} ${tags}`);
     const set = new Set<string>();
     for (const t of all) {
       tf.set(t, (tf.get(t) ?? 0) + 1);
       if (!STOP_STEMS.has(t)) set.add(t);
     }
-    const speakerMatch = SPEAKER_PREFIX.exec(fact.content);
+    const speakerMatch = SPEAKER_PREFIX.exec(content);
     const speaker = new Set(speakerMatch ? stemmedTokens(speakerMatch[1]!) : []);
     const stats: TokenStats = {
-      content: fact.content,
-      tags: fact.tags ?? '',
+      content,
+      tags,
       tf,
       set,
       length: all.length,
       speaker,
-      timed: hasTimeExpression(fact.content),
+      timed: hasTimeExpression(content),
     };
-    if (this.tokenCache.size >= 50_000) this.tokenCache.delete(this.tokenCache.keys().next().value as number);
-    this.tokenCache.set(fact.fact_id, stats);
+    if (!this.tokenCache.has(factId) && this.tokenCache.size >= TOKEN_CACHE_MAX)
+      this.tokenCache.delete(this.tokenCache.keys().next().value as number);
+    this.tokenCache.set(factId, stats);
     return stats;
   }
 

@@ -1,5 +1,6 @@
 /**
  * An in-memory cache of the `facts` columns retrieval scores with (no HRR blob), keyed by fact_id.
+ * Rows are returned as cached objects: callers copy before changing them.
  * Candidate and neighbour rows are random reads by id; at 10k facts reading ~300 of them per search
  * cost as much as the FTS query. The cache is dropped whole on any data change, detected by
  * `total_changes()` (every INSERT/UPDATE/DELETE on this connection, ours or another store's sharing
@@ -40,21 +41,44 @@ export class RowCache {
   }
 
   /**
-   * Run a write that leaves every cached column unchanged (retrieval_count, which results re-read),
-   * keeping the cache if it was current before the write.
+   * Run a write that only adds `increments` (fact_id → n) to retrieval_count, keeping the cache if
+   * it was current before the write: the cached rows get the same increments, so they stay exactly
+   * what the database holds. If the write throws, nothing is applied and the cache is dropped at the
+   * next `validate`.
    */
-  statisticsWrite<T>(write: () => T): T {
+  statisticsWrite<T>(increments: ReadonlyMap<number, number>, write: () => T): T {
     const before = this.versionStmt.get() as string;
     const current = before === this.version;
     const out = write();
-    if (current) this.version = this.versionStmt.get() as string;
+    if (current) {
+      this.version = this.versionStmt.get() as string;
+      for (const [id, inc] of increments) {
+        const row = this.rows.get(id);
+        if (row) row.retrieval_count += inc;
+      }
+    }
     return out;
   }
 
-  /** Current rows straight from the database (not cached), by id. */
-  fresh(ids: readonly number[]): Map<number, FactRecord> {
-    const rows = this.loadStmt.all(JSON.stringify(ids)) as FactRecord[];
-    return new Map(rows.map((r) => [r.fact_id, r]));
+  /**
+   * Run a write that only inserts new facts, passing each inserted row (as stored, e.g. from
+   * `RETURNING`) to `keep`. If the cache was current before the write (an empty cache always is),
+   * it stays current with those rows added — a search right after an import reads no row by id.
+   */
+  insertWrite<T>(write: (keep: (row: FactRecord) => void) => T): T {
+    const current = this.rows.size === 0 || (this.versionStmt.get() as string) === this.version;
+    const staged: FactRecord[] = [];
+    const out = write((row) => {
+      if (current) staged.push(row);
+    });
+    if (current) {
+      this.version = this.versionStmt.get() as string;
+      for (const row of staged) {
+        if (this.rows.size >= MAX_ROWS) break;
+        this.rows.set(row.fact_id, row);
+      }
+    }
+    return out;
   }
 
   /** Rows for `ids` (absent ids are skipped), reading the misses in one query. */

@@ -18,6 +18,7 @@ import {
 } from './hrr';
 import { DenseIndex } from './dense';
 import { FactRetriever } from './retrieval';
+import { ROW_COLUMNS } from './row-cache';
 import { indexText } from './text';
 import type {
   ContradictionPair,
@@ -183,48 +184,54 @@ export class FactStore {
       return { content, category: item.category ?? 'general', tags: item.tags ?? '', occurredAt };
     });
     const s = this.stmts;
-    const ids = this.db
-      .transaction(() => {
-        const out: number[] = [];
-        const entities = entityCacheFor(this.db);
-        const fresh = new Map<number, { content: string; tags: string }>();
-        for (const item of prepared) {
-          const existing = s.idByContent.get(item.content) as { fact_id: number } | undefined;
-          if (existing) {
-            out.push(existing.fact_id);
-            continue;
+    // The default pipeline's row cache takes the inserted rows as they are written (reference
+    // mode keeps no row cache).
+    const insert = (keep: (row: FactRecord) => void) =>
+      this.db
+        .transaction(() => {
+          const out: number[] = [];
+          const entities = entityCacheFor(this.db);
+          const fresh = new Map<number, { content: string; tags: string }>();
+          for (const item of prepared) {
+            const existing = s.idByContent.get(item.content) as { fact_id: number } | undefined;
+            if (existing) {
+              out.push(existing.fact_id);
+              continue;
+            }
+            // Resolve entities first so the row is inserted once with its vector (an UPDATE would
+            // fire the reference FTS trigger a second time).
+            const entityIds = this.resolveEntities(entities, item.content);
+            const vector = this.hrrEnabled
+              ? phasesToBytes(
+                  encodeFact(
+                    item.content,
+                    entityIds.map((id) => entities.name(id) ?? ''),
+                    this.hrrDim,
+                  ),
+                  this.vectorFormat,
+                )
+              : null;
+            const row = s.insertFact.get(
+              item.content,
+              item.category,
+              item.tags,
+              this.defaultTrust,
+              vector,
+              item.occurredAt,
+            ) as FactRecord;
+            keep(row);
+            const factId = row.fact_id;
+            for (const entityId of entityIds) s.link.run(factId, entityId);
+            this.dirtyBanks.add(item.category);
+            fresh.set(factId, item);
+            out.push(factId);
           }
-          // Resolve entities first so the row is inserted once with its vector (an UPDATE would
-          // fire the reference FTS trigger a second time).
-          const entityIds = this.resolveEntities(entities, item.content);
-          const vector = this.hrrEnabled
-            ? phasesToBytes(
-                encodeFact(
-                  item.content,
-                  entityIds.map((id) => entities.name(id) ?? ''),
-                  this.hrrDim,
-                ),
-                this.vectorFormat,
-              )
-            : null;
-          const info = s.insertFact.run(
-            item.content,
-            item.category,
-            item.tags,
-            this.defaultTrust,
-            vector,
-            item.occurredAt,
-          );
-          const factId = Number(info.lastInsertRowid);
-          for (const entityId of entityIds) s.link.run(factId, entityId);
-          this.dirtyBanks.add(item.category);
-          fresh.set(factId, item);
-          out.push(factId);
-        }
-        this.syncSideIndex(fresh);
-        return out;
-      })
-      .immediate();
+          this.syncSideIndex(fresh);
+          return out;
+        })
+        .immediate();
+    const ids =
+      this.retriever.mode === 'reference' ? insert(() => {}) : this.retriever.rowCache.insertWrite(insert);
     this.flushBanksIfSmall();
     // A bulk import leaves a WAL as large as the data: fold it into the file now (reclaims the
     // disk, and reads no longer consult a large WAL index). Busy readers only make it partial.
@@ -487,6 +494,7 @@ export class FactStore {
         const known = fresh?.get(fact_id);
         if (known) {
           s.ftsInsert.run(fact_id, indexText(known.content), indexText(known.tags));
+          this.retriever.primeTokens(fact_id, known.content, known.tags);
           this.pendingEmbeds?.add(fact_id);
           s.dirtyDelete.run(fact_id);
           continue;
@@ -497,6 +505,7 @@ export class FactStore {
         const row = s.factText.get(fact_id) as { content: string; tags: string | null } | undefined;
         if (row) {
           s.ftsInsert.run(fact_id, indexText(row.content), indexText(row.tags ?? ''));
+          this.retriever.primeTokens(fact_id, row.content, row.tags ?? '');
           this.pendingEmbeds?.add(fact_id);
         } else this.pendingEmbeds?.delete(fact_id);
         s.dirtyDelete.run(fact_id);
@@ -665,8 +674,8 @@ export class FactStore {
       else byIncrement.set(inc, [id]);
     }
     try {
-      // Only retrieval_count changes: the retriever's row cache stays valid (results re-read counts).
-      this.retriever.rowCache.statisticsWrite(() =>
+      // Only retrieval_count changes: the retriever's row cache applies the same increments.
+      this.retriever.rowCache.statisticsWrite(pending, () =>
         this.db
           .transaction(() => {
             for (const [inc, list] of byIncrement) this.stmts.bumpRetrievals.run(inc, JSON.stringify(list));
@@ -739,7 +748,7 @@ function prepare(db: Db) {
   return {
     idByContent: db.prepare('SELECT fact_id FROM facts WHERE content = ?'),
     insertFact: db.prepare(
-      'INSERT INTO facts (content, category, tags, trust_score, hrr_vector, created_at) VALUES (?, ?, ?, ?, ?, COALESCE(?, CURRENT_TIMESTAMP))',
+      `INSERT INTO facts (content, category, tags, trust_score, hrr_vector, created_at) VALUES (?, ?, ?, ?, ?, COALESCE(?, CURRENT_TIMESTAMP)) RETURNING ${ROW_COLUMNS}`,
     ),
     factById: db.prepare(`SELECT ${FACT_COLUMNS} FROM facts WHERE fact_id = ?`),
     factByContent: db.prepare(`SELECT ${FACT_COLUMNS} FROM facts WHERE content = ?`),

@@ -25,6 +25,13 @@ import {
   renderSnapshotBlock,
 } from './entries';
 import { withFileLock } from './file-lock';
+import {
+  type NewPendingWrite,
+  type PendingAction,
+  type PendingPayload,
+  PendingStore,
+  type PendingWrite,
+} from './pending-store';
 
 /** Every store operation answers with one of these; the tool serialises it as JSON. */
 export type MemoryResult = { success: boolean; [key: string]: unknown };
@@ -56,7 +63,26 @@ export interface WriteOptions {
   writeOrigin?: string;
   /** Extra metadata forwarded to `onWrite` (session id, platform, ...). */
   metadata?: MemoryWriteMetadata;
+  /**
+   * replace / remove only: the whole entry the write must hit. When `old_text` now locates a
+   * different entry the write is refused (used when replaying a staged write).
+   */
+  expectedEntry?: string;
 }
+
+/** Why a write is staged instead of committed. */
+export interface StageOptions {
+  writeOrigin?: string;
+  metadata?: MemoryWriteMetadata;
+  reason?: PendingWrite['reason'];
+}
+
+/** Outcome of `applyPending`: the store's result plus what happened to the record. */
+export type ApplyPendingResult = MemoryResult & {
+  pending_id: string;
+  /** True when the record is still pending (the write failed; `lastError` holds why). */
+  kept: boolean;
+};
 
 export interface BatchOperation {
   action: string;
@@ -97,6 +123,8 @@ export class MemoryStore {
   private readonly live: Record<MemoryTarget, string[]> = { memory: [], user: [] };
   private readonly snapshot: Record<MemoryTarget, string | null> = { memory: null, user: null };
   private failuresThisTurn = 0;
+  /** Staged writes waiting for approval (`<memoryDir>/pending-writes.jsonl`). */
+  readonly pending: PendingStore;
 
   constructor(options: MemoryStoreOptions = {}) {
     if (options.memoryDir) this.memoryDir = path.resolve(options.memoryDir);
@@ -108,6 +136,7 @@ export class MemoryStore {
     this.lockTimeoutMs = options.lockTimeoutMs ?? 10_000;
     this.maxFailures = options.maxFailuresPerTurn ?? 3;
     this.onWrite = options.onWrite;
+    this.pending = new PendingStore({ memoryDir: this.memoryDir, lockTimeoutMs: this.lockTimeoutMs });
   }
 
   /** Replace the write hook (the provider wires the manager's mirror after construction). */
@@ -226,6 +255,8 @@ export class MemoryStore {
         const found = this.locate(target, entries, old);
         if ('failure' in found) return found;
         const previous = entries[found.index]!;
+        const moved = this.checkExpected(previous, options.expectedEntry);
+        if (moved) return moved;
         const next = dedupeEntries(entries.map((e, i) => (i === found.index ? text : e)));
         const total = charCount(next);
         const limit = this.limit(target);
@@ -262,6 +293,8 @@ export class MemoryStore {
         const found = this.locate(target, entries, old);
         if ('failure' in found) return found;
         const previous = entries[found.index]!;
+        const moved = this.checkExpected(previous, options.expectedEntry);
+        if (moved) return moved;
         return {
           entries: entries.filter((_, i) => i !== found.index),
           message: 'Entry removed.',
@@ -282,41 +315,10 @@ export class MemoryStore {
     operations: readonly unknown[],
     options: WriteOptions = {},
   ): Promise<MemoryResult> {
-    const abort = (i: number, action: string, why: string): MemoryResult => ({
-      success: false,
-      error: `Operation ${i} (${action}): ${why} No operations were applied (batch is all-or-nothing).`,
-    });
-    if (!Array.isArray(operations) || operations.length === 0) {
-      return {
-        success: false,
-        error: "'operations' must be a non-empty list of {action, content?, old_text?}.",
-      };
-    }
-    const ops: Array<{ action: 'add' | 'replace' | 'remove'; content: string; old: string }> = [];
-    for (let i = 0; i < operations.length; i++) {
-      const n = i + 1;
-      const raw = operations[i];
-      if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
-        return this.countFailure(abort(n, '?', 'each operation must be an object.'));
-      }
-      const op = raw as Record<string, unknown>;
-      const action = typeof op.action === 'string' ? op.action.trim() : '';
-      const contentRaw = op.content ?? op.new_text;
-      const content = typeof contentRaw === 'string' ? contentRaw.trim() : '';
-      const old = typeof op.old_text === 'string' ? op.old_text.trim() : '';
-      if (action !== 'add' && action !== 'replace' && action !== 'remove') {
-        return this.countFailure(
-          abort(n, action || '?', "unknown action. Use 'add', 'replace' or 'remove'."),
-        );
-      }
-      if ((action === 'add' || action === 'replace') && !content) {
-        return this.countFailure(abort(n, action, `content is required for '${action}'.`));
-      }
-      if ((action === 'replace' || action === 'remove') && !old) {
-        return this.countFailure(abort(n, action, `old_text is required for '${action}'.`));
-      }
-      ops.push({ action, content, old });
-    }
+    const parsed = parseBatchOps(operations);
+    if ('failure' in parsed) return parsed.counts ? this.countFailure(parsed.failure) : parsed.failure;
+    const ops = parsed.ops;
+    const abort = batchAbort;
     for (let i = 0; i < ops.length; i++) {
       const op = ops[i]!;
       if (op.action === 'remove') continue;
@@ -391,6 +393,162 @@ export class MemoryStore {
       },
       { skipDrift: false, options },
     );
+  }
+
+  // ── staged writes (write approval) ─────────────────────────────────────────────────────
+
+  /**
+   * Stage a write for approval instead of committing it. Contents are scanned first (blocked
+   * content is never persisted, not even as a proposal); a single replace/remove pins the entry
+   * `old_text` matches now, so approving later can never hit a different entry. Answers the
+   * tool's staged shape `{success, staged, pending_id, message}`.
+   */
+  async stageWrite(
+    target: MemoryTarget,
+    action: PendingAction,
+    payload: PendingPayload,
+    options: StageOptions = {},
+  ): Promise<MemoryResult> {
+    const contents =
+      action === 'batch'
+        ? (payload.operations ?? []).map((op) => opContent(op))
+        : action === 'remove'
+          ? []
+          : [payload.content ?? ''];
+    for (let i = 0; i < contents.length; i++) {
+      const text = contents[i]?.trim();
+      if (!text) continue;
+      const scan = this.scan(text);
+      if (!scan.ok) {
+        return {
+          success: false,
+          error: action === 'batch' ? `Operation ${i + 1}: ${scan.message}` : scan.message,
+        };
+      }
+    }
+    const input: NewPendingWrite = {
+      target,
+      action,
+      payload: cleanPayload(action, payload),
+      origin: options.writeOrigin ?? options.metadata?.writeOrigin ?? 'assistant_tool',
+      reason: options.reason ?? 'write_approval',
+      summary: summarise(target, action, payload),
+    };
+    if (options.metadata && Object.keys(options.metadata).length > 0)
+      input.metadata = { ...options.metadata };
+    if (action === 'batch') {
+      const parsed = parseBatchOps(payload.operations ?? []);
+      if ('failure' in parsed) return parsed.failure;
+    }
+    if ((action === 'replace' || action === 'remove') && payload.old_text) {
+      const pinned = this.pinEntry(target, payload.old_text.trim());
+      if (pinned !== undefined) input.matchedEntry = pinned;
+    }
+    let record: PendingWrite;
+    try {
+      record = await this.pending.stage(input);
+    } catch (error) {
+      return { success: false, error: `Could not stage the memory write: ${errorText(error)}` };
+    }
+    const why =
+      input.reason === 'background_review'
+        ? 'Background review may only add; this change was staged for the user to approve and was not applied.'
+        : 'Staged for approval (write_approval is on). Not yet saved — the user reviews pending memory writes before they are applied.';
+    return { success: true, staged: true, pending_id: record.id, message: why };
+  }
+
+  /** Staged writes, oldest first. */
+  listPending(): PendingWrite[] {
+    return this.pending.list();
+  }
+
+  /**
+   * Commit a staged write: replayed through the normal store path (bypassing the gate, but
+   * scanned and limit-checked again, under the memory-file lock, against the current file). On
+   * success the record is removed and `onWrite` fires with the original `writeOrigin`; on failure
+   * the record stays, carrying the reason in `lastError`. The pending lock is held throughout, so
+   * two approvers cannot apply one record twice.
+   */
+  async applyPending(id: string): Promise<ApplyPendingResult> {
+    const failures = this.failuresThisTurn; // approvals are not the model's consolidation attempts
+    try {
+      const out = await this.pending.withRecord(id, async (record) => {
+        const result = await this.replay(record);
+        if (result.success) return { value: result, keep: null };
+        const keep: PendingWrite = {
+          ...record,
+          lastError: String(result.error ?? 'unknown error'),
+          lastAttemptAt: new Date().toISOString(),
+        };
+        return { value: result, keep };
+      });
+      if (!out.found) {
+        return {
+          success: false,
+          pending_id: id,
+          kept: false,
+          error: `No pending memory write with id '${id}'.`,
+        };
+      }
+      return { ...out.value, pending_id: id, kept: !out.value.success };
+    } catch (error) {
+      return {
+        success: false,
+        pending_id: id,
+        kept: true,
+        error: `Could not apply the pending write: ${errorText(error)}`,
+      };
+    } finally {
+      this.failuresThisTurn = failures;
+    }
+  }
+
+  /** Discard a staged write without applying it; false when there was no such record. */
+  async rejectPending(id: string): Promise<boolean> {
+    return this.pending.remove(id);
+  }
+
+  private async replay(record: PendingWrite): Promise<MemoryResult> {
+    const options: WriteOptions = { writeOrigin: record.origin, metadata: record.metadata };
+    const { content = '', old_text: oldText = '', operations } = record.payload;
+    switch (record.action) {
+      case 'add':
+        return this.add(record.target, content, options);
+      case 'replace':
+        return this.replace(record.target, oldText, content, {
+          ...options,
+          expectedEntry: record.matchedEntry,
+        });
+      case 'remove':
+        return this.remove(record.target, oldText, { ...options, expectedEntry: record.matchedEntry });
+      case 'batch':
+        return this.applyBatch(record.target, operations ?? [], options);
+      default:
+        return { success: false, error: `Unknown staged action '${String(record.action)}'.` };
+    }
+  }
+
+  /** The unique entry `old` locates on disk right now, or undefined (unreadable, none, ambiguous). */
+  private pinEntry(target: MemoryTarget, old: string): string | undefined {
+    const read = readRawChecked(this.pathFor(target));
+    if (!read.ok) return undefined;
+    const entries = dedupeEntries(parseEntries(read.raw));
+    const found = this.locate(target, entries, old, false);
+    return 'failure' in found ? undefined : entries[found.index];
+  }
+
+  private checkExpected(previous: string, expected: string | undefined): Plan | null {
+    if (expected === undefined || previous === expected) return null;
+    return {
+      counts: false,
+      failure: {
+        success: false,
+        error:
+          'The entry this staged change targeted has changed since it was staged; nothing was applied. Reject it and stage the change again.',
+        staged_entry: expected,
+        current_entry: previous,
+      },
+    };
   }
 
   // ── internals ──────────────────────────────────────────────────────────────────────────
@@ -559,4 +717,93 @@ export class MemoryStore {
       }
     }
   }
+}
+
+function opContent(op: unknown): string {
+  if (typeof op !== 'object' || op === null) return '';
+  const o = op as Record<string, unknown>;
+  const c = o.content ?? o.new_text;
+  return typeof c === 'string' ? c : '';
+}
+
+/** Keep only the replayable fields (trimmed), so the file holds exactly what will be applied. */
+function cleanPayload(action: PendingAction, payload: PendingPayload): PendingPayload {
+  if (action === 'batch') return { operations: [...(payload.operations ?? [])] };
+  const out: PendingPayload = {};
+  if (action !== 'remove' && payload.content !== undefined) out.content = payload.content.trim();
+  if (action !== 'add' && payload.old_text !== undefined) out.old_text = payload.old_text.trim();
+  return out;
+}
+
+function clip(text: string, n = 60): string {
+  const t = text.trim().replace(/\s+/g, ' ');
+  return t.length > n ? `${t.slice(0, n)}…` : t;
+}
+
+function summarise(target: MemoryTarget, action: PendingAction, p: PendingPayload): string {
+  switch (action) {
+    case 'add':
+      return `add ${target}: "${clip(p.content ?? '')}"`;
+    case 'replace':
+      return `replace ${target}: "${clip(p.old_text ?? '')}" → "${clip(p.content ?? '')}"`;
+    case 'remove':
+      return `remove ${target}: "${clip(p.old_text ?? '')}"`;
+    default:
+      return `batch ${target}: ${(p.operations ?? []).length} operation(s)`;
+  }
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+type BatchOp = { action: 'add' | 'replace' | 'remove'; content: string; old: string };
+
+function batchAbort(i: number, action: string, why: string): MemoryResult {
+  return {
+    success: false,
+    error: `Operation ${i} (${action}): ${why} No operations were applied (batch is all-or-nothing).`,
+  };
+}
+
+/** Structural validation of a batch (before any scan or disk access). */
+function parseBatchOps(
+  operations: readonly unknown[],
+): { ops: BatchOp[] } | { failure: MemoryResult; counts: boolean } {
+  if (!Array.isArray(operations) || operations.length === 0) {
+    return {
+      counts: false,
+      failure: {
+        success: false,
+        error: "'operations' must be a non-empty list of {action, content?, old_text?}.",
+      },
+    };
+  }
+  const ops: BatchOp[] = [];
+  for (let i = 0; i < operations.length; i++) {
+    const n = i + 1;
+    const raw = operations[i];
+    if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+      return { counts: true, failure: batchAbort(n, '?', 'each operation must be an object.') };
+    }
+    const op = raw as Record<string, unknown>;
+    const action = typeof op.action === 'string' ? op.action.trim() : '';
+    const contentRaw = op.content ?? op.new_text;
+    const content = typeof contentRaw === 'string' ? contentRaw.trim() : '';
+    const old = typeof op.old_text === 'string' ? op.old_text.trim() : '';
+    if (action !== 'add' && action !== 'replace' && action !== 'remove') {
+      return {
+        counts: true,
+        failure: batchAbort(n, action || '?', "unknown action. Use 'add', 'replace' or 'remove'."),
+      };
+    }
+    if ((action === 'add' || action === 'replace') && !content) {
+      return { counts: true, failure: batchAbort(n, action, `content is required for '${action}'.`) };
+    }
+    if ((action === 'replace' || action === 'remove') && !old) {
+      return { counts: true, failure: batchAbort(n, action, `old_text is required for '${action}'.`) };
+    }
+    ops.push({ action, content, old });
+  }
+  return { ops };
 }

@@ -74,27 +74,18 @@ describe('memory tool dispatcher (78–83)', () => {
       parse(await handleMemoryTool(s, { action: 'add', target: 'memory', content: 'x' }, { canWrite: false }))
         .error,
     ).toMatch(/read-only/);
-    const review = { writeOrigin: 'background_review' };
-    expect(
-      parse(await handleMemoryTool(s, { action: 'remove', target: 'memory', old_text: 'keep' }, review))
-        .success,
-    ).toBe(false);
     const staged: unknown[] = [];
+    const review = { writeOrigin: 'background_review', onStaged: (p: unknown) => staged.push(p) };
     const r = parse(
-      await handleMemoryTool(
-        s,
-        { action: 'remove', target: 'memory', old_text: 'keep' },
-        {
-          ...review,
-          stageProposal: (p) => {
-            staged.push(p);
-            return 'p1';
-          },
-        },
-      ),
+      await handleMemoryTool(s, { action: 'remove', target: 'memory', old_text: 'keep' }, review),
     );
-    expect(r).toMatchObject({ success: true, staged: true, pending_id: 'p1' });
-    expect(staged).toEqual([{ target: 'memory', action: 'remove', args: { old_text: 'keep' } }]);
+    expect(r).toMatchObject({ success: true, staged: true });
+    expect(staged).toEqual([
+      { pendingId: r.pending_id, target: 'memory', action: 'remove', args: { old_text: 'keep' } },
+    ]);
+    expect(s.listPending().map((p) => [p.id, p.action, p.reason, p.origin])).toEqual([
+      [r.pending_id, 'remove', 'background_review', 'background_review'],
+    ]);
     expect(s.entries('memory')).toEqual(['keep me']);
     expect(
       parse(await handleMemoryTool(s, { action: 'add', target: 'memory', content: 'new' }, review)).success,

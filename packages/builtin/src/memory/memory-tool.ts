@@ -1,6 +1,8 @@
 import { type ToolSchema, describeError, parseToolArgs } from '@hermes-memory/core';
 import type { MemoryTarget } from './entries';
 import type { MemoryResult, MemoryStore, WriteOptions } from './memory-store';
+import type { PendingAction, PendingPayload } from './pending-store';
+import { WRITE_BLOCKED_MESSAGE, type WriteApprovalMode } from './write-approval';
 
 export const MEMORY_TOOL_NAME = 'memory';
 
@@ -66,14 +68,21 @@ export interface MemoryToolContext extends WriteOptions {
   /** False for subagent / cron / flush contexts: every mutation is refused. */
   canWrite?: boolean;
   /**
-   * Background review may only add. A replace/remove (or a batch holding one) is handed here and
-   * answered as staged; without a stager it is refused.
+   * The write-approval gate (default `'off'`): `'stage'` persists every mutating call in the
+   * pending store and answers `{success, staged, pending_id, message}`; `'block'` refuses it.
+   * Independently, `writeOrigin: 'background_review'` may only add: its replace/remove (and any
+   * batch holding one) are always staged.
    */
-  stageProposal?: (proposal: {
-    target: MemoryTarget;
-    action: string;
-    args: Record<string, unknown>;
-  }) => string;
+  writeApproval?: WriteApprovalMode;
+  /** Told about every write that was staged instead of committed (background review collects proposals). */
+  onStaged?: (staged: StagedWrite) => void;
+}
+
+export interface StagedWrite {
+  pendingId: string;
+  target: MemoryTarget;
+  action: PendingAction;
+  args: Record<string, unknown>;
 }
 
 function str(value: unknown): string | undefined {
@@ -135,16 +144,33 @@ async function dispatch(
   }
   const options: WriteOptions = { writeOrigin: context.writeOrigin, metadata: context.metadata };
   const reviewOnly = context.writeOrigin === 'background_review';
+  const mode = context.writeApproval ?? 'off';
+  // The gate runs after validation (a malformed call is an error, not a pending record).
+  const gate = (action: PendingAction, payload: PendingPayload, destructive: boolean) => {
+    if (mode === 'block')
+      return Promise.resolve<MemoryResult>({ success: false, error: WRITE_BLOCKED_MESSAGE });
+    if (reviewOnly && destructive) return stage(store, context, target, action, payload, 'background_review');
+    if (mode === 'stage') return stage(store, context, target, action, payload, 'write_approval');
+    return null;
+  };
 
   if (hasOps) {
     if (!Array.isArray(args.operations)) {
       return { success: false, error: "'operations' must be a list of {action, content?, old_text?}." };
     }
+    if (args.operations.length === 0) {
+      return {
+        success: false,
+        error: "'operations' must be a non-empty list of {action, content?, old_text?}.",
+      };
+    }
     const destructive = args.operations.some(
-      (op) => typeof op === 'object' && op !== null && (op as Record<string, unknown>).action !== 'add',
+      (op) => typeof op !== 'object' || op === null || (op as Record<string, unknown>).action !== 'add',
     );
-    if (reviewOnly && destructive) return stage(context, target, 'batch', { operations: args.operations });
-    return store.applyBatch(target, args.operations, options);
+    return (
+      (await gate('batch', { operations: args.operations }, destructive)) ??
+      store.applyBatch(target, args.operations, options)
+    );
   }
 
   const content = str(args.content) ?? str(args.new_text);
@@ -154,7 +180,7 @@ async function dispatch(
       if (content === undefined || content.trim() === '') {
         return { success: false, error: "Content is required for 'add' action." };
       }
-      return store.add(target, content, options);
+      return (await gate('add', { content }, false)) ?? store.add(target, content, options);
     case 'replace':
       if (oldText === undefined || oldText.trim() === '') {
         return {
@@ -170,37 +196,35 @@ async function dispatch(
           error: "content is required for 'replace' action. Use 'remove' to delete entries.",
         };
       }
-      if (reviewOnly) return stage(context, target, 'replace', { old_text: oldText, content });
-      return store.replace(target, oldText, content, options);
+      return (
+        (await gate('replace', { old_text: oldText, content }, true)) ??
+        store.replace(target, oldText, content, options)
+      );
     case 'remove':
       if (oldText === undefined || oldText.trim() === '') {
         return { success: false, error: "old_text is required for 'remove' action." };
       }
-      if (reviewOnly) return stage(context, target, 'remove', { old_text: oldText });
-      return store.remove(target, oldText, options);
+      return (await gate('remove', { old_text: oldText }, true)) ?? store.remove(target, oldText, options);
     default:
       return { success: false, error: `Unknown action '${action}'. Use: add, replace, remove` };
   }
 }
 
-function stage(
+async function stage(
+  store: MemoryStore,
   context: MemoryToolContext,
   target: MemoryTarget,
-  action: string,
-  args: Record<string, unknown>,
-): MemoryResult {
-  if (!context.stageProposal) {
-    return {
-      success: false,
-      error: 'Background review may only add memories; replace and remove are not allowed here.',
-    };
+  action: PendingAction,
+  payload: PendingPayload,
+  reason: 'write_approval' | 'background_review',
+): Promise<MemoryResult> {
+  const result = await store.stageWrite(target, action, payload, {
+    writeOrigin: context.writeOrigin,
+    metadata: context.metadata,
+    reason,
+  });
+  if (result.staged === true && typeof result.pending_id === 'string') {
+    context.onStaged?.({ pendingId: result.pending_id, target, action, args: { ...payload } });
   }
-  const pendingId = context.stageProposal({ target, action, args });
-  return {
-    success: true,
-    staged: true,
-    pending_id: pendingId,
-    message:
-      'Background review may only add; this change was staged for the user to approve and was not applied.',
-  };
+  return result;
 }

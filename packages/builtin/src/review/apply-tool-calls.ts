@@ -9,6 +9,8 @@ export interface AppliedCall {
   /** The JSON result the tool returned. */
   result: string;
   success: boolean;
+  /** Staged for approval rather than committed (`success` is true, nothing was written yet). */
+  staged: boolean;
 }
 
 /** Run the model's memory tool calls against the store (same scanner, limits and locks). */
@@ -29,10 +31,13 @@ export async function applyMemoryToolCalls(
             error: `Tool '${name}' is not available here; only 'memory' is.`,
           });
     let success = false;
+    let staged = false;
     try {
-      success = (JSON.parse(result) as { success?: unknown }).success === true;
+      const parsed = JSON.parse(result) as { success?: unknown; staged?: unknown };
+      success = parsed.success === true;
+      staged = parsed.staged === true;
     } catch {}
-    applied.push({ toolCallId: call.id, name, arguments: args, result, success });
+    applied.push({ toolCallId: call.id, name, arguments: args, result, success, staged });
   }
   return applied;
 }

@@ -3,6 +3,8 @@ import { silentLogger } from '@hermes-memory/core';
 import type { MemoryTarget } from '../memory/entries';
 import { MEMORY_TOOL_SCHEMA } from '../memory/memory-tool';
 import type { MemoryStore } from '../memory/memory-store';
+import type { PendingAction } from '../memory/pending-store';
+import type { WriteApprovalMode } from '../memory/write-approval';
 import { type AppliedCall, applyMemoryToolCalls } from './apply-tool-calls';
 
 export const MEMORY_REVIEW_PROMPT =
@@ -12,9 +14,10 @@ export const MEMORY_REVIEW_PROMPT =
   "If nothing is worth saving, just say 'Nothing to save.' and stop.";
 
 export interface ReviewProposal {
+  /** Id of the record in the store's pending file (`store.applyPending(id)` commits it). */
   pendingId: string;
   target: MemoryTarget;
-  action: string;
+  action: PendingAction;
   args: Record<string, unknown>;
 }
 
@@ -30,12 +33,20 @@ export interface BackgroundReviewOptions {
   maxIterations?: number;
   logger?: Logger;
   sessionId?: string;
+  /**
+   * The host's write-approval gate. With `'stage'` even the review's adds are staged; with
+   * `'block'` nothing is written. Replace/remove are staged in every mode.
+   */
+  writeApproval?: WriteApprovalMode;
 }
 
 export interface BackgroundReviewResult {
   cancelled: boolean;
   applied: AppliedCall[];
-  /** replace / remove requests, staged (never applied) for the user to approve. */
+  /**
+   * Writes staged instead of committed — replace / remove (and batches holding one), plus adds
+   * when the gate stages — persisted in the store's pending file for the user to approve.
+   */
   proposals: ReviewProposal[];
   /** The model's final text ("Nothing to save." when idle). */
   finalText: string;
@@ -47,14 +58,15 @@ export interface BackgroundReviewResult {
 /**
  * A forked review call after a turn: the conversation snapshot plus the memory-review prompt, with
  * only the memory tool. Writes are tagged `background_review` and may only add; replace/remove are
- * staged as proposals. Aborting the signal stops the loop before the next model call or write.
+ * staged as proposals in the store's pending file (listed in `proposals`, applied with
+ * `store.applyPending(id)`). Aborting the signal stops the loop before the next model call or write.
  */
 export async function runBackgroundReview(options: BackgroundReviewOptions): Promise<BackgroundReviewResult> {
   const logger = options.logger ?? silentLogger;
   const applied: AppliedCall[] = [];
   const proposals: ReviewProposal[] = [];
   const result = (extra: Partial<BackgroundReviewResult>): BackgroundReviewResult => {
-    const adds = applied.filter((a) => a.success && !a.result.includes('"staged":true'));
+    const adds = applied.filter((a) => a.success && !a.staged);
     const marks = adds.map((a) => `➕ ${targetOf(a.arguments)}`);
     const summary = marks.length > 0 ? `💾 Memory updated: ${marks.join(' ')}` : '';
     return { cancelled: false, applied, proposals, finalText: '', summary, ...extra };
@@ -64,7 +76,6 @@ export async function runBackgroundReview(options: BackgroundReviewOptions): Pro
   for (const m of options.messages) if (m.role !== 'system') convo.push({ ...m });
   convo.push({ role: 'user', content: MEMORY_REVIEW_PROMPT });
   const maxIterations = Math.max(1, options.maxIterations ?? 8);
-  let counter = 0;
   try {
     for (let i = 0; i < maxIterations; i++) {
       if (options.signal?.aborted) return result({ cancelled: true });
@@ -80,11 +91,8 @@ export async function runBackgroundReview(options: BackgroundReviewOptions): Pro
       const calls = await applyMemoryToolCalls(options.store, res.toolCalls, {
         writeOrigin: 'background_review',
         metadata: options.sessionId ? { sessionId: options.sessionId } : undefined,
-        stageProposal: (p) => {
-          const pendingId = `review-${Date.now().toString(36)}-${++counter}`;
-          proposals.push({ pendingId, ...p });
-          return pendingId;
-        },
+        writeApproval: options.writeApproval,
+        onStaged: (p) => proposals.push(p),
       });
       applied.push(...calls);
       for (const c of calls) convo.push({ role: 'tool', tool_call_id: c.toolCallId, content: c.result });

@@ -2,6 +2,7 @@ import type { ChatMessage, LlmClient, Logger } from '@hermes-memory/core';
 import { silentLogger } from '@hermes-memory/core';
 import { MEMORY_TOOL_SCHEMA } from '../memory/memory-tool';
 import type { MemoryStore } from '../memory/memory-store';
+import type { WriteApprovalMode } from '../memory/write-approval';
 import { type AppliedCall, applyMemoryToolCalls } from './apply-tool-calls';
 
 export const FLUSH_PROMPT =
@@ -23,6 +24,8 @@ export interface FlushOptions {
   logger?: Logger;
   /** Extra metadata for the write mirror. */
   sessionId?: string;
+  /** The host's write-approval gate: `'stage'` stages the flush's writes, `'block'` refuses them. */
+  writeApproval?: WriteApprovalMode;
 }
 
 export interface FlushResult {
@@ -63,6 +66,7 @@ export async function flushMemories(options: FlushOptions): Promise<FlushResult>
     const applied = await applyMemoryToolCalls(options.store, res.toolCalls, {
       writeOrigin: 'flush',
       metadata: options.sessionId ? { sessionId: options.sessionId } : undefined,
+      writeApproval: options.writeApproval,
     });
     return { ran: true, applied };
   } catch (error) {

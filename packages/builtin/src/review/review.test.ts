@@ -60,6 +60,21 @@ describe('flushMemories', () => {
     expect(JSON.stringify(messages)).toBe(snapshot);
   });
 
+  it('honours the write-approval gate: staged flush writes wait in the pending file', async () => {
+    const { llm } = await scriptedLlm({
+      script: [
+        {
+          toolCalls: [{ name: 'memory', arguments: { action: 'add', target: 'user', content: 'Uses vim' } }],
+        },
+      ],
+    });
+    const store = new MemoryStore({ hermesHome: tempHome() }).load();
+    const r = await flushMemories({ llm, store, messages: convo(6), writeApproval: 'stage' });
+    expect(r.applied.map((a) => [a.success, a.staged])).toEqual([[true, true]]);
+    expect(store.entries('user')).toEqual([]);
+    expect(store.listPending().map((p) => [p.action, p.origin])).toEqual([['add', 'flush']]);
+  });
+
   it('respects flush_min_turns, explicit minTurns and the 3-message floor', async () => {
     const { llm, chatBodies } = await scriptedLlm({ fallback: () => 'nothing' });
     const store = new MemoryStore({ hermesHome: tempHome() }).load();
@@ -131,10 +146,56 @@ describe('runBackgroundReview', () => {
     expect(store.entries('memory')).toEqual(['old fact']);
     expect(origins).toEqual(['background_review']);
     expect(r.proposals.map((p) => p.action)).toEqual(['remove', 'batch']);
+    // Staged on disk through the same pending store, tagged with the review's origin.
+    const pending = store.listPending();
+    expect(pending.map((p) => [p.id, p.action, p.origin, p.reason])).toEqual(
+      r.proposals.map((p) => [p.pendingId, p.action, 'background_review', 'background_review']),
+    );
+    expect(r.applied.map((a) => a.staged)).toEqual([false, true, true]);
+    // Approving one later commits it and mirrors it with the review's origin.
+    origins.length = 0;
+    const removal = r.proposals[0]!.pendingId;
+    expect(await store.applyPending(removal)).toMatchObject({ success: true, removed_entry: 'old fact' });
+    expect(origins).toEqual(['background_review']);
+    expect(store.listPending().map((p) => p.action)).toEqual(['batch']);
     expect(r.summary).toBe('💾 Memory updated: ➕ user');
     const [first, second] = chatBodies();
     expect(first!.messages[first!.messages.length - 1]!.content).toBe(MEMORY_REVIEW_PROMPT);
     expect(second!.messages.filter((m) => m.role === 'tool')).toHaveLength(3);
+  });
+
+  it("stages even the review's adds when the host's gate stages, and writes nothing when it blocks", async () => {
+    const call = { name: 'memory', arguments: { action: 'add', target: 'user', content: 'Likes tea' } };
+    const staged = await scriptedLlm({ script: [{ toolCalls: [call] }, 'done'] });
+    const store = new MemoryStore({ hermesHome: tempHome() }).load();
+    const r = await runBackgroundReview({
+      llm: staged.llm,
+      store,
+      messages: convo(2),
+      writeApproval: 'stage',
+    });
+    expect(store.entries('user')).toEqual([]);
+    expect(r.summary).toBe('');
+    expect(r.proposals).toEqual([
+      {
+        pendingId: store.listPending()[0]!.id,
+        target: 'user',
+        action: 'add',
+        args: { content: 'Likes tea' },
+      },
+    ]);
+    const blocked = await scriptedLlm({ script: [{ toolCalls: [call] }, 'done'] });
+    const store2 = new MemoryStore({ hermesHome: tempHome() }).load();
+    const r2 = await runBackgroundReview({
+      llm: blocked.llm,
+      store: store2,
+      messages: convo(2),
+      writeApproval: 'block',
+    });
+    expect(r2.applied.map((a) => a.success)).toEqual([false]);
+    expect(r2.proposals).toEqual([]);
+    expect(store2.listPending()).toEqual([]);
+    expect(fs.existsSync(store2.pathFor('user'))).toBe(false);
   });
 
   it('is cancelled by an AbortSignal when a new user turn starts, without writing', async () => {

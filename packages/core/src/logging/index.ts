@@ -6,4 +6,4 @@ export {
   type Logger,
   silentLogger,
 } from './logger';
-export { REDACTED, redactSecrets } from './redact';
+export { collectSecrets, REDACTED, redactSecrets, redactSecretsDeep } from './redact';

@@ -8,6 +8,16 @@ export {
 } from './reserved-names';
 export { normalizeToolSchema } from './schemas';
 export { buildSkillInvocationMessage, extractUserInstruction } from './skill-scaffolding';
+export { DEFAULT_SPILL_CHARS, type SpillResult, spillDir, spillText } from './spill';
+export {
+  type FunctionToolEntry,
+  type InjectMemoryToolsOptions,
+  injectMemoryProviderTools,
+  MEMORY_TOOLSET,
+  type MemoryToolsGateOptions,
+  memoryProviderToolsEnabled,
+  type ToolsetResolver,
+} from './toolsets';
 export type {
   DrainState,
   ManagerInitInput,

@@ -193,11 +193,26 @@ describe('registration and routing (checklist 5–15)', () => {
     const logger = createRecordingLogger();
     const m = new MemoryManager({ logger, reservedToolNames: ['my_core'] });
     const ext = new FakeProvider('ext');
-    ext.tools = ['terminal', 'memory', 'todo', 'session_search', 'browser_click', 'ha_call_service', 'my_core', 'ok_tool'].map(
-      tool,
-    );
+    ext.tools = [
+      'terminal',
+      'memory',
+      'todo',
+      'session_search',
+      'browser_click',
+      'ha_call_service',
+      'my_core',
+      'ok_tool',
+    ].map(tool);
     m.addProvider(ext);
-    for (const name of ['terminal', 'memory', 'todo', 'session_search', 'browser_click', 'ha_call_service', 'my_core']) {
+    for (const name of [
+      'terminal',
+      'memory',
+      'todo',
+      'session_search',
+      'browser_click',
+      'ha_call_service',
+      'my_core',
+    ]) {
       expect(m.hasTool(name)).toBe(false);
     }
     expect(m.hasTool('ok_tool')).toBe(true);

@@ -6,6 +6,7 @@ import { MemoryError, SettingsError } from '../errors/memory-error';
 import { buildMemoryContextBlock, flattenContent } from '../fencing';
 import type { ChatMessage } from '../llm/types';
 import { type Logger, silentLogger } from '../logging/logger';
+import { redactSecretsDeep } from '../logging/redact';
 import type { MemoryProvider } from '../provider/memory-provider';
 import type {
   DelegationOptions,
@@ -24,6 +25,7 @@ import { mirrorOperations } from './notify';
 import { BUILTIN_TOOL_NAMES, isReservedToolName } from './reserved-names';
 import { normalizeToolSchema } from './schemas';
 import { extractUserInstruction } from './skill-scaffolding';
+import { DEFAULT_SPILL_CHARS, spillText } from './spill';
 import type {
   DrainState,
   ManagerInitInput,
@@ -52,6 +54,10 @@ export class MemoryManager {
   private readonly shutdownDrainMs: number;
   private readonly extraReserved: ReadonlySet<string>;
   private readonly checkpointRequired: boolean;
+  private readonly redactEgress: boolean;
+  private spillChars: number;
+  private readonly spillCharsFixed: boolean;
+  private hermesHome: string | undefined;
 
   private readonly list: MemoryProvider[] = [];
   private readonly toolRoutes = new Map<string, MemoryProvider>();
@@ -83,6 +89,16 @@ export class MemoryManager {
     this.shutdownDrainMs = drain;
     this.extraReserved = new Set(options.reservedToolNames ?? []);
     this.checkpointRequired = options.checkpointRequired ?? false;
+    this.redactEgress = options.redactEgress ?? true;
+    const spill = options.prefetchSpillChars ?? DEFAULT_SPILL_CHARS;
+    if (!(spill > 0) || Number.isNaN(spill)) {
+      throw new SettingsError(
+        'prefetchSpillChars',
+        'prefetchSpillChars must be a positive number (Infinity disables spilling).',
+      );
+    }
+    this.spillChars = spill;
+    this.spillCharsFixed = options.prefetchSpillChars !== undefined;
   }
 
   // ── Registration ────────────────────────────────────────────────────────────────────────────
@@ -188,9 +204,31 @@ export class MemoryManager {
    * and `onMemoryWrite` — the fan-out that mirrors builtin writes to the external provider.
    */
   async initializeAll(sessionId: string, input: ManagerInitInput = {}): Promise<void> {
+    await this.initializeProviders(sessionId, input, false);
+  }
+
+  /**
+   * Initialise every provider for an inspection-only agent (a status command, a dashboard):
+   * calls each provider's `initializeForInspection` — side-effect free by contract (no background
+   * work, no writes, no network beyond reading state) — with `inspectionOnly: true` in the context.
+   */
+  async initializeAllForInspection(sessionId: string, input: ManagerInitInput = {}): Promise<void> {
+    await this.initializeProviders(sessionId, input, true);
+  }
+
+  private async initializeProviders(
+    sessionId: string,
+    input: ManagerInitInput,
+    inspection: boolean,
+  ): Promise<void> {
     const { config, ...ctx } = input;
     this.currentSessionId = sessionId;
     const hermesHome = ctx.hermesHome ?? resolveHermesHome(ctx.env ?? process.env);
+    this.hermesHome = hermesHome;
+    if (!this.spillCharsFixed) {
+      const configured = outputSpillSetting(config?.raw);
+      if (configured !== undefined) this.spillChars = configured;
+    }
     let env = ctx.env;
     if (!env) {
       try {
@@ -222,19 +260,32 @@ export class MemoryManager {
         signal: ctx.signal ?? this.lifetime.signal,
         onMemoryWrite,
         providerConfig: ctx.providerConfig ?? config?.memory.providerConfig(provider.name) ?? {},
+        ...(inspection ? { inspectionOnly: true } : {}),
       };
       try {
-        await provider.initialize(sessionId, context);
+        // Structural providers (plain objects from plugins) may lack the inspection hook.
+        if (inspection && typeof provider.initializeForInspection === 'function') {
+          await provider.initializeForInspection(sessionId, context);
+        } else {
+          await provider.initialize(sessionId, context);
+        }
       } catch (error) {
-        this.logger.warn(`Memory provider '${provider.name}' failed to initialize: ${describeError(error)}`);
+        this.logger.warn(
+          `Memory provider '${provider.name}' failed to initialize${inspection ? ' for inspection' : ''}: ${describeError(error)}`,
+        );
       }
     }
   }
 
-  /** Static system-prompt blocks joined by a blank line; "" when none. */
-  buildSystemPrompt(): string {
+  /**
+   * Static system-prompt blocks joined by a blank line; "" when none. Pass
+   * `{includeExternal: false}` when the memory toolset is gated off for this agent
+   * (`memoryProviderToolsEnabled` is false): the external provider's block is then withheld too.
+   */
+  buildSystemPrompt(options: { includeExternal?: boolean } = {}): string {
     const blocks: string[] = [];
     for (const provider of this.list) {
+      if (options.includeExternal === false && provider.name !== BUILTIN) continue;
       try {
         const block = provider.systemPromptBlock();
         if (typeof block === 'string' && block.trim() !== '') blocks.push(block);
@@ -284,11 +335,13 @@ export class MemoryManager {
       this.logger.debug(`Skipping prefetch for '${provider.name}': its previous call is still running.`);
       return '';
     }
-    const call = Promise.resolve().then(() => provider.prefetch(query, { ...options }));
+    const q = this.egress(provider, query);
+    const call = Promise.resolve().then(() => provider.prefetch(q, { ...options }));
     try {
-      return asText(
+      const text = asText(
         await withTimeout(call, this.externalPrefetchTimeoutMs, undefined, `prefetch '${provider.name}'`),
       );
+      return this.spillIfOversized(provider, text);
     } catch (error) {
       if (TimeoutError.isInstance(error)) {
         this.logger.warn(
@@ -312,9 +365,10 @@ export class MemoryManager {
     if (q === null || q.trim() === '') return;
     const opts: PrefetchOptions = { sessionId: options.sessionId ?? this.currentSessionId, ...options };
     for (const provider of this.list) {
+      const query = this.egress(provider, q);
       this.enqueue(provider, 'prefetch', async () => {
         try {
-          await provider.queuePrefetch(q, { ...opts });
+          await provider.queuePrefetch(query, { ...opts });
         } catch (error) {
           this.logger.debug(
             `Memory provider '${provider.name}' queuePrefetch failed: ${describeError(error)}`,
@@ -332,11 +386,17 @@ export class MemoryManager {
     const user = extractUserInstruction(flattenContent(userContent));
     if (user === null || user.trim() === '') return;
     const sessionId = options.sessionId ?? this.currentSessionId;
+    // One snapshot for the builtin (the caller may keep mutating its transcript), one redacted
+    // hand-off for the external provider: a secret in any message is masked in all of them.
+    const local = { user, assistant: assistantContent, messages: options.messages && [...options.messages] };
+    let external: typeof local | undefined;
     for (const provider of this.list) {
+      if (this.isRedacted(provider) && !external) external = redactSecretsDeep(local);
+      const turn = this.isRedacted(provider) && external ? external : local;
       this.enqueue(provider, 'sync', () =>
-        provider.syncTurn(user, assistantContent, {
+        provider.syncTurn(turn.user, turn.assistant, {
           sessionId,
-          ...(options.messages ? { messages: options.messages } : {}),
+          ...(turn.messages ? { messages: turn.messages } : {}),
           ...(options.turnAuthor ? { turnAuthor: options.turnAuthor } : {}),
         }),
       );
@@ -354,7 +414,8 @@ export class MemoryManager {
     for (const provider of this.list) {
       try {
         const flushed = provider.flush(left());
-        const ok = deadline === undefined ? await flushed : await withTimeout(Promise.resolve(flushed), left() ?? 0);
+        const ok =
+          deadline === undefined ? await flushed : await withTimeout(Promise.resolve(flushed), left() ?? 0);
         if (ok === false) return false;
       } catch (error) {
         if (error instanceof TimeoutError) return false;
@@ -369,7 +430,7 @@ export class MemoryManager {
     const provider = this.toolRoutes.get(name);
     if (!provider) return toolError(`No memory provider handles tool '${name}'`);
     try {
-      const result = await provider.handleToolCall(name, args, {
+      const result = await provider.handleToolCall(name, this.egress(provider, args), {
         sessionId: options.sessionId ?? this.currentSessionId,
         ...options,
       });
@@ -385,14 +446,16 @@ export class MemoryManager {
 
   /** Per-turn tick (1-based user turn number), before `prefetchAll`. */
   async onTurnStart(turnNumber: number, message: string, info: TurnStartInfo = {}): Promise<void> {
-    await this.fanOut('onTurnStart', 'debug', (p) => p.onTurnStart(turnNumber, message, { ...info }));
+    await this.fanOut('onTurnStart', 'debug', (p) =>
+      p.onTurnStart(turnNumber, this.egress(p, message), { ...info }),
+    );
   }
 
   /** End-of-session extraction, at real boundaries only. */
   async onSessionEnd(messages: readonly ChatMessage[]): Promise<void> {
     for (const provider of this.list) {
       try {
-        await provider.onSessionEnd(messages);
+        await provider.onSessionEnd(this.egress(provider, messages));
       } catch (error) {
         this.logger.warn(`Memory provider '${provider.name}' onSessionEnd failed: ${describeError(error)}`, {
           stack: error instanceof Error ? error.stack : undefined,
@@ -467,9 +530,10 @@ export class MemoryManager {
     const results = this.list.map(
       (provider) =>
         new Promise<boolean>((resolve) => {
+          const transcript = this.egress(provider, snapshot);
           const accepted = this.enqueue(provider, 'session-boundary', async () => {
             try {
-              await provider.onSessionEnd(snapshot);
+              await provider.onSessionEnd(transcript);
             } catch (error) {
               this.logger.warn(
                 `Memory provider '${provider.name}' onSessionEnd failed: ${describeError(error)}`,
@@ -509,8 +573,8 @@ export class MemoryManager {
       const v2 = provider.preCompressCheckpointApiVersion >= 2;
       try {
         const text = v2
-          ? await provider.onPreCompress(evidence, { requireCheckpoint: required })
-          : await provider.onPreCompress(messages);
+          ? await provider.onPreCompress(this.egress(provider, evidence), { requireCheckpoint: required })
+          : await provider.onPreCompress(this.egress(provider, messages));
         if (v2) checkpointSucceeded = true;
         if (typeof text === 'string' && text.trim() !== '') texts.push(text);
       } catch (error) {
@@ -542,10 +606,11 @@ export class MemoryManager {
   ): void {
     for (const provider of this.list) {
       if (provider.name === BUILTIN) continue;
-      const meta: MemoryWriteMetadata = { ...(metadata ?? {}) };
+      // One hand-off: a secret in the content is also masked in oldText/previousContent.
+      const write = this.egress(provider, { content, meta: { ...(metadata ?? {}) } as MemoryWriteMetadata });
       this.enqueue(provider, 'memory-write', async () => {
         try {
-          await provider.onMemoryWrite(action, target, content, meta);
+          await provider.onMemoryWrite(action, target, write.content, write.meta);
         } catch (error) {
           this.logger.debug(
             `Memory provider '${provider.name}' onMemoryWrite failed: ${describeError(error)}`,
@@ -576,7 +641,10 @@ export class MemoryManager {
 
   /** A subagent finished; tell the parent's providers. */
   async onDelegation(task: string, result: string, options: DelegationOptions = {}): Promise<void> {
-    await this.fanOut('onDelegation', 'debug', (p) => p.onDelegation(task, result, { ...options }));
+    await this.fanOut('onDelegation', 'debug', (p) => {
+      const d = this.egress(p, { task, result, options: { ...options } });
+      return p.onDelegation(d.task, d.result, d.options);
+    });
   }
 
   /** "🧠 Honcho — recalled 3 memories" segments for what the last prefetch injected; "" if none. */
@@ -649,6 +717,37 @@ export class MemoryManager {
   }
 
   // ── Internals ───────────────────────────────────────────────────────────────────────────────
+
+  /** Whether what this provider receives is redacted: every external provider, unless disabled. */
+  private isRedacted(provider: MemoryProvider): boolean {
+    return this.redactEgress && provider.name !== BUILTIN;
+  }
+
+  /**
+   * What `provider` may receive of `value`: a redacted copy for an external provider (one
+   * hand-off: a secret found anywhere in `value` is masked everywhere in it), `value` itself for
+   * the local builtin store. The caller's object is never mutated.
+   */
+  private egress<T>(provider: MemoryProvider, value: T): T {
+    return this.isRedacted(provider) ? redactSecretsDeep(value) : value;
+  }
+
+  /** Replace an oversized external recall by a head/tail preview and the file holding all of it. */
+  private spillIfOversized(provider: MemoryProvider, text: string): string {
+    if (text.length <= this.spillChars) return text;
+    const hermesHome = this.hermesHome ?? resolveHermesHome(process.env);
+    const { preview, file } = spillText(text, { hermesHome, limit: this.spillChars, label: provider.name });
+    if (file) {
+      this.logger.info(
+        `Memory provider '${provider.name}' recall (${text.length} chars) exceeded ${this.spillChars}; spilled to ${file}.`,
+      );
+    } else {
+      this.logger.warn(
+        `Memory provider '${provider.name}' recall (${text.length} chars) exceeded ${this.spillChars} and could not be spilled; truncated.`,
+      );
+    }
+    return preview;
+  }
 
   private enqueue(provider: MemoryProvider, label: string, task: () => unknown): boolean {
     if (this.shutdownState) {
@@ -732,6 +831,15 @@ export class MemoryManager {
     this.warnedTools.add(key);
     this.logger.warn(message);
   }
+}
+
+/** `hooks.output_spill` from config.yaml, when it is a positive number. */
+function outputSpillSetting(raw: Record<string, unknown> | undefined): number | undefined {
+  const hooks = raw?.hooks;
+  if (typeof hooks !== 'object' || hooks === null) return undefined;
+  const value = (hooks as Record<string, unknown>).output_spill;
+  const n = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
+  return typeof n === 'number' && n > 0 && Number.isFinite(n) ? n : undefined;
 }
 
 function asText(value: unknown): string {

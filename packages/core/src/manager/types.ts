@@ -13,6 +13,18 @@ export interface MemoryManagerOptions {
   reservedToolNames?: Iterable<string>;
   /** `compression.checkpoint_required`: fail-closed pre-compress checkpoints. Default false. */
   checkpointRequired?: boolean;
+  /**
+   * Pass every string handed to an external provider (queries, turns, transcripts, tool
+   * arguments, memory-write content, delegation text) through `redactSecretsDeep`. The builtin
+   * store is local and receives the original text. Default true.
+   */
+  redactEgress?: boolean;
+  /**
+   * An external provider's prefetch result longer than this many characters is written to
+   * `<hermesHome>/cache/memory-spill/` and replaced by a head/tail preview with the file path
+   * (`hooks.output_spill` in config.yaml). Default 10,000; `Infinity` disables spilling.
+   */
+  prefetchSpillChars?: number;
 }
 
 /** What `initializeAll` accepts: the InitContext fields to forward, plus the parsed config. */

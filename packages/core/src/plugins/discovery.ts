@@ -21,8 +21,11 @@ export interface ProviderPackage {
   name: string;
   packageName: string;
   dir: string;
-  /** `scoped`: @hermes-memory/<name>; `package`: declares hermesMemory.provider; `user`: <hermesHome>/plugins. */
-  source: 'scoped' | 'package' | 'user';
+  /**
+   * `scoped`: @hermes-memory/<name>; `package`: declares hermesMemory.provider; `user`:
+   * <hermesHome>/plugins; `project`: <cwd>/.hermes/plugins (opt-in).
+   */
+  source: 'scoped' | 'package' | 'user' | 'project';
 }
 
 export interface DiscoveryOptions {
@@ -32,6 +35,20 @@ export interface DiscoveryOptions {
   paths?: readonly string[];
   /** Also search `<hermesHome>/plugins/<dir>/package.json`. */
   hermesHome?: string;
+  /**
+   * Environment to read `HERMES_ENABLE_PROJECT_PLUGINS` from. When it is truthy ("1", "true",
+   * "yes", "on"), `<cwd>/.hermes/plugins/<dir>/package.json` is searched too, after everything else.
+   * Only this object is consulted (not process.env), so a host decides explicitly.
+   */
+  env?: Readonly<Record<string, string | undefined>>;
+}
+
+/** Project plugins run code from the working directory: only with an explicit opt-in. */
+export function projectPluginsEnabled(
+  env: Readonly<Record<string, string | undefined>> | undefined,
+): boolean {
+  const value = env?.HERMES_ENABLE_PROJECT_PLUGINS?.trim().toLowerCase();
+  return value === '1' || value === 'true' || value === 'yes' || value === 'on';
 }
 
 interface PackageJson {
@@ -115,7 +132,9 @@ function packagesIn(nodeModules: string): string[] {
 /**
  * Every installed provider package, without importing any. Order of precedence on a name clash:
  * the project's own `@hermes-memory/<name>` packages, then other installed packages declaring
- * `"hermesMemory": {"provider": "<name>"}`, then `<hermesHome>/plugins/*` — the first wins.
+ * `"hermesMemory": {"provider": "<name>"}`, then `<hermesHome>/plugins/*`, then — only when
+ * `HERMES_ENABLE_PROJECT_PLUGINS` is truthy in `options.env` — `<cwd>/.hermes/plugins/*`.
+ * The first wins, so a project folder can never shadow an installed or user provider.
  */
 export function discoverProviderPackages(options: DiscoveryOptions = {}): ProviderPackage[] {
   const scoped: ProviderPackage[] = [];
@@ -135,28 +154,35 @@ export function discoverProviderPackages(options: DiscoveryOptions = {}): Provid
       }
     }
   }
-  const user: ProviderPackage[] = [];
-  if (options.hermesHome) {
-    const pluginsDir = path.join(options.hermesHome, 'plugins');
-    for (const entry of listDirs(pluginsDir)) {
-      const dir = path.join(pluginsDir, entry);
-      const pkg = readPackageJson(dir);
-      const provider = declaredProvider(pkg);
-      if (provider)
-        user.push({
-          name: provider,
-          packageName: typeof pkg?.name === 'string' ? pkg.name : entry,
-          dir,
-          source: 'user',
-        });
-    }
-  }
+  const user = options.hermesHome ? pluginFolders(path.join(options.hermesHome, 'plugins'), 'user') : [];
+  const project = projectPluginsEnabled(options.env)
+    ? pluginFolders(path.join(path.resolve(options.cwd ?? process.cwd()), '.hermes', 'plugins'), 'project')
+    : [];
   const seen = new Set<string>();
   const out: ProviderPackage[] = [];
-  for (const p of [...scoped, ...declared, ...user]) {
+  for (const p of [...scoped, ...declared, ...user, ...project]) {
     if (seen.has(p.name)) continue;
     seen.add(p.name);
     out.push(p);
+  }
+  return out;
+}
+
+/** Plugin folders (non-hidden, not "_"-prefixed) whose package.json declares a provider. */
+function pluginFolders(pluginsDir: string, source: 'user' | 'project'): ProviderPackage[] {
+  const out: ProviderPackage[] = [];
+  for (const entry of listDirs(pluginsDir)) {
+    const dir = path.join(pluginsDir, entry);
+    const pkg = readPackageJson(dir);
+    const provider = declaredProvider(pkg);
+    if (provider) {
+      out.push({
+        name: provider,
+        packageName: typeof pkg?.name === 'string' ? pkg.name : entry,
+        dir,
+        source,
+      });
+    }
   }
   return out;
 }

@@ -3,6 +3,7 @@ export {
   discoverProviderPackages,
   listMemoryProviders,
   type ProviderPackage,
+  projectPluginsEnabled,
 } from './discovery';
 export {
   type LoadProviderOptions,

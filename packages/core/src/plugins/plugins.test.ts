@@ -3,7 +3,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRecordingLogger } from '../logging/logger';
-import { listMemoryProviders, loadMemoryProvider, resolveMemoryProvider } from './index';
+import {
+  discoverProviderPackages,
+  listMemoryProviders,
+  loadMemoryProvider,
+  projectPluginsEnabled,
+  resolveMemoryProvider,
+} from './index';
 
 let root: string;
 let home: string;
@@ -95,6 +101,23 @@ beforeAll(() => {
   );
   // A user plugin folder without a declaration is ignored.
   writePackage(path.join(home, 'plugins', 'notes'), { name: 'notes' }, { 'index.js': '' });
+  // Project plugins under <cwd>/.hermes/plugins: one new provider, two that clash with earlier sources.
+  const projectPlugins = path.join(root, 'project', 'src', '.hermes', 'plugins');
+  writePackage(
+    path.join(projectPlugins, 'epsilon'),
+    { name: 'epsilon-plugin', type: 'module', main: 'index.js', hermesMemory: { provider: 'epsilon' } },
+    { 'index.js': `export const createProvider = (settings) => (${providerSource('epsilon', 'project')});` },
+  );
+  writePackage(
+    path.join(projectPlugins, 'delta-shadow'),
+    { name: 'delta-shadow', type: 'module', main: 'index.js', hermesMemory: { provider: 'delta' } },
+    { 'index.js': `export const createProvider = (settings) => (${providerSource('delta', 'project')});` },
+  );
+  writePackage(
+    path.join(projectPlugins, 'alpha-shadow'),
+    { name: 'alpha-shadow', type: 'module', main: 'index.js', hermesMemory: { provider: 'alpha' } },
+    { 'index.js': `export const createProvider = (settings) => (${providerSource('alpha', 'project')});` },
+  );
 });
 afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
 
@@ -165,5 +188,54 @@ describe('loadMemoryProvider', () => {
     expect(failed.status === 'failed' && String(failed.error)).toContain('boom at import');
     const loaded = await resolveMemoryProvider('acme', { cwd: cwd() });
     expect(loaded.status === 'loaded' && loaded.provider.name).toBe('acme');
+  });
+});
+
+describe('project plugins (checklist 100)', () => {
+  it('are ignored unless HERMES_ENABLE_PROJECT_PLUGINS is truthy in the env passed in', async () => {
+    fs.mkdirSync(cwd(), { recursive: true });
+    expect(listMemoryProviders({ cwd: cwd(), hermesHome: home })).not.toContain('epsilon');
+    expect(listMemoryProviders({ cwd: cwd(), env: { HERMES_ENABLE_PROJECT_PLUGINS: '0' } })).not.toContain(
+      'epsilon',
+    );
+    expect(await loadMemoryProvider('epsilon', { cwd: cwd() })).toBeNull();
+    const env = { HERMES_ENABLE_PROJECT_PLUGINS: 'true' };
+    expect(listMemoryProviders({ cwd: cwd(), env })).toContain('epsilon');
+    const p = (await loadMemoryProvider('epsilon', { cwd: cwd(), env })) as unknown as Record<
+      string,
+      unknown
+    >;
+    expect(p.tag).toBe('project');
+  });
+
+  it('come after scoped, installed and user plugins: the first source wins a clash', async () => {
+    const env = { HERMES_ENABLE_PROJECT_PLUGINS: '1' };
+    const found = discoverProviderPackages({ cwd: cwd(), hermesHome: home, env });
+    expect(found.filter((p) => p.name === 'delta')).toHaveLength(1);
+    expect(found.find((p) => p.name === 'delta')?.source).toBe('user');
+    expect(found.find((p) => p.name === 'alpha')?.source).toBe('scoped');
+    expect(found.find((p) => p.name === 'epsilon')?.source).toBe('project');
+    const delta = (await loadMemoryProvider('delta', {
+      cwd: cwd(),
+      hermesHome: home,
+      env,
+    })) as unknown as Record<string, unknown>;
+    expect(delta.tag).toBe('user');
+    // Without the user plugin dir, the project folder provides delta.
+    const fallback = (await loadMemoryProvider('delta', { cwd: cwd(), env })) as unknown as Record<
+      string,
+      unknown
+    >;
+    expect(fallback.tag).toBe('project');
+  });
+
+  it('projectPluginsEnabled accepts the usual truthy spellings only', () => {
+    for (const v of ['1', 'true', 'TRUE', 'yes', 'on', ' on ']) {
+      expect(projectPluginsEnabled({ HERMES_ENABLE_PROJECT_PLUGINS: v })).toBe(true);
+    }
+    for (const v of [undefined, '', '0', 'false', 'no', 'off', 'maybe']) {
+      expect(projectPluginsEnabled({ HERMES_ENABLE_PROJECT_PLUGINS: v })).toBe(false);
+    }
+    expect(projectPluginsEnabled(undefined)).toBe(false);
   });
 });

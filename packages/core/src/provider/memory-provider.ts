@@ -42,6 +42,16 @@ export abstract class MemoryProvider {
   /** Called once per agent start. May open stores and connections. */
   abstract initialize(sessionId: string, context: InitContext): MaybePromise<void>;
 
+  /**
+   * Initialise for an inspection-only agent (`hermes-memory status`, dashboards): must be free of
+   * side effects — no background workers, no writes, no session records. The context carries
+   * `inspectionOnly: true`. The default delegates to `initialize`; override it when `initialize`
+   * starts work an inspector must not trigger.
+   */
+  initializeForInspection(sessionId: string, context: InitContext): MaybePromise<void> {
+    return this.initialize(sessionId, context);
+  }
+
   /** OpenAI function schemas; empty for context-only providers. */
   abstract getToolSchemas(): ToolSchema[];
 

@@ -62,6 +62,8 @@ export interface InitContext {
   ) => void;
   /** Aborted when the host shuts the agent down. */
   signal?: AbortSignal;
+  /** Set by `MemoryManager.initializeAllForInspection`: read state only, start nothing, write nothing. */
+  inspectionOnly?: boolean;
 }
 
 /** What `MemoryManager.initializeAll` accepts: the context minus what it can fill in itself. */
