@@ -412,8 +412,8 @@ export class FactRetriever {
       this.lexicalMemo = memo;
     }
     const rows = memo.rows;
-    const todo = facts.filter((f) => !rows.has(f.fact_id));
-    if (todo.length > 0) {
+    const unscored = facts.filter((f) => !rows.has(f.fact_id));
+    if (unscored.length > 0) {
       let idfTotal = 0;
       for (const [stem, weight] of stems) idfTotal += weight * (idf.get(stem) ?? 0);
       idfTotal ||= 1;
@@ -423,8 +423,8 @@ export class FactRetriever {
       const stemList = [...stems.keys()];
       const stemIdf = stemList.map((stem) => stems.get(stem)! * (idf.get(stem) ?? 0));
       const e = this.weights.expansion;
-      const context = e > 0 ? this.previousTurns(todo) : null;
-      todo.forEach((fact, k) => {
+      const context = e > 0 ? this.previousTurns(unscored) : null;
+      unscored.forEach((fact, k) => {
         const tok = this.tokens(fact);
         const ctx = context?.[k] ?? null;
         let score = 0;
