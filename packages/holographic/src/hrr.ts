@@ -31,9 +31,13 @@ function pmod(x: number): number {
 // blocks each, so they are LRU-cached (2 bytes per dimension: 16,384 atoms of dim 1024 = 32 MiB).
 const COS_TABLE = new Float64Array(65536);
 const SIN_TABLE = new Float64Array(65536);
+/** cos, sin of code k at [2k], [2k + 1]: one cache line per lookup on the bundling path. */
+const TRIG_TABLE = new Float64Array(2 * 65536);
 for (let k = 0; k < 65536; k++) {
   COS_TABLE[k] = Math.cos(k * PHASE_SCALE);
   SIN_TABLE[k] = Math.sin(k * PHASE_SCALE);
+  TRIG_TABLE[2 * k] = COS_TABLE[k]!;
+  TRIG_TABLE[2 * k + 1] = SIN_TABLE[k]!;
 }
 const ATOM_CACHE_MAX = 16_384;
 // Table lookups at random codes miss the CPU cache; an atom seen again gets its own contiguous
@@ -66,8 +70,9 @@ function cachedAtom(word: string, dim: number): Atom {
     if (++hit.hits >= 2 && hit.trig === null && hotAtoms < HOT_MAX) {
       const trig = new Float64Array(2 * dim);
       for (let i = 0; i < dim; i++) {
-        trig[2 * i] = COS_TABLE[hit.codes[i]!]!;
-        trig[2 * i + 1] = SIN_TABLE[hit.codes[i]!]!;
+        const k = hit.codes[i]!;
+        trig[2 * i] = TRIG_TABLE[2 * k]!;
+        trig[2 * i + 1] = TRIG_TABLE[2 * k + 1]!;
       }
       hit.trig = trig;
       hotAtoms++;
@@ -141,35 +146,35 @@ export function bundle(...vectors: PhaseVector[]): PhaseVector {
 
 /** A streaming `bundle`: add vectors one at a time (constant memory), then take the circular mean. */
 export class BundleAccumulator {
-  private readonly re: Float64Array;
-  private readonly im: Float64Array;
+  /** Interleaved Σcos, Σsin per dimension. */
+  private readonly acc: Float64Array;
   count = 0;
 
   constructor(readonly dim: number) {
-    this.re = new Float64Array(dim);
-    this.im = new Float64Array(dim);
+    this.acc = new Float64Array(2 * dim);
   }
 
   add(v: ArrayLike<number>): void {
     if (v.length !== this.dim) throw new RangeError(`bundle: dim mismatch (${v.length} vs ${this.dim})`);
+    const acc = this.acc;
     for (let i = 0; i < this.dim; i++) {
-      this.re[i]! += Math.cos(v[i]!);
-      this.im[i]! += Math.sin(v[i]!);
+      acc[2 * i]! += Math.cos(v[i]!);
+      acc[2 * i + 1]! += Math.sin(v[i]!);
     }
     this.count++;
   }
 
   result(): PhaseVector {
-    return anglesOf(this.re, this.im);
+    return anglesOf(this.acc);
   }
 }
 
-function anglesOf(re: Float64Array, im: Float64Array): PhaseVector {
-  const out = new Float64Array(re.length);
+function anglesOf(acc: Float64Array): PhaseVector {
+  const out = new Float64Array(acc.length >> 1);
   // atan2 is in [−π, π], where Python's `% 2π` is the identity for x ≥ 0 (−0 included) and x + 2π
   // below 0: the same bits as pmod without a floating-point modulo.
-  for (let i = 0; i < re.length; i++) {
-    const a = Math.atan2(im[i]!, re[i]!);
+  for (let i = 0; i < out.length; i++) {
+    const a = Math.atan2(acc[2 * i + 1]!, acc[2 * i]!);
     out[i] = a < 0 ? a + TWO_PI : a;
   }
   return out;
@@ -209,23 +214,24 @@ export function hrrTokens(text: string): string[] {
   return out;
 }
 
-/** Sum e^{i·atom} over tokens into (re, im) without allocating per token. */
-function accumulateText(tokens: readonly string[], dim: number, re: Float64Array, im: Float64Array): void {
+/**
+ * Sum e^{i·atom} over tokens into `acc` (interleaved re, im), without allocating per token. Each
+ * dimension's sum runs over the tokens in order, as the reference's does.
+ */
+function accumulateText(tokens: readonly string[], dim: number, acc: Float64Array): void {
+  const n = 2 * dim;
   for (const token of tokens) {
     const atom = cachedAtom(token, dim);
     const trig = atom.trig;
     if (trig) {
-      for (let i = 0; i < dim; i++) {
-        re[i]! += trig[2 * i]!;
-        im[i]! += trig[2 * i + 1]!;
-      }
+      for (let j = 0; j < n; j++) acc[j]! += trig[j]!;
       continue;
     }
     const codes = atom.codes;
     for (let i = 0; i < dim; i++) {
-      const k = codes[i]!;
-      re[i]! += COS_TABLE[k]!;
-      im[i]! += SIN_TABLE[k]!;
+      const k = 2 * codes[i]!;
+      acc[2 * i]! += TRIG_TABLE[k]!;
+      acc[2 * i + 1]! += TRIG_TABLE[k + 1]!;
     }
   }
 }
@@ -235,10 +241,9 @@ export function encodeText(text: string, dim = 1024): PhaseVector {
   assertDim(dim);
   const tokens = hrrTokens(text);
   if (tokens.length === 0) return encodeAtom(EMPTY_ATOM, dim);
-  const re = new Float64Array(dim);
-  const im = new Float64Array(dim);
-  accumulateText(tokens, dim, re, im);
-  return anglesOf(re, im);
+  const acc = new Float64Array(2 * dim);
+  accumulateText(tokens, dim, acc);
+  return anglesOf(acc);
 }
 
 /**
@@ -250,41 +255,42 @@ export function encodeText(text: string, dim = 1024): PhaseVector {
 export function encodeFact(content: string, entities: readonly string[], dim = 1024): PhaseVector {
   assertDim(dim);
   const tokens = hrrTokens(content);
-  const re = new Float64Array(dim);
-  const im = new Float64Array(dim);
+  const acc = new Float64Array(2 * dim);
   const rc = atomCodes(ROLE_CONTENT, dim);
   if (tokens.length === 0) {
     // The empty atom bound to the content role: (e + r) mod 2π on the uint16 grid.
     const empty = atomCodes(EMPTY_ATOM, dim);
     for (let i = 0; i < dim; i++) {
-      const k = (empty[i]! + rc[i]!) & 0xffff;
-      re[i] = COS_TABLE[k]!;
-      im[i] = SIN_TABLE[k]!;
+      const k = 2 * ((empty[i]! + rc[i]!) & 0xffff);
+      acc[2 * i] = TRIG_TABLE[k]!;
+      acc[2 * i + 1] = TRIG_TABLE[k + 1]!;
     }
   } else {
-    accumulateText(tokens, dim, re, im);
+    accumulateText(tokens, dim, acc);
     for (let i = 0; i < dim; i++) {
-      const x = re[i]!;
-      const y = im[i]!;
+      const x = acc[2 * i]!;
+      const y = acc[2 * i + 1]!;
       const r = Math.sqrt(x * x + y * y);
       // atan2(0, 0) = 0: the phasor of angle 0.
       const c = r > 0 ? x / r : 1;
       const s = r > 0 ? y / r : 0;
-      const k = rc[i]!;
-      re[i] = c * COS_TABLE[k]! - s * SIN_TABLE[k]!;
-      im[i] = s * COS_TABLE[k]! + c * SIN_TABLE[k]!;
+      const k = 2 * rc[i]!;
+      const cr = TRIG_TABLE[k]!;
+      const sr = TRIG_TABLE[k + 1]!;
+      acc[2 * i] = c * cr - s * sr;
+      acc[2 * i + 1] = s * cr + c * sr;
     }
   }
   const roleEntity = entities.length > 0 ? atomCodes(ROLE_ENTITY, dim) : null;
   for (const entity of entities) {
     const atom = atomCodes(entity.toLowerCase(), dim);
     for (let i = 0; i < dim; i++) {
-      const k = (atom[i]! + roleEntity![i]!) & 0xffff;
-      re[i]! += COS_TABLE[k]!;
-      im[i]! += SIN_TABLE[k]!;
+      const k = 2 * ((atom[i]! + roleEntity![i]!) & 0xffff);
+      acc[2 * i]! += TRIG_TABLE[k]!;
+      acc[2 * i + 1]! += TRIG_TABLE[k + 1]!;
     }
   }
-  return anglesOf(re, im);
+  return anglesOf(acc);
 }
 
 /** sqrt(dim / n), or Infinity when empty. Below 2.0 (n > dim/4) retrieval degrades. */

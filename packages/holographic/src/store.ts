@@ -16,6 +16,7 @@ import {
   phasesToBytes,
   snrEstimate,
 } from './hrr';
+import { BulkEncoder, PARALLEL_MIN_VECTORS } from './bulk-encoder';
 import { DenseIndex } from './dense';
 import { FactRetriever } from './retrieval';
 import { ROW_COLUMNS } from './row-cache';
@@ -54,6 +55,11 @@ export interface FactStoreOptions {
   embedder?: Embedder;
   /** Bump retrieval_count on reads (default true; false for read-only agent contexts). */
   trackRetrievals?: boolean;
+  /**
+   * Encode the HRR vectors of large `addMany` batches (≥ 2,048 new facts) on a worker thread as well
+   * as the main thread; blobs are byte-identical either way. Default true (used only with > 1 CPU).
+   */
+  parallelIngest?: boolean;
   logger?: Logger;
 }
 
@@ -99,6 +105,9 @@ export function clampTrust(value: number): number {
   return Math.max(0, Math.min(1, value));
 }
 
+/** One input of `addMany`: a fact to insert (id filled in once written), or the id it resolves to. */
+type PlanStep = { id: number } | { sameAs: number };
+
 export class FactStore {
   readonly dbPath: string;
   readonly defaultTrust: number;
@@ -109,6 +118,8 @@ export class FactStore {
   readonly retriever: FactRetriever;
   readonly logger: Logger;
   readonly trackRetrievals: boolean;
+  readonly parallelIngest: boolean;
+  private bulkEncoder: BulkEncoder | null = null;
   private conn: SharedConnection | null;
   private readonly stmts: ReturnType<typeof prepare>;
   private readonly dirtyBanks = new Set<string>();
@@ -131,6 +142,7 @@ export class FactStore {
     this.currentEmbedder = options.embedder;
     this.logger = options.logger ?? silentLogger;
     this.trackRetrievals = options.trackRetrievals ?? true;
+    this.parallelIngest = options.parallelIngest ?? true;
     this.conn = acquireConnection(options.dbPath);
     this.stmts = prepare(this.conn.db);
     this.retriever = new FactRetriever(this, {
@@ -189,28 +201,32 @@ export class FactStore {
     const insert = (keep: (row: FactRecord) => void) =>
       this.db
         .transaction(() => {
-          const out: number[] = [];
           const entities = entityCacheFor(this.db);
-          const fresh = new Map<number, { content: string; tags: string }>();
+          // Plan first: existing contents keep their id, repeats within the batch share the first
+          // one's, and entities are resolved in input order (the ids the one-by-one path assigns).
+          const plan: PlanStep[] = [];
+          const firstIndex = new Map<string, number>();
+          const fresh: Array<{ step: number; item: (typeof prepared)[number]; entityIds: number[] }> = [];
           for (const item of prepared) {
             const existing = s.idByContent.get(item.content) as { fact_id: number } | undefined;
-            if (existing) {
-              out.push(existing.fact_id);
-              continue;
+            const earlier = firstIndex.get(item.content);
+            if (existing) plan.push({ id: existing.fact_id });
+            else if (earlier !== undefined) plan.push({ sameAs: earlier });
+            else {
+              firstIndex.set(item.content, plan.length);
+              fresh.push({
+                step: plan.length,
+                item,
+                entityIds: this.resolveEntities(entities, item.content),
+              });
+              plan.push({ id: 0 });
             }
-            // Resolve entities first so the row is inserted once with its vector (an UPDATE would
-            // fire the reference FTS trigger a second time).
-            const entityIds = this.resolveEntities(entities, item.content);
-            const vector = this.hrrEnabled
-              ? phasesToBytes(
-                  encodeFact(
-                    item.content,
-                    entityIds.map((id) => entities.name(id) ?? ''),
-                    this.hrrDim,
-                  ),
-                  this.vectorFormat,
-                )
-              : null;
+          }
+          // Rows are inserted once, with their vector (an UPDATE would fire the reference FTS
+          // trigger a second time), in input order.
+          const written = new Map<number, { content: string; tags: string }>();
+          const insert = (index: number, vector: Buffer | null) => {
+            const { step, item, entityIds } = fresh[index]!;
             const row = s.insertFact.get(
               item.content,
               item.category,
@@ -220,13 +236,26 @@ export class FactStore {
               item.occurredAt,
             ) as FactRecord;
             keep(row);
-            const factId = row.fact_id;
-            for (const entityId of entityIds) s.link.run(factId, entityId);
+            for (const entityId of entityIds) s.link.run(row.fact_id, entityId);
             this.dirtyBanks.add(item.category);
-            fresh.set(factId, item);
-            out.push(factId);
-          }
-          this.syncSideIndex(fresh);
+            written.set(row.fact_id, item);
+            plan[step] = { id: row.fact_id };
+          };
+          const vectors = this.hrrEnabled
+            ? fresh.map((f) => ({
+                content: f.item.content,
+                entities: f.entityIds.map((id) => entities.name(id) ?? ''),
+              }))
+            : null;
+          if (!vectors) for (let i = 0; i < fresh.length; i++) insert(i, null);
+          else if (vectors.length >= PARALLEL_MIN_VECTORS && this.parallelIngest && BulkEncoder.available()) {
+            this.bulkEncoder ??= new BulkEncoder({ dim: this.hrrDim, format: this.vectorFormat });
+            this.bulkEncoder.encode(vectors, insert);
+          } else
+            for (const [i, v] of vectors.entries())
+              insert(i, phasesToBytes(encodeFact(v.content, v.entities, this.hrrDim), this.vectorFormat));
+          const out = plan.map((p) => ('id' in p ? p.id : (plan[p.sameAs] as { id: number }).id));
+          this.syncSideIndex(written);
           return out;
         })
         .immediate();
@@ -708,6 +737,8 @@ export class FactStore {
     } catch (error) {
       this.logger.debug?.('holographic: bank flush on close failed', { error: String(error) });
     }
+    this.bulkEncoder?.close();
+    this.bulkEncoder = null;
     this.conn.release();
     this.conn = null;
   }
