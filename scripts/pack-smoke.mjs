@@ -2,12 +2,15 @@
 /**
  * Pack smoke test: what users get from npm, not what the workspace sees.
  *
- * 1. `pnpm pack` core, testkit and the provider template (private, packed anyway) into a temp dir
+ * 1. `pnpm pack` core, testkit, holographic and the provider template (private, packed anyway)
+ *    into a temp dir
  *    (pnpm rewrites `workspace:` ranges to real versions, as `pnpm publish` would);
  * 2. `npm install` the tarballs with plain npm into a scratch project (registry deps from the cache
  *    when possible: --prefer-offline --no-audit --no-fund);
  * 3. import them from an ES module (.mjs) and from CommonJS (.cjs), check the key exports, create and
- *    initialize a template provider, store and find a fact, and answer a request from the fake server.
+ *    initialize a template provider, store and find a fact, answer a request from the fake server,
+ *    and bulk-import facts into holographic's FactStore (its encode worker is a file of its own, so
+ *    this is where a missing or misnamed worker would show: the debug log says who encoded).
  *
  * Prints one summary line; exits non-zero on the first failure. `--keep` keeps the temp dir.
  * Packages must be built (`pnpm turbo run build --filter=@hermes-memory/provider-template...`);
@@ -25,7 +28,27 @@ const PACKAGES = [
   { dir: 'packages/core', name: '@hermes-memory/core' },
   { dir: 'packages/testkit', name: '@hermes-memory/testkit' },
   { dir: 'packages/provider-template', name: '@hermes-memory/provider-template' },
+  { dir: 'packages/holographic', name: '@hermes-memory/holographic' },
 ];
+
+/** Bulk import through the installed holographic package; `fs`, `os`, `path`, `assert` in scope. */
+const HOLOGRAPHIC_CHECK = `
+  const bulkDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hm-pack-holo-'));
+  const logs = [];
+  const logger = { debug: (m, meta) => logs.push({ m, meta }), info() {}, warn() {}, error() {} };
+  const items = Array.from({ length: 6000 }, (_, i) => ({ content: 'Ann: note ' + i + ' about the Lisbon trip' }));
+  const vectors = (parallelIngest) => {
+    const store = new holographic.FactStore({ dbPath: path.join(bulkDir, parallelIngest + '.db'), parallelIngest, logger });
+    store.addMany(items);
+    const rows = store.db.prepare('SELECT hex(hrr_vector) AS v FROM facts ORDER BY fact_id').all();
+    store.close();
+    return rows.map((r) => r.v).join('');
+  };
+  assert.equal(vectors(true), vectors(false));
+  const encoded = logs.find((l) => l.m === 'holographic: bulk import vectors encoded');
+  assert.ok(encoded && encoded.meta.workerChunks > 0, 'the encode worker ran: ' + JSON.stringify(encoded));
+  fs.rmSync(bulkDir, { recursive: true, force: true });
+`;
 
 const started = Date.now();
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'hm-pack-smoke-'));
@@ -53,6 +76,7 @@ import path from 'node:path';
 import * as core from '@hermes-memory/core';
 import * as testkit from '@hermes-memory/testkit';
 import * as template from '@hermes-memory/provider-template';
+import * as holographic from '@hermes-memory/holographic';
 
 for (const key of ['MemoryProvider', 'MemoryManager', 'SerialQueue', 'scanWrite', 'toolError', 'canWrite']) {
   assert.ok(key in core, 'core export ' + key);
@@ -83,6 +107,7 @@ const client = new core.OpenAICompatibleLlmClient({ baseURL: fake.url, model: 'f
 assert.equal((await client.chat({ messages: [{ role: 'user', content: 'ping' }] })).content, 'pong');
 await fake.close();
 fs.rmSync(home, { recursive: true, force: true });
+${HOLOGRAPHIC_CHECK}
 console.log('esm ok');
 `;
 
@@ -94,6 +119,7 @@ const path = require('node:path');
 const core = require('@hermes-memory/core');
 const testkit = require('@hermes-memory/testkit');
 const template = require('@hermes-memory/provider-template');
+const holographic = require('@hermes-memory/holographic');
 
 (async () => {
   assert.equal(typeof core.MemoryProvider, 'function');
@@ -120,6 +146,7 @@ const template = require('@hermes-memory/provider-template');
   assert.equal((await response.json()).data.length, 2);
   await fake.close();
   fs.rmSync(home, { recursive: true, force: true });
+  ${HOLOGRAPHIC_CHECK}
   console.log('cjs ok');
 })().catch((error) => {
   console.error(error);

@@ -42,8 +42,8 @@ describe('BulkEncoder', () => {
     const items = corpus(1200);
     const encoder = new BulkEncoder({ dim: 256, format: 'float32', mainEncodes: false });
     const blobs = collect(encoder, items);
-    expect(encoder.lastStats.main).toBe(0);
-    expect(encoder.lastStats.worker).toBe(Math.ceil(items.length / 256));
+    expect(encoder.lastStats.mainChunks).toBe(0);
+    expect(encoder.lastStats.workerChunks).toBe(Math.ceil(items.length / 256));
     expect(blobs.map((b) => b.toString('base64'))).toEqual(
       serialBlobs(items, 256).map((b) => b.toString('base64')),
     );
@@ -54,7 +54,7 @@ describe('BulkEncoder', () => {
     const items = corpus(8192 * 2 + 300);
     const encoder = new BulkEncoder({ dim: 8, format: 'float64' });
     const blobs = collect(encoder, items);
-    expect(encoder.lastStats.main + encoder.lastStats.worker).toBe(Math.ceil(items.length / 256));
+    expect(encoder.lastStats.mainChunks + encoder.lastStats.workerChunks).toBe(Math.ceil(items.length / 256));
     const serial = items.map((v) => phasesToBytes(encodeFact(v.content, v.entities, 8), 'float64'));
     expect(Buffer.concat(blobs).equals(Buffer.concat(serial))).toBe(true);
   });
@@ -75,7 +75,7 @@ describe('BulkEncoder', () => {
       workerScript: idle,
     });
     const blobs = collect(encoder, items);
-    expect(encoder.lastStats.main).toBe(Math.ceil(items.length / 256));
+    expect(encoder.lastStats.mainChunks).toBe(Math.ceil(items.length / 256));
     expect(Buffer.concat(blobs).equals(Buffer.concat(serialBlobs(items, 64)))).toBe(true);
   });
 
@@ -83,7 +83,7 @@ describe('BulkEncoder', () => {
     const items = corpus(300);
     const encoder = new BulkEncoder({ dim: 32, format: 'float32', workerScript: null });
     expect(Buffer.concat(collect(encoder, items)).equals(Buffer.concat(serialBlobs(items, 32)))).toBe(true);
-    expect(encoder.lastStats.worker).toBe(0);
+    expect(encoder.lastStats.workerChunks).toBe(0);
   });
 });
 

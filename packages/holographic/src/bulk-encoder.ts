@@ -91,8 +91,8 @@ export interface BulkEncoderOptions {
 
 /** Chunks encoded by each thread in the last `encode` (for logs and tests). */
 export interface EncodeStats {
-  worker: number;
-  main: number;
+  workerChunks: number;
+  mainChunks: number;
 }
 
 /**
@@ -102,7 +102,7 @@ export interface EncodeStats {
 export class BulkEncoder {
   private worker: Worker | null = null;
   private broken = false;
-  lastStats: EncodeStats = { worker: 0, main: 0 };
+  lastStats: EncodeStats = { workerChunks: 0, mainChunks: 0 };
 
   constructor(private readonly options: BulkEncoderOptions) {}
 
@@ -141,7 +141,7 @@ export class BulkEncoder {
       rounds[r] = round;
       if (worker && !this.broken) worker.postMessage(round);
     };
-    const stats: EncodeStats = { worker: 0, main: 0 };
+    const stats: EncodeStats = { workerChunks: 0, mainChunks: 0 };
     const roundCount = Math.ceil(items.length / ROUND);
     if (roundCount > 0) post(0);
     for (let r = 0; r < roundCount; r++) {
@@ -158,12 +158,12 @@ export class BulkEncoder {
             // No (more) help: encode here, straight to the consumer. Shared memory is left alone,
             // since a stalled worker may still write the chunk it claimed.
             encodeDirect(round, c, r * ROUND, consume);
-            stats.main++;
+            stats.mainChunks++;
             direct = true;
             break;
           }
           if (this.options.mainEncodes !== false && encodeChunks(round, 1) === 1) {
-            stats.main++;
+            stats.mainChunks++;
             continue;
           }
           if (Atomics.wait(control, 1 + c, 0, this.options.stallMs ?? STALL_MS) === 'timed-out')
@@ -177,7 +177,7 @@ export class BulkEncoder {
       rounds[r] = undefined; // release the round's shared memory
     }
     const total = Math.ceil(items.length / CHUNK);
-    stats.worker = Math.max(0, total - stats.main);
+    stats.workerChunks = Math.max(0, total - stats.mainChunks);
     this.lastStats = stats;
     // Imports are rare and a thread's heap is not small: start one per import, not per store.
     this.close();

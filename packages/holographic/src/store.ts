@@ -251,6 +251,10 @@ export class FactStore {
           else if (vectors.length >= PARALLEL_MIN_VECTORS && this.parallelIngest && BulkEncoder.available()) {
             this.bulkEncoder ??= new BulkEncoder({ dim: this.hrrDim, format: this.vectorFormat });
             this.bulkEncoder.encode(vectors, insert);
+            this.logger.debug?.('holographic: bulk import vectors encoded', {
+              facts: vectors.length,
+              ...this.bulkEncoder.lastStats,
+            });
           } else
             for (const [i, v] of vectors.entries())
               insert(i, phasesToBytes(encodeFact(v.content, v.entities, this.hrrDim), this.vectorFormat));
