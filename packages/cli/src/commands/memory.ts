@@ -1,9 +1,10 @@
+import type { MemoryStore } from '@hermes-memory/builtin';
 import type { Command } from '../command';
-import { parseCommandArgs } from '../context';
+import { type CommandContext, parseCommandArgs } from '../context';
 import { CliError, usageError } from '../errors';
 import { failIfUnsuccessful, openMemoryStore, parseTarget } from '../stores';
 
-const USAGE = `Usage: hermes-memory memory <list|add|replace|remove> [options]
+const USAGE = `Usage: hermes-memory memory <list|add|replace|remove|pending|approve|reject> [options]
 
 Read and edit the built-in memory files (memories/MEMORY.md and USER.md) with the same rules the
 agent's \`memory\` tool follows: char limits, the write scanner, exact-duplicate detection, a
@@ -14,8 +15,14 @@ cross-process lock and atomic writes.
   memory replace <old_text> <new_content> [--target ...]
   memory remove <old_text> [--target ...]
 
+Staged writes (write_approval on, or changes proposed by background review):
+  memory pending                              list them, oldest first
+  memory approve <id...> | --all              apply them (scanned and limit-checked again)
+  memory reject <id...> | --all               discard them
+
 Options:
-  --target memory|user   MEMORY.md (the agent's notes, default) or USER.md (the user profile)`;
+  --target memory|user   MEMORY.md (the agent's notes, default) or USER.md (the user profile)
+  --all                  approve / reject every staged write`;
 
 export const memoryCommand: Command = {
   name: 'memory',
@@ -23,12 +30,15 @@ export const memoryCommand: Command = {
   async run(ctx, argv) {
     const { values, positionals } = parseCommandArgs(
       argv,
-      { target: { type: 'string', short: 't' } },
+      { target: { type: 'string', short: 't' }, all: { type: 'boolean' } },
       'memory',
     );
     const [action, ...args] = positionals;
     if (!action)
-      throw usageError('Missing action: list, add, replace or remove.', "See 'hermes-memory memory --help'.");
+      throw usageError(
+        'Missing action: list, add, replace, remove, pending, approve or reject.',
+        "See 'hermes-memory memory --help'.",
+      );
     const store = openMemoryStore(ctx.home);
     const s = ctx.style;
 
@@ -64,6 +74,24 @@ export const memoryCommand: Command = {
       return 0;
     }
 
+    if (action === 'pending') {
+      if (args.length > 0) throw new CliError("'memory pending' takes no arguments.", { exitCode: 2 });
+      const pending = store.listPending();
+      if (ctx.json) {
+        ctx.printJson({ pending, count: pending.length });
+        return 0;
+      }
+      if (pending.length === 0) ctx.out(s.gray('No staged memory writes.'));
+      for (const p of pending) {
+        ctx.out(`${s.cyan(p.id)} ${s.gray(`${p.createdAt.slice(0, 16).replace('T', ' ')} · ${p.reason}`)}`);
+        ctx.out(`  ${p.summary}`);
+        if (p.lastError) ctx.out(`  ${s.red(`last attempt failed: ${p.lastError}`)}`);
+      }
+      return 0;
+    }
+    if (action === 'approve' || action === 'reject')
+      return decide(ctx, store, action, args, values.all === true);
+
     const target = parseTarget(values.target);
     const options = { writeOrigin: 'cli' };
     let result: { success: boolean; [key: string]: unknown };
@@ -81,7 +109,9 @@ export const memoryCommand: Command = {
         result = await store.remove(target, args[0]!, options);
         break;
       default:
-        throw usageError(`Unknown action '${action}'. Use: list, add, replace, remove.`);
+        throw usageError(
+          `Unknown action '${action}'. Use: list, add, replace, remove, pending, approve, reject.`,
+        );
     }
     if (ctx.json) {
       ctx.printJson({ ...result, target, usage: store.usage(target).text });
@@ -94,6 +124,48 @@ export const memoryCommand: Command = {
     return 0;
   },
 };
+
+/** Approve or reject staged writes by id (or all of them); exit 1 when any could not be done. */
+async function decide(
+  ctx: CommandContext,
+  store: MemoryStore,
+  action: 'approve' | 'reject',
+  ids: readonly string[],
+  all: boolean,
+): Promise<number> {
+  if (all === ids.length > 0)
+    throw new CliError(`'memory ${action}' takes staged write ids or --all (see 'memory pending').`, {
+      exitCode: 2,
+    });
+  const chosen = all ? store.listPending().map((p) => p.id) : [...new Set(ids)];
+  const results: Array<{ pending_id: string; success: boolean; [key: string]: unknown }> = [];
+  for (const id of chosen) {
+    if (action === 'approve') results.push(await store.applyPending(id));
+    else {
+      const removed = await store.rejectPending(id);
+      results.push(
+        removed
+          ? { pending_id: id, success: true, message: 'Discarded.' }
+          : { pending_id: id, success: false, error: `No pending memory write with id '${id}'.` },
+      );
+    }
+  }
+  const ok = results.every((r) => r.success);
+  if (ctx.json) {
+    ctx.printJson({ success: ok, results });
+    return ok ? 0 : 1;
+  }
+  const s = ctx.style;
+  if (results.length === 0) ctx.out(s.gray('No staged memory writes.'));
+  for (const r of results) {
+    if (r.success)
+      ctx.out(
+        `${s.green('✓')} ${r.pending_id} ${String(r.message ?? (action === 'approve' ? 'Applied.' : 'Discarded.'))}`,
+      );
+    else ctx.err(`hermes-memory: ${r.pending_id}: ${String(r.error ?? 'failed')}`);
+  }
+  return ok ? 0 : 1;
+}
 
 function expectArgs(action: string, args: readonly string[], n: number, names: string): void {
   if (args.length !== n) {
