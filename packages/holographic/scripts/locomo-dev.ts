@@ -1,8 +1,10 @@
 /**
  * Development driver: LoCoMo dev split through FactStore directly (fresh store per conversation),
  * printing recall-any/all@k and MRR for cats 1-4. The bench package runs the official protocol.
- *   node --import tsx scripts/locomo-dev.ts [reference|default] [--embed] [--w={json}] [--convs=1-4]
+ *   node --import tsx scripts/locomo-dev.ts [reference|default] [--embed] [--dates] [--w={json}] [--convs=1-4] [--dump=1]
  * `--convs` selects conversations (1-based, inclusive) for held-out tuning: tune on 1-4, confirm on 5-7.
+ * `--dates` stores each turn with its session date (`occurredAt`); `--dump=<category>` prints each
+ * question of that category with the rank of each gold turn (-1 = not in the top 50) and the top 3.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -31,6 +33,9 @@ const convArg = process.argv.find((a) => a.startsWith('--convs='));
 const [lo, hi] = convArg ? convArg.slice(8).split('-').map(Number) : [1, data.length];
 const selected = data.slice((lo ?? 1) - 1, hi ?? data.length);
 const ks = [1, 5, 10, 20];
+const dumpArg = process.argv.find((a) => a.startsWith('--dump='));
+const dump = Boolean(dumpArg);
+const dumpCat = dumpArg ? Number(dumpArg.slice(7)) : 0;
 const agg = new Map<string, { n: number; any: number[]; all: number[]; mrr: number }>();
 const bump = (key: string, gold: string[], ranked: string[]) => {
   const a = agg.get(key) ?? { n: 0, any: ks.map(() => 0), all: ks.map(() => 0), mrr: 0 };
@@ -81,6 +86,13 @@ for (const conv of selected) {
     const res = await store.recall(qa.question, { limit: 50, minTrust: 0 });
     const ranked = [...new Set(res.map((r) => idOf.get(r.fact_id)!).filter(Boolean))];
     bump('all', gold, ranked);
+    if (dump && qa.category === dumpCat) {
+      const pos = gold.map((g) => ranked.indexOf(g));
+      const textOf = new Map(items.map((i) => [i.dia, i.content]));
+      console.log(`\nQ[${conv.sample_id}] ${qa.question}`);
+      for (const [i, g] of gold.entries()) console.log(`  ${g} @${pos[i]}: ${textOf.get(g)?.slice(0, 140)}`);
+      console.log(`  top3: ${ranked.slice(0, 3).map((d) => `${d} ${textOf.get(d)?.slice(0, 70)}`).join(' || ')}`);
+    }
     bump(`cat${qa.category}`, gold, ranked);
   }
   store.close();

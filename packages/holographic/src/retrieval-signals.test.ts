@@ -1,13 +1,14 @@
 /**
  * The default pipeline's chat signals on small hand-made corpora: speaker, contextual document
- * expansion, time expressions, and `occurredAt` episode boundaries. Each test compares the signal
+ * expansion (and its reply-to-a-question form), time expressions, the question discount, and
+ * `occurredAt` episode boundaries. Each test compares the signal
  * on against the same store with the signal's weight at 0, so it asserts what the signal changes.
  */
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FactStore, type FactStoreOptions, toSqlTimestamp } from './store';
 import { tempDir } from './test-helpers';
-import { hasTimeExpression, isTemporalQuery } from './text';
+import { hasTimeExpression, isTemporalQuery, questionShare } from './text';
 
 const open: FactStore[] = [];
 function makeStore(options: Partial<FactStoreOptions> = {}): FactStore {
@@ -154,5 +155,70 @@ describe('occurredAt', () => {
       { content: facts[1]!, occurredAt: '2024-02-01T10:00:00Z' },
     ]);
     expect(apart.search('ramen place', { minTrust: 0 }).map((r) => r.fact_id)).not.toContain(apartIds[1]);
+  });
+});
+
+describe('questions and replies', () => {
+  const scoreOf = (store: FactStore, query: string, id: number): number =>
+    store.search(query, { limit: 50, minTrust: 0 }).find((r) => r.fact_id === id)?.score ?? 0;
+
+  it('measures the share of sentences that ask', () => {
+    expect(questionShare('What kind of books do you like?')).toBe(1);
+    expect(questionShare('Wow, great! What kind of books do you like?')).toBe(0.5);
+    expect(questionShare('I like books. [shares a photo of a shelf?]')).toBe(0);
+    expect(questionShare('Books, mostly')).toBe(0);
+    expect(questionShare('')).toBe(0);
+  });
+
+  it('ranks a question below the statement it echoes, while its reply still borrows its full score', () => {
+    const chat = [
+      'Bob: Which board games do you play with your family?',
+      'Ann: Mostly Catan on Sundays.',
+      'Ann: We play board games with the family every weekend.',
+    ];
+    const q = 'What board games does the family play?';
+    const on = makeStore({ weights: { expansion: 0, reply: 0 } });
+    const ids = on.addMany(chat.map((content) => ({ content, occurredAt: '2024-01-01T10:00:00Z' })));
+    const off = makeStore({ weights: { expansion: 0, reply: 0, question: 0 } });
+    const offIds = off.addMany(chat.map((content) => ({ content, occurredAt: '2024-01-01T10:00:00Z' })));
+    // Without the discount the question's own words put it first.
+    expect(off.search(q, { limit: 1, minTrust: 0 })[0]?.fact_id).toBe(offIds[0]);
+    expect(on.search(q, { limit: 1, minTrust: 0 })[0]?.fact_id).toBe(ids[2]);
+    expect(scoreOf(on, q, ids[0]!)).toBeLessThan(scoreOf(off, q, offIds[0]!));
+    // The reply borrows from the question's undiscounted score: unchanged by the discount.
+    expect(scoreOf(on, q, ids[1]!)).toBeCloseTo(scoreOf(off, q, offIds[1]!), 12);
+  });
+
+  it('leaves rankings of facts without questions unchanged', () => {
+    const facts = ['Jane prefers Neovim', 'The deploy uses Jane keys', 'Neovim config lives in dotfiles'];
+    const a = makeStore();
+    const b = makeStore({ weights: { question: 0, reply: 0 } });
+    a.addMany(facts.map((content) => ({ content })));
+    b.addMany(facts.map((content) => ({ content })));
+    const q = 'which editor does Jane use';
+    expect(a.search(q, { minTrust: 0 }).map((r) => [r.fact_id, r.score])).toEqual(
+      b.search(q, { minTrust: 0 }).map((r) => [r.fact_id, r.score]),
+    );
+  });
+
+  it('lets a reply to a question inherit more of its topic than a reply to a statement', () => {
+    const chat = [
+      'Bob: Which books do you like to read?',
+      "Ann: Charlotte's Web, ever since I was little.",
+      'Bob: I like to read books on the train.',
+      'Ann: Dune, although it is long.',
+    ];
+    const q = 'What books does Ann like to read?';
+    const at = '2024-01-01T10:00:00Z';
+    const on = makeStore({ weights: { context: 0, question: 0 } });
+    const ids = on.addMany(chat.map((content) => ({ content, occurredAt: at })));
+    const off = makeStore({ weights: { context: 0, question: 0, reply: 0 } });
+    const offIds = off.addMany(chat.map((content) => ({ content, occurredAt: at })));
+    expect(rank(on, q, ids[1]!)).toBeLessThan(rank(on, q, ids[3]!));
+    expect(scoreOf(on, q, ids[1]!)).toBeGreaterThan(scoreOf(off, q, offIds[1]!));
+    // The reply to a statement keeps the plain expansion weight: the gap between the two replies grows.
+    const gap = (store: FactStore, list: number[]) =>
+      scoreOf(store, q, list[1]!) - scoreOf(store, q, list[3]!);
+    expect(gap(on, ids)).toBeGreaterThan(gap(off, offIds));
   });
 });

@@ -12,6 +12,7 @@ import {
   isTemporalQuery,
   jaccard,
   jaccardTokens,
+  questionShare,
   queryTerms,
   sanitizeFtsQuery,
   stemmedTokens,
@@ -53,6 +54,8 @@ export const DEFAULT_WEIGHTS: Readonly<DefaultWeights> = Object.freeze({
   expansion: 0.2,
   speaker: 0.4,
   temporal: 0.2,
+  question: 0.4,
+  reply: 0.5,
 });
 /** Added to the default weights when an embedder is active. */
 export const DEFAULT_EMBEDDING_WEIGHT = 0.3;
@@ -68,7 +71,11 @@ const CONTEXT_DECAY = 0.7;
 /** Facts whose token statistics stay in memory (oldest-first eviction past it). */
 const TOKEN_CACHE_MAX = 50_000;
 const BM25_K1 = 1.2;
-const BM25_B = 0.75;
+/**
+ * Length normalisation. Memories are short (a sentence or a chat turn) and their length says more
+ * about verbosity than about scope, so it is milder than the usual 0.75 (see 0401, fifth pass).
+ */
+const BM25_B = 0.3;
 /** A chat-log speaker prefix: one to four capitalised words and a colon at the start ("Jane Doe: …"). */
 const SPEAKER_PREFIX = /^(\p{Lu}[\p{L}\p{N}'’.-]*(?: \p{Lu}[\p{L}\p{N}'’.-]*){0,3}):\s/u;
 const STOP_STEMS = new Set([...QUERY_STOPWORDS].map((w) => porterStem(w)));
@@ -92,6 +99,8 @@ interface TokenStats {
   speaker: Set<string>;
   /** The text carries a time expression. */
   timed: boolean;
+  /** Share of the text's sentences that are questions. */
+  asks: number;
 }
 
 export class FactRetriever {
@@ -339,7 +348,14 @@ export class FactRetriever {
       if (this.halfLife > 0) score *= temporalDecay(fact.updated_at || fact.created_at, this.halfLife);
       scores[i] = score;
     }
-    const final = w.context > 0 ? this.applyContext(facts, scores, w.context) : scores;
+    const final = w.context > 0 ? this.applyContext(facts, scores, w.context) : new Float64Array(scores);
+    // A question states nothing: its match has already been lent to the replies around it (the
+    // neighbourhood pass used its full score), but it ranks itself at a discount.
+    if (w.question > 0)
+      for (let i = 0; i < facts.length; i++) {
+        const asks = this.tokens(facts[i]!).asks;
+        if (asks > 0) final[i] = final[i]! - w.question * asks * scores[i]!;
+      }
     // A neighbour that neither matches nor borrows anything stays out. Result objects are built for
     // the returned facts only.
     const order: number[] = [];
@@ -422,11 +438,13 @@ export class FactRetriever {
       // Per-stem weight × IDF, computed once rather than per fact.
       const stemList = [...stems.keys()];
       const stemIdf = stemList.map((stem) => stems.get(stem)! * (idf.get(stem) ?? 0));
-      const e = this.weights.expansion;
-      const context = e > 0 ? this.previousTurns(unscored) : null;
+      const { expansion, reply } = this.weights;
+      const context = expansion > 0 || reply > 0 ? this.previousTurns(unscored) : null;
       unscored.forEach((fact, k) => {
         const tok = this.tokens(fact);
         const ctx = context?.[k] ?? null;
+        // A reply to a question inherits more of that question's topic than one to a statement.
+        const e = ctx ? expansion + reply * ctx.asks : 0;
         let score = 0;
         let covered = 0;
         let spoken = 0;
@@ -673,6 +691,7 @@ export class FactRetriever {
       length: all.length,
       speaker,
       timed: hasTimeExpression(content),
+      asks: questionShare(content),
     };
     if (!this.tokenCache.has(factId) && this.tokenCache.size >= TOKEN_CACHE_MAX)
       this.tokenCache.delete(this.tokenCache.keys().next().value as number);

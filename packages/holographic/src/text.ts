@@ -277,3 +277,16 @@ export function isTemporalQuery(query: string): boolean {
 export function hasTimeExpression(text: string): boolean {
   return TEMPORAL_EXPRESSION.test(text);
 }
+
+/**
+ * Share of a text's sentences that are questions (0 when it asks nothing, 1 when it only asks).
+ * A trailing bracketed note ("[shares a photo …]") is ignored.
+ */
+export function questionShare(text: string): number {
+  const body = text.replace(/\s*\[[^\]]*\]\s*$/u, '').trim();
+  const sentences = body.match(/[^.!?…]+(?:[.!?…]+|$)/gu)?.filter((s) => /[\p{L}\p{N}]/u.test(s)) ?? [];
+  if (sentences.length === 0) return 0;
+  let asked = 0;
+  for (const s of sentences) if (s.trimEnd().endsWith('?')) asked++;
+  return asked / sentences.length;
+}

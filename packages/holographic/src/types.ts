@@ -81,6 +81,18 @@ export interface DefaultWeights {
   speaker: number;
   /** Bonus for facts with a time expression when the query asks "when …" (0 disables it). */
   temporal: number;
+  /**
+   * Question discount: a fact ranks with its own score reduced by this weight × the share of its
+   * sentences that are questions ("What kind of books do you like?" states nothing). Its neighbours
+   * still borrow its full score. 0 disables it.
+   */
+  question: number;
+  /**
+   * Reply expansion: when the previous turn (see `expansion`) is a question, its terms count at
+   * `expansion + reply × its question share` — "Which books do you like?" → "Charlotte's Web".
+   * 0 disables it.
+   */
+  reply: number;
 }
 
 export interface SearchOptions {
