@@ -14,10 +14,15 @@ import { type VectorFormat, encodeFact, phasesToBytes } from './hrr';
 
 /** Facts per chunk (one claim, one notify); ~50 ms of work at dim 1024. */
 const CHUNK = 256;
-/** Facts per round (one shared buffer, one message): bounds shared memory to ~33 MiB at dim 1024. */
-const ROUND = 8192;
+/** Facts per round (one shared buffer, one message): two buffers of ~8 MiB at dim 1024. */
+const ROUND = 2048;
 /** Below this many vectors a worker is not worth starting. */
 export const PARALLEL_MIN_VECTORS = 2048;
+/**
+ * The worker's garbage is per-fact scratch arrays: a small young generation keeps its footprint
+ * small (the default semispaces add tens of MiB of RSS for no speed).
+ */
+const WORKER_LIMITS = { maxYoungGenerationSizeMb: 4 };
 /** A chunk the worker claimed but has not finished after this long is encoded by the main thread. */
 const STALL_MS = 10_000;
 
@@ -198,8 +203,11 @@ export class BulkEncoder {
     try {
       // From TypeScript sources (this package's tests) the worker compiles itself through tsx.
       const worker = script.endsWith('.ts')
-        ? new Worker(`require('tsx/cjs'); require(${JSON.stringify(script)});`, { eval: true })
-        : new Worker(script);
+        ? new Worker(`require('tsx/cjs'); require(${JSON.stringify(script)});`, {
+            eval: true,
+            resourceLimits: WORKER_LIMITS,
+          })
+        : new Worker(script, { resourceLimits: WORKER_LIMITS });
       worker.unref();
       // A worker that fails (or exits) is never waited on again; the main thread takes over.
       worker.on('error', () => this.markBroken());
