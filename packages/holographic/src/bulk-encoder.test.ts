@@ -79,6 +79,19 @@ describe('BulkEncoder', () => {
     expect(Buffer.concat(blobs).equals(Buffer.concat(serialBlobs(items, 64)))).toBe(true);
   });
 
+  it('stops the worker and rethrows when the consumer throws', () => {
+    const encoder = new BulkEncoder({ dim: 64, format: 'float32' });
+    let seen = 0;
+    expect(() =>
+      encoder.encode(corpus(3000), (index) => {
+        seen++;
+        if (index === 1000) throw new Error('insert failed');
+      }),
+    ).toThrow('insert failed');
+    expect(seen).toBe(1001);
+    expect((encoder as unknown as { worker: unknown }).worker).toBeNull();
+  });
+
   it('works without a worker script', () => {
     const items = corpus(300);
     const encoder = new BulkEncoder({ dim: 32, format: 'float32', workerScript: null });
@@ -129,5 +142,22 @@ describe('FactStore.addMany with parallel ingest', () => {
     const [serial, parallel] = paths.map(dump);
     expect(parallel!.facts).toHaveLength(n + 1);
     expect(parallel).toEqual(serial);
+  });
+
+  it('a failing insert rolls the whole import back, nothing torn', () => {
+    const dbPath = path.join(tempDir(), 'memory_store.db');
+    const store = new FactStore({ dbPath, hrrDim: 64 });
+    store.add('kept from before');
+    // A constraint in the database itself, as another tool or a future schema might add.
+    store.db.exec(
+      "CREATE TRIGGER refuse_boom BEFORE INSERT ON facts WHEN NEW.content = 'boom' BEGIN SELECT RAISE(ABORT, 'boom refused'); END",
+    );
+    const batch = corpus(PARALLEL_MIN_VECTORS + 1000).map((v) => ({ content: v.content }));
+    batch[2500] = { content: 'boom' };
+    expect(() => store.addMany(batch)).toThrow('boom refused');
+    expect(store.list({ limit: 10 }).map((f) => f.content)).toEqual(['kept from before']);
+    store.db.exec('DROP TRIGGER refuse_boom');
+    expect(store.addMany(batch.slice(0, 10))).toHaveLength(10);
+    store.close();
   });
 });

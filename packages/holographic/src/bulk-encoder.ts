@@ -124,6 +124,19 @@ export class BulkEncoder {
     items: Array<{ content: string; entities: string[] }>,
     consume: (index: number, blob: Buffer) => void,
   ): void {
+    try {
+      this.lastStats = this.run(items, consume);
+    } finally {
+      // Imports are rare and a thread's heap is not small: one worker per import, stopped even
+      // when the consumer throws (a failed insert rolls the import back).
+      this.close();
+    }
+  }
+
+  private run(
+    items: Array<{ content: string; entities: string[] }>,
+    consume: (index: number, blob: Buffer) => void,
+  ): EncodeStats {
     const { dim, format } = this.options;
     const blobBytes = blobBytesFor(dim, format);
     const worker = this.startWorker();
@@ -181,11 +194,8 @@ export class BulkEncoder {
       }
       rounds[r] = undefined; // release the round's shared memory
     }
-    const total = Math.ceil(items.length / CHUNK);
-    stats.workerChunks = Math.max(0, total - stats.mainChunks);
-    this.lastStats = stats;
-    // Imports are rare and a thread's heap is not small: start one per import, not per store.
-    this.close();
+    stats.workerChunks = Math.max(0, Math.ceil(items.length / CHUNK) - stats.mainChunks);
+    return stats;
   }
 
   /** Stop the worker (idempotent). */
