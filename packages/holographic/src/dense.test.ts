@@ -29,7 +29,7 @@ describe('DenseIndex.top', () => {
   it.each([7, 64, 66])('returns the exact top-k by cosine at dim %i', (dim) => {
     const rows = vectors(500, dim);
     const index = new DenseIndex('m', dim, 8);
-    rows.forEach((v, i) => index.set(i + 1, v));
+    for (const [i, v] of rows.entries()) index.set(i + 1, v);
     index.remove(3);
     const [query] = vectors(1, dim, 99);
     const expected = bruteForce(rows, query!, 21)
