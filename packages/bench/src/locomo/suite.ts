@@ -41,6 +41,8 @@ export interface LocomoSuiteData {
 }
 
 /** benchmarks.md §5.4 — plain FTS5 on the same 7 conversations, categories 1–4 (n = 1,033). */
+/** Per-category cut-offs: the issue's k = 1, 5, 10, 20, plus 50 (the search limit). */
+const CATEGORY_KS = [1, 5, 10, 20, 50] as const;
 const REFERENCE_BM25_DEV = { mrr: 0.453, any5: 0.578, any10: 0.67, all10: 0.552 };
 /** benchmarks.md §5.4 — the Python holographic provider on the same data. */
 const REFERENCE_PY_HOLOGRAPHIC = { mrr: 0.41, any5: 0.542, any10: 0.619, all10: 0.515 };
@@ -249,31 +251,13 @@ export function renderLocomo(data: LocomoSuiteData): string {
           grp,
           g.n,
           g.mrr,
-          g.recallAny[1],
-          g.recallAny[5],
-          g.recallAll[5],
-          g.recallAny[10],
-          g.recallAll[10],
-          g.recallAny[50],
-          g.recallAll[50],
+          ...CATEGORY_KS.flatMap((k) => [g.recallAny[k], g.recallAll[k]]),
         ]);
       }
     }
     lines.push(
       table(
-        [
-          'retriever',
-          'subset',
-          'n',
-          'MRR',
-          'any@1',
-          'any@5',
-          'all@5',
-          'any@10',
-          'all@10',
-          'any@50',
-          'all@50',
-        ],
+        ['retriever', 'subset', 'n', 'MRR', ...CATEGORY_KS.flatMap((k) => [`any@${k}`, `all@${k}`])],
         catRows,
       ),
       '',
