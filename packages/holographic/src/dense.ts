@@ -16,7 +16,7 @@ export class DenseIndex {
   private readonly rowOf = new Map<number, number>();
 
   /** The matrix in WebAssembly memory with a SIMD scan, when the engine has SIMD (null: plain JS). */
-  private readonly simd: SimdMatrix | null;
+  private simd: SimdMatrix | null;
 
   constructor(model: string, dim: number, capacity = 1024, options: { simd?: boolean } = {}) {
     this.model = model;
@@ -119,12 +119,18 @@ export class DenseIndex {
 
   private grow(): void {
     const cap = this.ids.length * 2;
-    let matrix: Float32Array;
-    if (this.simd)
-      matrix = this.simd.reserve(cap); // rows stay in place
-    else {
+    let matrix: Float32Array | null = null;
+    if (this.simd) {
+      try {
+        matrix = this.simd.reserve(cap); // rows stay in place
+      } catch {
+        // WebAssembly memory is capped at 4 GiB: past it, continue in a plain array.
+        this.simd = null;
+      }
+    }
+    if (!matrix) {
       matrix = new Float32Array(cap * this.dim);
-      matrix.set(this.matrix);
+      matrix.set(this.matrix.subarray(0, this.rows * this.dim));
     }
     const ids = new Int32Array(cap);
     ids.set(this.ids);
