@@ -6,7 +6,8 @@ import { groupByCategory, K_VALUES } from './metrics';
 import { runLocomo } from './protocol';
 import type { LocomoTurn, Retriever } from './types';
 
-const conv30 = loadLocomo(sharedPath(...LOCOMO_FILE_REL)).filter((c) => c.conversationId === 'conv-30');
+const all = loadLocomo(sharedPath(...LOCOMO_FILE_REL));
+const conv30 = all.filter((c) => c.conversationId === 'conv-30');
 
 describe('LoCoMo protocol on the smoke subset (conv-30)', () => {
   it('scores every question with gold through a fresh BM25 store', async () => {
@@ -54,5 +55,38 @@ describe('LoCoMo protocol on the smoke subset (conv-30)', () => {
     expect(events).toEqual(['open conv-30', 'ingest', 'close']);
     expect(ingested.map((t) => t.turnIndex)).toEqual(ingested.map((_, i) => i));
     expect(run.scores).toHaveLength(105);
+  });
+
+  it('haystack: stores the other conversations first, under ids that can never be gold', async () => {
+    let ingested: LocomoTurn[] = [];
+    const spy: Retriever = {
+      name: 'recording',
+      async open() {
+        return {
+          async ingest(turns) {
+            ingested = turns;
+          },
+          async search() {
+            // The haystack copy of a gold-looking id must not count; the conversation's own does.
+            return ['conv-26/D1:3', 'D1:3'];
+          },
+          async close() {},
+        };
+      },
+    };
+    const pool = all.filter((c) => ['conv-26', 'conv-30', 'conv-41'].includes(c.conversationId));
+    const run = await runLocomo(spy, conv30, { haystack: pool });
+    const others = pool.filter((c) => c.conversationId !== 'conv-30');
+    const hay = others.reduce((n, c) => n + c.turns.length, 0);
+    expect(ingested).toHaveLength(hay + conv30[0]!.turns.length);
+    expect(ingested.slice(0, hay).every((t) => /^conv-(26|41)\/D\d+:\d+$/.test(t.diaId))).toBe(true);
+    expect(ingested.slice(hay).map((t) => t.diaId)).toEqual(conv30[0]!.turns.map((t) => t.diaId));
+    // Haystack sessions never share a number with the conversation's own.
+    const own = new Set(conv30[0]!.turns.map((t) => t.sessionIndex));
+    expect(ingested.slice(0, hay).some((t) => own.has(t.sessionIndex))).toBe(false);
+    expect(run.turns).toBe(hay + conv30[0]!.turns.length);
+    // Rank 1 is always the haystack copy: never a hit, whatever the question's gold.
+    expect(run.scores.every((q) => q.recallAny[1] === 0)).toBe(true);
+    expect(run.scores.some((q) => q.mrr === 0.5)).toBe(true);
   });
 });

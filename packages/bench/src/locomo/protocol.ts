@@ -1,6 +1,6 @@
 import { nowMs } from '../stats';
 import { MRR_DEPTH, type QuestionScore, scoreQuestion } from './metrics';
-import type { LocomoConversation, Retriever } from './types';
+import type { LocomoConversation, LocomoTurn, Retriever } from './types';
 
 /** Per-retriever raw results of one LoCoMo run (§5.1). */
 export interface LocomoRun {
@@ -21,6 +21,11 @@ export interface LocomoRun {
 export interface RunOptions {
   /** Depth asked of the retriever (≥ the largest k and the MRR depth). */
   depth?: number;
+  /**
+   * Haystack: before each conversation, ingest every turn of these other conversations (older
+   * memories of other people on similar topics). Their ids are prefixed, so they are never gold.
+   */
+  haystack?: readonly LocomoConversation[];
   onProgress?: (message: string) => void;
 }
 
@@ -44,11 +49,12 @@ export async function runLocomo(
   for (const conv of conversations) {
     const session = await retriever.open(conv.conversationId);
     try {
+      const turns = [...haystackFor(conv, options.haystack ?? []), ...conv.turns];
       const t0 = nowMs();
-      await session.ingest(conv.turns);
+      await session.ingest(turns);
       const ingestMs = nowMs() - t0;
-      run.ingestMsPerTurn.push(conv.turns.length > 0 ? ingestMs / conv.turns.length : 0);
-      run.turns += conv.turns.length;
+      run.ingestMsPerTurn.push(turns.length > 0 ? ingestMs / turns.length : 0);
+      run.turns += turns.length;
       run.conversations++;
       if (session.diskBytes) run.diskBytes = (run.diskBytes ?? 0) + session.diskBytes();
       const textById = new Map(conv.turns.map((t) => [t.diaId, t.text]));
@@ -69,6 +75,22 @@ export async function runLocomo(
     }
   }
   return run;
+}
+
+/**
+ * The other conversations' turns, as distinct sessions of the same store: ids become
+ * `<conversation>/<dia id>` (never a gold id) and session numbers are moved past the conversation's own.
+ */
+function haystackFor(conv: LocomoConversation, pool: readonly LocomoConversation[]): LocomoTurn[] {
+  const out: LocomoTurn[] = [];
+  let offset = 1000;
+  for (const other of pool) {
+    if (other.conversationId === conv.conversationId) continue;
+    for (const t of other.turns)
+      out.push({ ...t, diaId: `${other.conversationId}/${t.diaId}`, sessionIndex: offset + t.sessionIndex });
+    offset += 1000;
+  }
+  return out;
 }
 
 function dedupe(ids: readonly string[]): string[] {
