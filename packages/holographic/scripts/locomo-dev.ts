@@ -2,6 +2,7 @@
  * Development driver: LoCoMo dev split through FactStore directly (fresh store per conversation),
  * printing recall-any/all@k and MRR for cats 1-4. The bench package runs the official protocol.
  *   node --import tsx scripts/locomo-dev.ts [reference|default] [--embed] [--dates] [--w={json}] [--convs=1-4] [--dump=1]
+ * `--haystack` stores every turn of the other conversations first (the bench's haystack variant).
  * `--convs` selects conversations (1-based, inclusive) for held-out tuning: tune on 1-4, confirm on 5-7.
  * `--dates` stores each turn with its session date (`occurredAt`); `--dump=<category>` prints each
  * question of that category with the rank of each gold turn (-1 = not in the top 50) and the top 3.
@@ -33,6 +34,7 @@ const convArg = process.argv.find((a) => a.startsWith('--convs='));
 const [lo, hi] = convArg ? convArg.slice(8).split('-').map(Number) : [1, data.length];
 const selected = data.slice((lo ?? 1) - 1, hi ?? data.length);
 const ks = [1, 5, 10, 20];
+const haystack = process.argv.includes('--haystack');
 const dumpArg = process.argv.find((a) => a.startsWith('--dump='));
 const dump = Boolean(dumpArg);
 const dumpCat = dumpArg ? Number(dumpArg.slice(7)) : 0;
@@ -54,24 +56,31 @@ const t0 = Date.now();
 for (const conv of selected) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hm-locomo-'));
   const store = new FactStore({ dbPath: path.join(dir, 'm.db'), retrieval: mode, weights, embedder });
-  const c = conv.conversation;
   const idOf = new Map<number, string>();
-  const items: Array<{ content: string; dia: string; occurredAt?: string }> = [];
   const useDates = process.argv.includes('--dates');
-  for (let s = 1; c[`session_${s}`]; s++) {
-    for (const turn of c[`session_${s}`] as Array<{
-      speaker: string;
-      text: string;
-      dia_id: string;
-      blip_caption?: string;
-    }>) {
-      let text = `${turn.speaker}: ${turn.text}`;
-      if (turn.blip_caption) text += ` [shares ${turn.blip_caption}]`;
-      const raw = String(c[`session_${s}_date_time`] ?? '');
-      const date = parseLocomoDate(raw);
-      items.push({ content: text, dia: turn.dia_id, occurredAt: useDates ? date : undefined });
+  const turnsOf = (c: Record<string, unknown>, prefix: string) => {
+    const out: Array<{ content: string; dia: string; occurredAt?: string }> = [];
+    for (let s = 1; c[`session_${s}`]; s++) {
+      for (const turn of c[`session_${s}`] as Array<{
+        speaker: string;
+        text: string;
+        dia_id: string;
+        blip_caption?: string;
+      }>) {
+        let text = `${turn.speaker}: ${turn.text}`;
+        if (turn.blip_caption) text += ` [shares ${turn.blip_caption}]`;
+        const date = parseLocomoDate(String(c[`session_${s}_date_time`] ?? ''));
+        out.push({ content: text, dia: `${prefix}${turn.dia_id}`, occurredAt: useDates ? date : undefined });
+      }
     }
-  }
+    return out;
+  };
+  // --haystack: every turn of the other conversations first (ids prefixed: never gold), as the bench's variant.
+  const hay = haystack
+    ? data.filter((o) => o.sample_id !== conv.sample_id).flatMap((o) => turnsOf(o.conversation, `${o.sample_id}/`))
+    : [];
+  if (hay.length > 0) store.addMany(hay.map((i) => ({ content: i.content, occurredAt: i.occurredAt })));
+  const items = turnsOf(conv.conversation, '');
   const ids = store.addMany(items.map((i) => ({ content: i.content, occurredAt: i.occurredAt })));
   ids.forEach((id, i) => {
     if (!idOf.has(id)) idOf.set(id, items[i]!.dia);
