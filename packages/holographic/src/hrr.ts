@@ -164,6 +164,27 @@ export class BundleAccumulator {
     this.count++;
   }
 
+  /** `add`, returning the vector's interleaved cos/sin terms for `addTerms` to add again later. */
+  addKeepingTerms(v: ArrayLike<number>): Float64Array {
+    if (v.length !== this.dim) throw new RangeError(`bundle: dim mismatch (${v.length} vs ${this.dim})`);
+    const terms = new Float64Array(2 * this.dim);
+    for (let i = 0; i < this.dim; i++) {
+      terms[2 * i] = Math.cos(v[i]!);
+      terms[2 * i + 1] = Math.sin(v[i]!);
+    }
+    this.addTerms(terms);
+    return terms;
+  }
+
+  /** Add the cos/sin terms `addKeepingTerms` returned (the same sums as adding the vector). */
+  addTerms(terms: Float64Array): void {
+    if (terms.length !== 2 * this.dim)
+      throw new RangeError(`bundle: dim mismatch (${terms.length / 2} vs ${this.dim})`);
+    const acc = this.acc;
+    for (let j = 0; j < terms.length; j++) acc[j]! += terms[j]!;
+    this.count++;
+  }
+
   result(): PhaseVector {
     return anglesOf(this.acc);
   }

@@ -90,6 +90,8 @@ export interface UpdateOptions {
 }
 
 const HELPFUL_DELTA = 0.05;
+/** Stores up to this size rebuild category banks on every write, as the reference does. */
+const SMALL_STORE_FACTS = 200;
 /** addMany batches at least this large checkpoint the WAL afterwards. */
 const BULK_CHECKPOINT_ROWS = 1000;
 const UNHELPFUL_DELTA = -0.1;
@@ -123,6 +125,8 @@ export class FactStore {
   private conn: SharedConnection | null;
   private readonly stmts: ReturnType<typeof prepare>;
   private readonly dirtyBanks = new Set<string>();
+  /** Per-fact cos/sin terms of the category banks, kept while the store is small (see `categoryBank`). */
+  private readonly bankTerms = new Map<string, Map<number, { blob: Buffer; terms: Float64Array }>>();
   /** Facts without an embedding for `embedder` (null until first loaded from the DB). */
   private pendingEmbeds: Set<number> | null = null;
   private dense: DenseIndex | null = null;
@@ -473,11 +477,32 @@ export class FactStore {
   /** The bundle of a category's vectors (what `memory_banks` stores), computed from current rows. */
   categoryBank(category: string): PhaseVector | null {
     // Streamed: one decoded vector in memory at a time (100k vectors would be 800 MB at once).
+    // Small stores rebuild banks on every write (as the reference does), so each fact's cos/sin
+    // terms are kept while the store is small: a rebuild then re-reads the blobs but does no
+    // trigonometry for facts it has seen (same terms, same order: the same bank, bit for bit).
+    const small = this.count() <= SMALL_STORE_FACTS;
+    if (!small) this.bankTerms.clear();
+    const previous = this.bankTerms.get(category);
+    // Rebuilt from the rows seen now, so removed facts leave the cache.
+    const seen = small ? new Map<number, { blob: Buffer; terms: Float64Array }>() : null;
     const acc = new BundleAccumulator(this.hrrDim);
-    for (const r of this.stmts.vectorsByCategory.iterate(category) as Iterable<{ hrr_vector: Uint8Array }>) {
+    const rows = this.stmts.vectorsByCategory.iterate(category) as Iterable<{
+      fact_id: number;
+      hrr_vector: Uint8Array;
+    }>;
+    for (const r of rows) {
+      const hit = previous?.get(r.fact_id);
+      if (seen && hit && Buffer.compare(hit.blob, r.hrr_vector) === 0) {
+        acc.addTerms(hit.terms);
+        seen.set(r.fact_id, hit);
+        continue;
+      }
       const v = this.decodeVector(r.hrr_vector);
-      if (v) acc.add(v);
+      if (!v) continue;
+      if (seen) seen.set(r.fact_id, { blob: Buffer.from(r.hrr_vector), terms: acc.addKeepingTerms(v) });
+      else acc.add(v);
     }
+    if (seen) this.bankTerms.set(category, seen);
     if (acc.count === 0) return null;
     snrEstimate(this.hrrDim, acc.count, (m) => this.logger.warn(m));
     return acc.result();
@@ -510,7 +535,7 @@ export class FactStore {
    */
   private flushBanksIfSmall(): void {
     if (this.dirtyBanks.size === 0) return;
-    if (this.count() <= 200) this.flushBanks();
+    if (this.count() <= SMALL_STORE_FACTS) this.flushBanks();
   }
 
   /**
@@ -803,7 +828,7 @@ function prepare(db: Db) {
       'UPDATE facts SET retrieval_count = retrieval_count + ? WHERE fact_id IN (SELECT value FROM json_each(?))',
     ),
     vectorsByCategory: db.prepare(
-      'SELECT hrr_vector FROM facts WHERE category = ? AND hrr_vector IS NOT NULL',
+      'SELECT fact_id, hrr_vector FROM facts WHERE category = ? AND hrr_vector IS NOT NULL',
     ),
     countVectors: db.prepare('SELECT COUNT(*) AS n FROM facts WHERE category = ? AND hrr_vector IS NOT NULL'),
     deleteBank: db.prepare('DELETE FROM memory_banks WHERE bank_name = ?'),
