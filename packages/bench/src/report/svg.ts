@@ -131,6 +131,32 @@ function legend(f: Frame, series: readonly Series[]): string[] {
   return out;
 }
 
+/** Ticks and pixel position of the y axis: decades on a log axis, else nice ticks from yMin. */
+function yScale(
+  f: Frame,
+  options: ChartOptions,
+  values: readonly number[],
+  logY: boolean,
+  clampToMax: boolean,
+): { yTicks: number[]; yPos: (v: number) => number } {
+  if (logY) {
+    const lo = Math.floor(Math.log10(Math.min(...values)));
+    const hi = Math.ceil(Math.log10(Math.max(...values)));
+    const top = hi === lo ? hi + 1 : hi;
+    const yTicks: number[] = [];
+    for (let e = lo; e <= top; e++) yTicks.push(10 ** e);
+    return { yTicks, yPos: (v) => f.bottom - ((Math.log10(v) - lo) / (top - lo)) * (f.bottom - f.top) };
+  }
+  const yMin = options.yMin ?? 0;
+  const yMax = options.yMax ?? (values.length ? Math.max(...values) * 1.1 || 1 : 1);
+  // Bars taller than an explicit yMax are drawn to the top of the frame, not past it.
+  const cap = (v: number) => (clampToMax ? Math.min(v, yMax) : v);
+  return {
+    yTicks: niceTicks(yMin, yMax),
+    yPos: (v) => f.bottom - ((cap(v) - yMin) / (yMax - yMin)) * (f.bottom - f.top),
+  };
+}
+
 function finiteValues(series: readonly Series[]): number[] {
   return series.flatMap((s) => s.values.filter((v): v is number => v !== null && Number.isFinite(v)));
 }
@@ -149,21 +175,7 @@ export function lineChart(xs: readonly number[], series: readonly Series[], opti
       ? (f.left + f.right) / 2
       : f.left + 20 + ((tx(x) - xMin) / (xMax - xMin)) * (f.right - f.left - 40);
 
-  let yTicks: number[];
-  let yPos: (v: number) => number;
-  if (logY) {
-    const lo = Math.floor(Math.log10(Math.min(...values)));
-    const hi = Math.ceil(Math.log10(Math.max(...values)));
-    const top = hi === lo ? hi + 1 : hi;
-    yTicks = [];
-    for (let e = lo; e <= top; e++) yTicks.push(10 ** e);
-    yPos = (v) => f.bottom - ((Math.log10(v) - lo) / (top - lo)) * (f.bottom - f.top);
-  } else {
-    const yMin = options.yMin ?? 0;
-    const yMax = options.yMax ?? (values.length ? Math.max(...values) * 1.1 || 1 : 1);
-    yTicks = niceTicks(yMin, yMax);
-    yPos = (v) => f.bottom - ((v - yMin) / (yMax - yMin)) * (f.bottom - f.top);
-  }
+  const { yTicks, yPos } = yScale(f, options, values, logY, false);
   const out = header(f, options);
   out.push(
     ...axes(
@@ -202,21 +214,7 @@ export function barChart(
   const f = frame(options, Math.ceil(series.length / 3));
   const values = finiteValues(series);
   const logY = options.logY === true && values.length > 0 && values.every((v) => v > 0);
-  let yTicks: number[];
-  let yPos: (v: number) => number;
-  if (logY) {
-    const lo = Math.floor(Math.log10(Math.min(...values)));
-    const hi = Math.ceil(Math.log10(Math.max(...values)));
-    const top = hi === lo ? hi + 1 : hi;
-    yTicks = [];
-    for (let e = lo; e <= top; e++) yTicks.push(10 ** e);
-    yPos = (v) => f.bottom - ((Math.log10(v) - lo) / (top - lo)) * (f.bottom - f.top);
-  } else {
-    const yMin = options.yMin ?? 0;
-    const yMax = options.yMax ?? (values.length ? Math.max(...values) * 1.1 || 1 : 1);
-    yTicks = niceTicks(yMin, yMax);
-    yPos = (v) => f.bottom - ((Math.min(v, yMax) - yMin) / (yMax - yMin)) * (f.bottom - f.top);
-  }
+  const { yTicks, yPos } = yScale(f, options, values, logY, true);
   const groupW = (f.right - f.left) / Math.max(1, categories.length);
   const barW = (groupW * 0.8) / Math.max(1, series.length);
   const out = header(f, options);
