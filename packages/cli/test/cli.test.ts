@@ -1,26 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { MemoryStore, SessionStore } from '@hermes-memory/builtin';
-import { afterEach, describe, expect, it } from 'vitest';
-import { run, tempHome } from './helpers';
+import { describe, expect, it } from 'vitest';
+import { expectOneLineError, run, useTempHomes } from './helpers';
 
-const homes: string[] = [];
-function home(): string {
-  const h = tempHome();
-  homes.push(h);
-  return h;
-}
-afterEach(() => {
-  for (const h of homes.splice(0)) fs.rmSync(h, { recursive: true, force: true });
-});
-
-function expectOneLineError(r: { code: number; stderr: string; stdout: string }) {
-  expect(r.code).not.toBe(0);
-  const lines = r.stderr.trimEnd().split('\n');
-  expect(lines).toHaveLength(1);
-  expect(lines[0]).toMatch(/^hermes-memory: /);
-  expect(r.stderr).not.toMatch(/\n\s+at /); // no stack trace
-}
+const home = useTempHomes();
 
 function seedSessions(h: string): string {
   const store = new SessionStore({ hermesHome: h });
@@ -98,7 +82,9 @@ describe('hermes-memory (built binary)', () => {
     // Unknown ids fail with exit 1 and say so; ids and --all together (or neither) are usage errors.
     const miss = run(h, ['memory', 'approve', 'pw_0000000000', '--json']);
     expect(miss.code).toBe(1);
-    expect(JSON.parse(miss.stdout).results[0].error).toContain("No pending memory write with id 'pw_0000000000'");
+    expect(JSON.parse(miss.stdout).results[0].error).toContain(
+      "No pending memory write with id 'pw_0000000000'",
+    );
     expectOneLineError(run(h, ['memory', 'reject', 'pw_0000000000']));
     expectOneLineError(run(h, ['memory', 'approve']));
     expectOneLineError(run(h, ['memory', 'reject', ids[0]!, '--all']));

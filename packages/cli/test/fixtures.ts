@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { afterAll, beforeAll } from 'vitest';
 
 const CORE_DIST = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../core/dist/index.js');
 
@@ -57,4 +58,14 @@ export function createProvider() {
   const cwd = path.join(root, 'app');
   fs.mkdirSync(cwd);
   return { root, cwd };
+}
+
+/** The acme project for one test file: created before its tests, removed after them. */
+export function useAcmeProject(): { root: string; cwd: string } {
+  const project = { root: '', cwd: '' };
+  beforeAll(() => {
+    Object.assign(project, createAcmeProject());
+  });
+  afterAll(() => fs.rmSync(project.root, { recursive: true, force: true }));
+  return project;
 }

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { afterEach, expect } from 'vitest';
 
 export const BIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../dist/bin.js');
 
@@ -30,4 +31,26 @@ export function run(
 
 export function tempHome(): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), 'hm-cli-test-'));
+}
+
+/** A temp-home factory for one test file: every home it made is removed after each test. */
+export function useTempHomes(): () => string {
+  const homes: string[] = [];
+  afterEach(() => {
+    for (const h of homes.splice(0)) fs.rmSync(h, { recursive: true, force: true });
+  });
+  return () => {
+    const h = tempHome();
+    homes.push(h);
+    return h;
+  };
+}
+
+/** The CLI's error contract: non-zero exit, one `hermes-memory: …` line on stderr, no stack trace. */
+export function expectOneLineError(r: { code: number; stderr: string }): void {
+  expect(r.code).not.toBe(0);
+  const lines = r.stderr.trimEnd().split('\n');
+  expect(lines).toHaveLength(1);
+  expect(lines[0]).toMatch(/^hermes-memory: /);
+  expect(r.stderr).not.toMatch(/\n\s+at /);
 }

@@ -1,31 +1,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runCli } from '../dist/index.js';
-import { createAcmeProject } from './fixtures';
-import { run, tempHome } from './helpers';
+import { useAcmeProject } from './fixtures';
+import { expectOneLineError, run, useTempHomes } from './helpers';
 
-let project: { root: string; cwd: string };
-const homes: string[] = [];
-beforeAll(() => {
-  project = createAcmeProject();
-});
-afterAll(() => fs.rmSync(project.root, { recursive: true, force: true }));
-afterEach(() => {
-  for (const h of homes.splice(0)) fs.rmSync(h, { recursive: true, force: true });
-});
-function home(): string {
-  const h = tempHome();
-  homes.push(h);
-  return h;
-}
-
-function expectOneLineError(r: { code: number; stderr: string }) {
-  expect(r.code).not.toBe(0);
-  expect(r.stderr.trimEnd().split('\n')).toHaveLength(1);
-  expect(r.stderr).toMatch(/^hermes-memory: /);
-  expect(r.stderr).not.toMatch(/\n\s+at /);
-}
+const project = useAcmeProject();
+const home = useTempHomes();
 
 describe('providers through core discovery (built binary)', () => {
   it('status lists installed providers, marks the active one, and checks its env vars', () => {

@@ -1,11 +1,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { loadEnvFile, loadHermesConfig } from '@hermes-memory/core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 // The BUILT package: the same wizard the binary runs, driven through its Prompter interface.
 import { CANCELLED, type Prompter, runCli } from '../dist/index.js';
-import { createAcmeProject } from './fixtures';
-import { tempHome } from './helpers';
+import { useAcmeProject } from './fixtures';
+import { useTempHomes } from './helpers';
 
 type Answer = string | typeof CANCELLED | ((asked: Asked) => string | typeof CANCELLED);
 
@@ -54,20 +54,8 @@ function scriptedPrompter(script: Answer[]) {
 /** Keep whatever the prompt offers (the Enter key). */
 const keep = (q: Asked) => q.initial ?? '';
 
-let project: { root: string; cwd: string };
-const homes: string[] = [];
-beforeAll(() => {
-  project = createAcmeProject();
-});
-afterAll(() => fs.rmSync(project.root, { recursive: true, force: true }));
-afterEach(() => {
-  for (const h of homes.splice(0)) fs.rmSync(h, { recursive: true, force: true });
-});
-function home(): string {
-  const h = tempHome();
-  homes.push(h);
-  return h;
-}
+const project = useAcmeProject();
+const home = useTempHomes();
 
 async function setup(h: string, argv: string[], script: Answer[]) {
   const p = scriptedPrompter(script);
