@@ -193,7 +193,8 @@ describe('registration and routing (checklist 5–15)', () => {
     const logger = createRecordingLogger();
     const m = new MemoryManager({ logger, reservedToolNames: ['my_core'] });
     const ext = new FakeProvider('ext');
-    ext.tools = [
+    // Core tool names (the reference's `terminal`, `todo`, …), reserved prefixes and a host-reserved name.
+    const reserved = [
       'terminal',
       'memory',
       'todo',
@@ -201,18 +202,10 @@ describe('registration and routing (checklist 5–15)', () => {
       'browser_click',
       'ha_call_service',
       'my_core',
-      'ok_tool',
-    ].map(tool);
+    ];
+    ext.tools = [...reserved, 'ok_tool'].map(tool);
     m.addProvider(ext);
-    for (const name of [
-      'terminal',
-      'memory',
-      'todo',
-      'session_search',
-      'browser_click',
-      'ha_call_service',
-      'my_core',
-    ]) {
+    for (const name of reserved) {
       expect(m.hasTool(name)).toBe(false);
     }
     expect(m.hasTool('ok_tool')).toBe(true);
