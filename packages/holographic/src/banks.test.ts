@@ -4,13 +4,8 @@
  */
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { FactStore } from './store';
-import { tempDir } from './test-helpers';
-
-const open: FactStore[] = [];
-afterEach(() => {
-  for (const s of open.splice(0)) s.close();
-});
+import type { FactStore } from './store';
+import { tempDir, tempStore } from './test-helpers';
 
 function bankRow(store: FactStore, category: string) {
   return store.db
@@ -21,8 +16,7 @@ function bankRow(store: FactStore, category: string) {
 describe('category banks', () => {
   it('equal a cold rebuild after adds, an update and a removal', () => {
     const dbPath = path.join(tempDir(), 'memory_store.db');
-    const warm = new FactStore({ dbPath, hrrDim: 256 });
-    open.push(warm);
+    const warm = tempStore({ dbPath, hrrDim: 256 });
     const ids = Array.from({ length: 40 }, (_, i) =>
       warm.add(`Project Atlas note ${i}: the deploy runs on ${i % 2 ? 'Fridays' : 'Mondays'}`, {
         category: 'project',
@@ -34,8 +28,7 @@ describe('category banks', () => {
     warm.add('Project Atlas note 41: rollback playbook lives in the wiki', { category: 'project' });
 
     const warmBank = Array.from(warm.categoryBank('project')!);
-    const cold = new FactStore({ dbPath, hrrDim: 256 });
-    open.push(cold);
+    const cold = tempStore({ dbPath, hrrDim: 256 });
     expect(Array.from(cold.categoryBank('project')!)).toEqual(warmBank);
     // What was written on the last write is that bank, with the live count.
     const row = bankRow(warm, 'project');
@@ -45,8 +38,7 @@ describe('category banks', () => {
     expect(bankRow(cold, 'project')?.v).toBeDefined();
     // A fact moved out of the category leaves its bank.
     warm.update(ids[0]!, { category: 'general' });
-    const fresh = new FactStore({ dbPath, hrrDim: 256 });
-    open.push(fresh);
+    const fresh = tempStore({ dbPath, hrrDim: 256 });
     expect(Array.from(warm.categoryBank('project')!)).toEqual(Array.from(fresh.categoryBank('project')!));
     expect(bankRow(warm, 'project')?.fact_count).toBe(40);
   });

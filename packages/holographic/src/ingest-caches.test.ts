@@ -6,18 +6,8 @@
 import Database from 'better-sqlite3';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { FactStore } from './store';
-import { tempDir } from './test-helpers';
-
-const open: FactStore[] = [];
-afterEach(() => {
-  for (const s of open.splice(0)) s.close();
-});
-function openStore(dbPath: string): FactStore {
-  const store = new FactStore({ dbPath });
-  open.push(store);
-  return store;
-}
+import type { FactStore } from './store';
+import { tempDir, tempStore } from './test-helpers';
 
 const people = ['Ann', 'Bo', 'Cy', 'Di'];
 const topics = ['the garden', 'a pottery class', 'the night train', 'sourdough bread', 'the chess club'];
@@ -36,12 +26,12 @@ function ranking(store: FactStore, query: string) {
 describe('caches filled at ingest', () => {
   it('rank exactly like a cold store reading the same file', () => {
     const dbPath = path.join(tempDir(), 'memory_store.db');
-    const warm = openStore(dbPath);
+    const warm = tempStore({ dbPath });
     warm.addMany(turns);
     const warmResults = queries.map((q) => ranking(warm, q));
     warm.flushRetrievalCounts();
     // A second instance has its own retriever: nothing primed, every fact tokenized at search.
-    const cold = openStore(dbPath);
+    const cold = tempStore({ dbPath });
     const coldResults = queries.map((q) => ranking(cold, q));
     expect(warmResults.every((r) => r.length > 0)).toBe(true);
     expect(coldResults).toEqual(warmResults);
@@ -49,7 +39,7 @@ describe('caches filled at ingest', () => {
 
   it('return current retrieval counts after the write-behind flush', () => {
     const dbPath = path.join(tempDir(), 'memory_store.db');
-    const store = openStore(dbPath);
+    const store = tempStore({ dbPath });
     store.addMany(turns);
     const first = store.search('pottery class', { limit: 3, minTrust: 0 });
     store.flushRetrievalCounts();
@@ -74,7 +64,7 @@ describe('caches filled at ingest', () => {
 
   it('see another connection’s edits to facts primed at ingest', () => {
     const dbPath = path.join(tempDir(), 'memory_store.db');
-    const store = openStore(dbPath);
+    const store = tempStore({ dbPath });
     const [id] = store.addMany([{ content: 'Ann likes the blue kettle' }, { content: 'Bo fixed the shed' }]);
     // (The neighbouring fact may follow on borrowed context; the match ranks first.)
     expect(store.search('kettle', { minTrust: 0 })[0]?.fact_id).toBe(id);

@@ -9,17 +9,11 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BundleAccumulator, bundle, encodeAtom } from './hrr';
 import { sha256Into } from './sha256';
-import { FactStore } from './store';
-import { tempDir } from './test-helpers';
+import type { FactStore } from './store';
+import { tempDir, tempStore } from './test-helpers';
 
-const open: FactStore[] = [];
-afterEach(() => {
-  for (const s of open.splice(0)) s.close();
-});
 function makeStore(dir = tempDir()): FactStore {
-  const store = new FactStore({ dbPath: path.join(dir, 'memory_store.db') });
-  open.push(store);
-  return store;
+  return tempStore({ dbPath: path.join(dir, 'memory_store.db') });
 }
 
 describe('sha256Into', () => {

@@ -6,19 +6,9 @@
  */
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { FactStore, type FactStoreOptions, toSqlTimestamp } from './store';
-import { tempDir } from './test-helpers';
+import { type FactStore, type FactStoreOptions, toSqlTimestamp } from './store';
+import { tempDir, tempStore } from './test-helpers';
 import { hasTimeExpression, isTemporalQuery, questionShare } from './text';
-
-const open: FactStore[] = [];
-function makeStore(options: Partial<FactStoreOptions> = {}): FactStore {
-  const store = new FactStore({ dbPath: path.join(tempDir(), 'memory_store.db'), ...options });
-  open.push(store);
-  return store;
-}
-afterEach(() => {
-  for (const s of open.splice(0)) s.close();
-});
 
 const rank = (store: FactStore, query: string, id: number): number =>
   store.search(query, { limit: 50, minTrust: 0 }).findIndex((r) => r.fact_id === id);
@@ -32,11 +22,11 @@ describe('speaker signal', () => {
   ];
 
   it('ranks what the named person said above turns that only address them', () => {
-    const store = makeStore({ weights: { context: 0, expansion: 0 } });
+    const store = tempStore({ weights: { context: 0, expansion: 0 } });
     const ids = store.addMany(chat.map((content) => ({ content })));
     const top = store.search('What class did Ann Lee start?', { limit: 1, minTrust: 0 })[0];
     expect(top?.fact_id).toBe(ids[0]);
-    const off = makeStore({ weights: { context: 0, expansion: 0, speaker: 0 } });
+    const off = tempStore({ weights: { context: 0, expansion: 0, speaker: 0 } });
     const offIds = off.addMany(chat.map((content) => ({ content })));
     // Without the signal, the question's words alone rank it no better.
     expect(rank(off, 'What class did Ann Lee start?', offIds[0]!)).toBeGreaterThanOrEqual(
@@ -45,8 +35,8 @@ describe('speaker signal', () => {
   });
 
   it('is inert for facts without a speaker prefix', () => {
-    const a = makeStore();
-    const b = makeStore({ weights: { speaker: 0 } });
+    const a = tempStore();
+    const b = tempStore({ weights: { speaker: 0 } });
     const facts = [
       'Jane Doe prefers Neovim',
       'The deploy uses Jane Doe keys',
@@ -72,7 +62,7 @@ describe('contextual document expansion', () => {
 
   it("scores a reply by the words of the turn it answers, without changing the reply's text", () => {
     const score = (weights: FactStoreOptions['weights']) => {
-      const store = makeStore({ weights });
+      const store = tempStore({ weights });
       const ids = store.addMany(turns.map((content) => ({ content })));
       const hit = store
         .search('ramen place near the station', { limit: 10, minTrust: 0 })
@@ -85,7 +75,7 @@ describe('contextual document expansion', () => {
   });
 
   it('does not borrow across episodes (previous fact stated more than an hour earlier)', () => {
-    const store = makeStore({ weights: { context: 0 } });
+    const store = tempStore({ weights: { context: 0 } });
     const ids = store.addMany([
       { content: turns[0]!, occurredAt: '2024-03-01T10:00:00Z' },
       { content: turns[1]!, occurredAt: '2024-03-08T10:00:00Z' },
@@ -115,12 +105,12 @@ describe('time expressions', () => {
       'Kim: The kitten came from the shelter downtown, the shelter was lovely.',
       'Kim: We brought the kitten home from the shelter last Saturday.',
     ];
-    const on = makeStore({ weights: { context: 0, expansion: 0 } });
+    const on = tempStore({ weights: { context: 0, expansion: 0 } });
     const ids = on.addMany(facts.map((content) => ({ content })));
     expect(
       on.search('When did Kim get the kitten from the shelter?', { limit: 1, minTrust: 0 })[0]?.fact_id,
     ).toBe(ids[1]);
-    const off = makeStore({ weights: { context: 0, expansion: 0, temporal: 0 } });
+    const off = tempStore({ weights: { context: 0, expansion: 0, temporal: 0 } });
     const offIds = off.addMany(facts.map((content) => ({ content })));
     expect(
       off.search('When did Kim get the kitten from the shelter?', { limit: 1, minTrust: 0 })[0]?.fact_id,
@@ -134,7 +124,7 @@ describe('time expressions', () => {
 
 describe('occurredAt', () => {
   it('is stored as created_at (UTC, SQLite format) and validated', () => {
-    const store = makeStore();
+    const store = tempStore();
     const [id] = store.addMany([{ content: 'Met the new team', occurredAt: '2023-05-08T13:56:00Z' }]);
     expect(store.get(id!)?.created_at).toBe('2023-05-08 13:56:00');
     const now = store.add('No date given');
@@ -146,10 +136,10 @@ describe('occurredAt', () => {
 
   it('separates conversational episodes for the neighbourhood pass', () => {
     const facts = ['Kim: Did you ever try the ramen place?', 'Lou: Yes, it was great!'];
-    const same = makeStore({ weights: { expansion: 0 } });
+    const same = tempStore({ weights: { expansion: 0 } });
     const sameIds = same.addMany(facts.map((content) => ({ content, occurredAt: '2024-01-01T10:00:00Z' })));
     expect(same.search('ramen place', { minTrust: 0 }).map((r) => r.fact_id)).toContain(sameIds[1]);
-    const apart = makeStore({ weights: { expansion: 0 } });
+    const apart = tempStore({ weights: { expansion: 0 } });
     const apartIds = apart.addMany([
       { content: facts[0]!, occurredAt: '2024-01-01T10:00:00Z' },
       { content: facts[1]!, occurredAt: '2024-02-01T10:00:00Z' },
@@ -177,9 +167,9 @@ describe('questions and replies', () => {
       'Ann: We play board games with the family every weekend.',
     ];
     const q = 'What board games does the family play?';
-    const on = makeStore({ weights: { expansion: 0, reply: 0 } });
+    const on = tempStore({ weights: { expansion: 0, reply: 0 } });
     const ids = on.addMany(chat.map((content) => ({ content, occurredAt: '2024-01-01T10:00:00Z' })));
-    const off = makeStore({ weights: { expansion: 0, reply: 0, question: 0 } });
+    const off = tempStore({ weights: { expansion: 0, reply: 0, question: 0 } });
     const offIds = off.addMany(chat.map((content) => ({ content, occurredAt: '2024-01-01T10:00:00Z' })));
     // Without the discount the question's own words put it first.
     expect(off.search(q, { limit: 1, minTrust: 0 })[0]?.fact_id).toBe(offIds[0]);
@@ -191,8 +181,8 @@ describe('questions and replies', () => {
 
   it('leaves rankings of facts without questions unchanged', () => {
     const facts = ['Jane prefers Neovim', 'The deploy uses Jane keys', 'Neovim config lives in dotfiles'];
-    const a = makeStore();
-    const b = makeStore({ weights: { question: 0, reply: 0 } });
+    const a = tempStore();
+    const b = tempStore({ weights: { question: 0, reply: 0 } });
     a.addMany(facts.map((content) => ({ content })));
     b.addMany(facts.map((content) => ({ content })));
     const q = 'which editor does Jane use';
@@ -210,9 +200,9 @@ describe('questions and replies', () => {
     ];
     const q = 'What books does Ann like to read?';
     const at = '2024-01-01T10:00:00Z';
-    const on = makeStore({ weights: { context: 0, question: 0 } });
+    const on = tempStore({ weights: { context: 0, question: 0 } });
     const ids = on.addMany(chat.map((content) => ({ content, occurredAt: at })));
-    const off = makeStore({ weights: { context: 0, question: 0, reply: 0 } });
+    const off = tempStore({ weights: { context: 0, question: 0, reply: 0 } });
     const offIds = off.addMany(chat.map((content) => ({ content, occurredAt: at })));
     expect(rank(on, q, ids[1]!)).toBeLessThan(rank(on, q, ids[3]!));
     expect(scoreOf(on, q, ids[1]!)).toBeGreaterThan(scoreOf(off, q, offIds[1]!));

@@ -3,17 +3,7 @@ import type { Embedder } from '@hermes-memory/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DenseIndex } from './dense';
 import { FactStore, type FactStoreOptions } from './store';
-import { tempDir } from './test-helpers';
-
-const open: FactStore[] = [];
-function makeStore(options: Partial<FactStoreOptions> = {}): FactStore {
-  const store = new FactStore({ dbPath: path.join(tempDir(), 'memory_store.db'), ...options });
-  open.push(store);
-  return store;
-}
-afterEach(() => {
-  for (const s of open.splice(0)) s.close();
-});
+import { tempDir, tempStore } from './test-helpers';
 
 /**
  * A small, deterministic concept embedder: each axis is a concept with its surface words, so
@@ -72,12 +62,12 @@ describe('dense index', () => {
 describe('default retrieval: semantic signal', () => {
   it('retrieves a fact that shares no word with the question through the dense pool', async () => {
     const facts = [...FILLER, 'Adopted a puppy from the shelter last spring'];
-    const lexical = makeStore();
+    const lexical = tempStore();
     lexical.addMany(facts.map((content) => ({ content })));
     expect((await lexical.recall('Which pets does the household have?')).map((f) => f.content)).not.toContain(
       'Adopted a puppy from the shelter last spring',
     );
-    const hybrid = makeStore({ embedder: new ConceptEmbedder() });
+    const hybrid = tempStore({ embedder: new ConceptEmbedder() });
     hybrid.addMany(facts.map((content) => ({ content })));
     const top = await hybrid.recall('Which pets does the household have?', { limit: 3 });
     expect(top[0]?.content).toBe('Adopted a puppy from the shelter last spring');
@@ -85,7 +75,7 @@ describe('default retrieval: semantic signal', () => {
 
   it('answers a multi-hop question whose two evidence facts share no words with each other', async () => {
     const embedder = new ConceptEmbedder();
-    const store = makeStore({ embedder });
+    const store = tempStore({ embedder });
     store.addMany(
       [...FILLER, 'Nadia got a kitten named Pixel', 'Her brother keeps a hamster in his dorm'].map(
         (content) => ({ content }),
@@ -98,7 +88,7 @@ describe('default retrieval: semantic signal', () => {
 
   it('embeds new facts lazily, in one batch with the query, and never twice', async () => {
     const embedder = new ConceptEmbedder();
-    const store = makeStore({ embedder });
+    const store = tempStore({ embedder });
     store.addMany(FILLER.map((content) => ({ content })));
     expect(embedder.calls).toEqual([]);
     expect(store.pendingCount()).toBe(FILLER.length);
@@ -129,8 +119,7 @@ describe('default retrieval: semantic signal', () => {
     await first.embedPending();
     first.close();
     const embedder = new ConceptEmbedder();
-    const second = new FactStore({ dbPath, embedder });
-    open.push(second);
+    const second = tempStore({ dbPath, embedder });
     const top = await second.recall('pets at home', { limit: 1 });
     expect(top[0]?.content).toBe('Adopted a puppy from the shelter last spring');
     expect(embedder.calls).toEqual([['pets at home']]);
@@ -139,7 +128,7 @@ describe('default retrieval: semantic signal', () => {
 
 describe('default retrieval: conversational neighbourhood', () => {
   it("brings in the reply that answers a matching turn, though it repeats none of the question's words", () => {
-    const store = makeStore();
+    const store = tempStore();
     store.addMany(
       [
         ...FILLER,
@@ -157,7 +146,7 @@ describe('default retrieval: conversational neighbourhood', () => {
   });
 
   it('does not borrow across facts written more than an hour apart', () => {
-    const store = makeStore();
+    const store = tempStore();
     const ids = store.addMany(
       [
         'Ana: Did you ever finish the marathon in Berlin?',
@@ -177,12 +166,12 @@ describe('default retrieval: pseudo-relevance feedback', () => {
       'Maria relocated to Lisbon in 2019 for the new job',
       'Lisbon trams are bright yellow and climb steep hills',
     ];
-    const plain = makeStore({ weights: { context: 0 } });
+    const plain = tempStore({ weights: { context: 0 } });
     plain.addMany(facts.map((content) => ({ content })));
     expect(plain.search('Where did Maria relocate?').map((f) => f.content)).not.toContain(
       'Lisbon trams are bright yellow and climb steep hills',
     );
-    const withFeedback = makeStore({ weights: { feedback: 0.5, context: 0 } });
+    const withFeedback = tempStore({ weights: { feedback: 0.5, context: 0 } });
     withFeedback.addMany(facts.map((content) => ({ content })));
     const top = withFeedback.search('Where did Maria relocate?').map((f) => f.content);
     expect(top[0]).toBe('Maria relocated to Lisbon in 2019 for the new job');

@@ -8,18 +8,12 @@ import { encodeFact, phasesToBytes } from './hrr';
 import { temporalDecay } from './retrieval';
 import { REFERENCE_SCHEMA } from './schema';
 import { FactStore, type FactStoreOptions } from './store';
-import { tempDir } from './test-helpers';
+import { tempDir, tempStore } from './test-helpers';
 import { jaccard, jaccardTokens, sanitizeFtsQuery } from './text';
 
-const open: FactStore[] = [];
 function makeStore(options: Partial<FactStoreOptions> = {}, dir = tempDir()): FactStore {
-  const store = new FactStore({ dbPath: path.join(dir, 'memory_store.db'), ...options });
-  open.push(store);
-  return store;
+  return tempStore({ dbPath: path.join(dir, 'memory_store.db'), ...options });
 }
-afterEach(() => {
-  for (const s of open.splice(0)) s.close();
-});
 
 function ftsMatch(store: FactStore, term: string): number[] {
   return (

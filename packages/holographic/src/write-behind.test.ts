@@ -4,16 +4,12 @@ import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createHolographicProvider } from './provider';
 import { FactStore, RETRIEVAL_FLUSH_MS, type FactStoreOptions } from './store';
-import { tempDir } from './test-helpers';
+import { tempDir, tempStore } from './test-helpers';
 
-const open: FactStore[] = [];
 function makeStore(dbPath: string, options: Partial<FactStoreOptions> = {}): FactStore {
-  const store = new FactStore({ dbPath, ...options });
-  open.push(store);
-  return store;
+  return tempStore({ dbPath, ...options });
 }
 afterEach(() => {
-  for (const s of open.splice(0)) s.close();
   vi.useRealTimers();
 });
 
