@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { normaliseNewlines } from './entries';
 
 /** Result of a checked read: `ok: false` means the file exists but cannot be read or decoded. */
 export interface RawRead {
@@ -14,6 +15,7 @@ const strictUtf8 = new TextDecoder('utf-8', { fatal: true }); // also strips a l
 /**
  * Read a memory file, telling "missing" (empty, fine) apart from "unreadable" (permissions,
  * a directory in its place, invalid UTF-8) — an unreadable file must never be treated as empty.
+ * The text is read as the Python agent reads it: BOM dropped, universal newlines.
  */
 export function readRawChecked(file: string): RawRead {
   let buf: Buffer;
@@ -24,7 +26,7 @@ export function readRawChecked(file: string): RawRead {
     return { raw: '', ok: false, exists: true };
   }
   try {
-    return { raw: strictUtf8.decode(buf), ok: true, exists: true };
+    return { raw: normaliseNewlines(strictUtf8.decode(buf)), ok: true, exists: true };
   } catch {
     return { raw: '', ok: false, exists: true };
   }

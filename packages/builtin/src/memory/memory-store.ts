@@ -16,12 +16,14 @@ import {
   MEMORY_TARGETS,
   type MemoryTarget,
   charCount,
+  codePointLength,
   dedupeEntries,
   formatCount,
   formatUsage,
   joinEntries,
   parseEntries,
   previewEntry,
+  pyStrip,
   renderSnapshotBlock,
 } from './entries';
 import { withFileLock } from './file-lock';
@@ -203,7 +205,7 @@ export class MemoryStore {
   }
 
   async add(target: MemoryTarget, content: string, options: WriteOptions = {}): Promise<MemoryResult> {
-    const text = String(content ?? '').trim();
+    const text = pyStrip(String(content ?? ''));
     if (!text) return { success: false, error: 'Content cannot be empty.' };
     const scan = this.scan(text);
     if (!scan.ok) return { success: false, error: scan.message };
@@ -223,7 +225,7 @@ export class MemoryStore {
             failure: {
               success: false,
               error:
-                `Memory at ${formatCount(cur)}/${formatCount(limit)} chars. Adding this entry (${formatCount(text.length)} chars) would exceed the limit. ` +
+                `Memory at ${formatCount(cur)}/${formatCount(limit)} chars. Adding this entry (${formatCount(codePointLength(text))} chars) would exceed the limit. ` +
                 'Consolidate now: merge related entries with replace or drop stale ones with remove, then retry this add in the same turn.',
               current_entries: this.safeView(target, entries),
               usage: `${formatCount(cur)}/${formatCount(limit)}`,
@@ -242,8 +244,8 @@ export class MemoryStore {
     newContent: string,
     options: WriteOptions = {},
   ): Promise<MemoryResult> {
-    const old = String(oldText ?? '').trim();
-    const text = String(newContent ?? '').trim();
+    const old = pyStrip(String(oldText ?? ''));
+    const text = pyStrip(String(newContent ?? ''));
     if (!old) return { success: false, error: 'old_text cannot be empty.' };
     if (!text)
       return { success: false, error: "new_content cannot be empty. Use 'remove' to delete entries." };
@@ -285,7 +287,7 @@ export class MemoryStore {
   }
 
   async remove(target: MemoryTarget, oldText: string, options: WriteOptions = {}): Promise<MemoryResult> {
-    const old = String(oldText ?? '').trim();
+    const old = pyStrip(String(oldText ?? ''));
     if (!old) return { success: false, error: 'old_text cannot be empty.' };
     return this.mutate(
       target,
@@ -441,7 +443,7 @@ export class MemoryStore {
       if ('failure' in parsed) return parsed.failure;
     }
     if ((action === 'replace' || action === 'remove') && payload.old_text) {
-      const pinned = this.pinEntry(target, payload.old_text.trim());
+      const pinned = this.pinEntry(target, pyStrip(payload.old_text));
       if (pinned !== undefined) input.matchedEntry = pinned;
     }
     let record: PendingWrite;
@@ -677,9 +679,9 @@ export class MemoryStore {
     raw: string,
     parsed: string[],
   ): MemoryResult | null {
-    const trimmed = raw.trim();
+    const trimmed = pyStrip(raw);
     if (!trimmed) return null;
-    const longest = parsed.reduce((m, e) => Math.max(m, e.length), 0);
+    const longest = parsed.reduce((m, e) => Math.max(m, codePointLength(e)), 0);
     if (trimmed === joinEntries(parsed) && longest <= this.limit(target)) return null;
     const bak = `${file}.bak.${Math.floor(Date.now() / 1000)}`;
     let saved = bak;
@@ -730,8 +732,8 @@ function opContent(op: unknown): string {
 function cleanPayload(action: PendingAction, payload: PendingPayload): PendingPayload {
   if (action === 'batch') return { operations: [...(payload.operations ?? [])] };
   const out: PendingPayload = {};
-  if (action !== 'remove' && payload.content !== undefined) out.content = payload.content.trim();
-  if (action !== 'add' && payload.old_text !== undefined) out.old_text = payload.old_text.trim();
+  if (action !== 'remove' && payload.content !== undefined) out.content = pyStrip(payload.content);
+  if (action !== 'add' && payload.old_text !== undefined) out.old_text = pyStrip(payload.old_text);
   return out;
 }
 
@@ -789,8 +791,8 @@ function parseBatchOps(
     const op = raw as Record<string, unknown>;
     const action = typeof op.action === 'string' ? op.action.trim() : '';
     const contentRaw = op.content ?? op.new_text;
-    const content = typeof contentRaw === 'string' ? contentRaw.trim() : '';
-    const old = typeof op.old_text === 'string' ? op.old_text.trim() : '';
+    const content = typeof contentRaw === 'string' ? pyStrip(contentRaw) : '';
+    const old = typeof op.old_text === 'string' ? pyStrip(op.old_text) : '';
     if (action !== 'add' && action !== 'replace' && action !== 'remove') {
       return {
         counts: true,

@@ -37,6 +37,20 @@ describe('memory tool dispatcher (78–83)', () => {
     expect((await call('{not json')).error).toMatch(/not valid JSON/);
   });
 
+  it('79/81 target defaults to "memory" as in the reference: an unknown action is named, not the empty target', async () => {
+    const s = new MemoryStore({ hermesHome: tempHome() }).load();
+    const call = async (args: unknown) => parse(await handleMemoryTool(s, args));
+    expect((await call({ action: 'frob' })).error).toBe("Unknown action 'frob'. Use: add, replace, remove");
+    expect((await call({ action: 'frob', target: null })).error).toBe(
+      "Unknown action 'frob'. Use: add, replace, remove",
+    );
+    expect((await call({ action: 'add', content: 'no target given' })).success).toBe(true);
+    expect(s.entries('memory')).toEqual(['no target given']);
+    expect((await call({ action: 'add', target: '', content: 'x' })).error).toBe(
+      "Invalid target ''. Use 'memory' or 'user'.",
+    );
+  });
+
   it('valid add / replace / remove answer success true; new_text is an alias of content', async () => {
     const s = new MemoryStore({ hermesHome: tempHome() }).load();
     expect(

@@ -131,7 +131,9 @@ async function dispatch(
         "Missing required parameter: provide 'action' (add, replace, remove) or 'operations' (a list of {action, content?, old_text?}).",
     };
   }
-  const targetRaw = str(args.target) ?? '';
+  // The reference's dispatcher defaults `target` to "memory" (its schema requires it, its
+  // signature does not), so `{"action": "frob"}` is answered "Unknown action", not "Invalid target ''".
+  const targetRaw = args.target === undefined || args.target === null ? 'memory' : (str(args.target) ?? '');
   if (targetRaw !== 'memory' && targetRaw !== 'user') {
     return { success: false, error: `Invalid target '${targetRaw}'. Use 'memory' or 'user'.` };
   }
