@@ -260,6 +260,13 @@ export class HolographicProvider extends MemoryProvider {
         choices: ['default', 'reference'],
       },
       {
+        key: 'vector_format',
+        description:
+          "HRR blob format of new vectors: 'auto' keeps the store's own (an older plugin's float64 stays float64)",
+        default: 'auto',
+        choices: ['auto', 'float32', 'float64'],
+      },
+      {
         key: 'memory_mode',
         description: "'hybrid' (prefetch + tools) or 'tools' (no prefetch)",
         default: 'hybrid',

@@ -25,8 +25,11 @@ export interface HolographicSettings {
   hrrEnabled?: boolean | string;
   /** `default` (improved ranking) or `reference` (the Python plugin's ranking). */
   compat?: RetrievalMode;
-  /** Blob format of new HRR vectors (float32 = `HRR1`, float64 = legacy mainline). */
-  vectorFormat?: VectorFormat;
+  /**
+   * Blob format of new HRR vectors: `auto` (default) keeps the format the store already has (an
+   * older plugin's float64 store stays float64), `float32` = `HRR1`, `float64` = legacy mainline.
+   */
+  vectorFormat?: VectorFormat | 'auto';
   /**
    * Semantic signal. `auto` (default): `context.embedder` if given, else the bundled Model2Vec from
    * `@hermes-memory/embeddings` when that optional peer is installed, else lexical only.
@@ -54,7 +57,7 @@ export interface ResolvedSettings {
   hrrWeight: number;
   hrrEnabled: boolean;
   compat: RetrievalMode;
-  vectorFormat: VectorFormat;
+  vectorFormat: VectorFormat | 'auto';
   embeddings: boolean | 'auto';
   weights: Partial<DefaultWeights>;
   memoryMode: 'hybrid' | 'tools';
@@ -150,9 +153,12 @@ export function resolveSettings(
   const compat = pick(raw, 'compat', 'compat') ?? 'default';
   if (compat !== 'default' && compat !== 'reference')
     throw new SettingsError('compat', `holographic: 'compat' must be 'default' or 'reference'`);
-  const vectorFormat = pick(raw, 'vectorFormat', 'vector_format') ?? 'float32';
-  if (vectorFormat !== 'float32' && vectorFormat !== 'float64')
-    throw new SettingsError('vector_format', `holographic: 'vector_format' must be 'float32' or 'float64'`);
+  const vectorFormat = pick(raw, 'vectorFormat', 'vector_format') ?? 'auto';
+  if (vectorFormat !== 'auto' && vectorFormat !== 'float32' && vectorFormat !== 'float64')
+    throw new SettingsError(
+      'vector_format',
+      `holographic: 'vector_format' must be 'auto', 'float32' or 'float64'`,
+    );
   const memoryMode = pick(raw, 'memoryMode', 'memory_mode') ?? 'hybrid';
   const weights = raw.weights;
   return {

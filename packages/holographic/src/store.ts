@@ -8,6 +8,7 @@ import { type Db, type SharedConnection, acquireConnection } from './connection'
 import { extractEntities } from './entities';
 import { type EntityCache, entityCacheFor } from './entity-cache';
 import {
+  HRR_BLOB_PREFIX,
   type PhaseVector,
   type VectorFormat,
   bytesToPhases,
@@ -41,8 +42,14 @@ export interface FactStoreOptions {
   hrrDim?: number;
   /** Compute HRR vectors (the reference's numpy path). false = the numpy-less fallback. Default true. */
   hrrEnabled?: boolean;
-  /** Blob format for new vectors: `float32` (HRR1 prefix, newer reference) or legacy `float64`. */
-  vectorFormat?: VectorFormat;
+  /**
+   * Blob format of new vectors. `auto` (default): the format the store's vectors already have —
+   * a store written by the older plugin (raw float64, which that plugin cannot read any other way)
+   * keeps float64 — and `float32` (`HRR1` prefix, the newer reference) for a store without
+   * vectors. An explicit format is honoured only where it matches the stored vectors (or there are
+   * none): a store never becomes mixed except through `rebuildAllVectors({vectorFormat})`.
+   */
+  vectorFormat?: VectorFormat | 'auto';
   /** Half-life in days of the score decay; 0 disables it. */
   temporalDecayHalfLife?: number;
   /** `default` (improved) or `reference` (the Python plugin's ranking, byte for byte). */
@@ -115,7 +122,8 @@ export class FactStore {
   readonly defaultTrust: number;
   hrrDim: number;
   readonly hrrEnabled: boolean;
-  readonly vectorFormat: VectorFormat;
+  /** The blob format new vectors are written in (see `FactStoreOptions.vectorFormat`). */
+  vectorFormat: VectorFormat;
   private currentEmbedder: Embedder | undefined;
   readonly retriever: FactRetriever;
   readonly logger: Logger;
@@ -142,13 +150,13 @@ export class FactStore {
     if (!Number.isInteger(this.hrrDim) || this.hrrDim < 1)
       throw new RangeError(`hrrDim must be a positive integer, got ${this.hrrDim}`);
     this.hrrEnabled = options.hrrEnabled ?? true;
-    this.vectorFormat = options.vectorFormat ?? 'float32';
     this.currentEmbedder = options.embedder;
     this.logger = options.logger ?? silentLogger;
     this.trackRetrievals = options.trackRetrievals ?? true;
     this.parallelIngest = options.parallelIngest ?? true;
     this.conn = acquireConnection(options.dbPath);
     this.stmts = prepare(this.conn.db);
+    this.vectorFormat = this.chooseVectorFormat(options.vectorFormat ?? 'auto');
     this.retriever = new FactRetriever(this, {
       mode: options.retrieval ?? 'default',
       halfLife: options.temporalDecayHalfLife ?? 0,
@@ -446,10 +454,16 @@ export class FactStore {
 
   // --- Vectors, banks, side index ----------------------------------------------------------------
 
-  /** Recompute every HRR vector and bank from text (recovery or dimension change). */
-  rebuildAllVectors(dim?: number): number {
+  /**
+   * Recompute every HRR vector and bank from text (recovery, a dimension change, or an explicit
+   * format conversion: `{vectorFormat: 'float32'}` converts an older float64 store, after which the
+   * older plugin can no longer read it). A number is the dimension, as in the reference.
+   */
+  rebuildAllVectors(options?: number | { dim?: number; vectorFormat?: VectorFormat }): number {
     if (!this.hrrEnabled) return 0;
+    const { dim, vectorFormat } = typeof options === 'number' ? { dim: options } : (options ?? {});
     if (dim !== undefined) this.hrrDim = dim;
+    if (vectorFormat !== undefined) this.vectorFormat = vectorFormat;
     const rows = this.db.prepare('SELECT fact_id, content, category FROM facts').all() as FactRecord[];
     this.db
       .transaction(() => {
@@ -461,6 +475,45 @@ export class FactStore {
       .immediate();
     this.flushBanks();
     return rows.length;
+  }
+
+  /**
+   * The format of the vectors already stored at this dimension: `float64` when every one is a raw
+   * float64 blob (the older plugin's), `float32` when any is prefixed, null when there are none.
+   * `length()` of a blob reads no overflow page, so this stays cheap on large stores.
+   */
+  storedVectorFormat(): VectorFormat | null {
+    const f64 = this.hrrDim * 8;
+    const f32 = HRR_BLOB_PREFIX.length + this.hrrDim * 4;
+    if (f64 === f32) return null;
+    const counts = this.db
+      .prepare(
+        `SELECT
+           (SELECT COUNT(*) FROM facts WHERE length(hrr_vector) = @f64) +
+           (SELECT COUNT(*) FROM memory_banks WHERE length(vector) = @f64) AS legacy,
+           (SELECT COUNT(*) FROM facts WHERE length(hrr_vector) = @f32) +
+           (SELECT COUNT(*) FROM memory_banks WHERE length(vector) = @f32) AS prefixed`,
+      )
+      .get({ f64, f32 }) as { legacy: number; prefixed: number };
+    if (counts.prefixed > 0) return 'float32';
+    return counts.legacy > 0 ? 'float64' : null;
+  }
+
+  private chooseVectorFormat(requested: VectorFormat | 'auto'): VectorFormat {
+    const stored = this.storedVectorFormat();
+    if (stored === null) return requested === 'auto' ? 'float32' : requested;
+    if (requested !== 'auto' && requested !== stored) {
+      this.logger.warn(
+        `holographic: ${this.dbPath} holds ${stored} HRR vectors; new vectors are written as ${stored} too, ` +
+          `not ${requested} (a mixed store breaks the plugin that wrote it). ` +
+          `Convert explicitly with 'hermes-memory facts reindex --vector-format ${requested}'.`,
+      );
+    } else if (stored === 'float64') {
+      this.logger.info(
+        `holographic: ${this.dbPath} holds float64 HRR vectors (the older plugin's format); new vectors are written as float64 too.`,
+      );
+    }
+    return stored;
   }
 
   /** Decode a stored vector; null when absent or undecodable at this dimension. */

@@ -3,7 +3,8 @@
  *
  * 1. the conformance suite (`describeMemoryProvider`, and the same checks as plain functions);
  * 2. a scripted OpenAI-compatible fake server (`startFakeOpenAI`) for LLM and embedding calls;
- * 3. small helpers (`tempHermesHome`, `collectLogs`).
+ * 3. small helpers (`tempHermesHome`, `collectLogs`, `requirePython` / `runPythonJson` for
+ *    Python-compatibility tests).
  */
 
 // Conformance suite: vitest registration, then the runner-independent API.
@@ -63,3 +64,4 @@ export type {
 // Helpers.
 export { type TempHermesHome, tempHermesHome } from './helpers/temp-home';
 export { type CollectedLogs, collectLogs } from './helpers/logs';
+export { requirePython, runPythonJson, spawnPython } from './helpers/python';
