@@ -147,6 +147,8 @@ export class BuiltinProvider extends MemoryProvider {
     } catch (error) {
       this.logger.warn(`config.yaml ignored: ${error instanceof Error ? error.message : String(error)}`);
     }
+    for (const problem of config?.problems ?? [])
+      this.logger.warn(`config.yaml: ${problem.message}; using the default.`);
     this.memoryEnabled = this.settings.memoryEnabled ?? config?.memoryEnabled ?? true;
     this.userProfileEnabled = this.settings.userProfileEnabled ?? config?.userProfileEnabled ?? true;
     this.approval =

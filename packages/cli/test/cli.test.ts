@@ -153,6 +153,62 @@ describe('hermes-memory (built binary)', () => {
     expect(status.provider.name).toBe('');
   });
 
+  it('setup validates values against the schema and writes where the Python plugin reads, numbers as numbers', () => {
+    const h = home();
+    expectOneLineError(run(h, ['setup', 'holographic', '--set', 'hrr_dim=abc', '--yes']));
+    expect(fs.existsSync(path.join(h, 'config.yaml'))).toBe(false);
+    const ok = run(h, [
+      'setup',
+      'holographic',
+      '--set',
+      'db_path=/srv/facts.db',
+      '--set',
+      'hrr_dim=512',
+      '--yes',
+    ]);
+    expect(ok.code).toBe(0);
+    const text = fs.readFileSync(path.join(h, 'config.yaml'), 'utf8');
+    expect(text).toMatch(/plugins:\n {2}hermes-memory-store:\n/);
+    expect(text).toMatch(/ hrr_dim: 512\n/);
+    expect(text).toMatch(/ default_trust: 0\.5\n/);
+    expect(text).not.toMatch(/holographic:/);
+    // A second setup keeps what is saved unless --set changes it.
+    expect(run(h, ['setup', 'holographic', '--set', 'auto_extract=true', '--yes']).code).toBe(0);
+    expect(fs.readFileSync(path.join(h, 'config.yaml'), 'utf8')).toMatch(/ db_path: \/srv\/facts\.db\n/);
+  });
+
+  it('doctor reports invalid saved values and conflicting config places', () => {
+    const h = home();
+    fs.writeFileSync(
+      path.join(h, 'config.yaml'),
+      [
+        'memory:',
+        '  provider: holographic',
+        '  memory_char_limit: lots',
+        '  holographic:',
+        '    db_path: /b.db',
+        'plugins:',
+        '  hermes-memory-store:',
+        '    hrr_dim: abc',
+        '    db_path: /a.db',
+        '',
+      ].join('\n'),
+    );
+    const r = run(h, ['doctor', '--json']);
+    expect(r.code).toBe(1);
+    const checks = JSON.parse(r.stdout).checks as Array<{ id: string; status: string; detail: string }>;
+    const config = checks.find((c) => c.id === 'config')!;
+    expect(config).toMatchObject({ status: 'fail' });
+    expect(config.detail).toContain(`'memory.memory_char_limit' must be an integer, got "lots"`);
+    const settings = checks.filter((c) => c.id === 'provider-settings');
+    expect(settings.find((c) => c.status === 'fail')?.detail).toContain(
+      `'hrr_dim' must be an integer, got "abc"`,
+    );
+    expect(settings.find((c) => c.status === 'warn')?.detail).toContain(
+      'plugins.hermes-memory-store.db_path = "/a.db" is used; memory.holographic.db_path = "/b.db" is ignored',
+    );
+  });
+
   it('sessions list / search / show', () => {
     const h = home();
     expect(run(h, ['sessions', 'list']).stdout).toContain('No sessions recorded yet.');

@@ -5,7 +5,7 @@
 export * from './errors';
 export * from './logging';
 export * from './tools';
-export { MemoryProvider, canWrite, isMemoryProvider } from './provider/memory-provider';
+export { MemoryProvider, canWrite, isMemoryProvider, providerConfigPaths } from './provider/memory-provider';
 export type * from './provider/types';
 export type {
   ChatContentPart,

@@ -1,6 +1,14 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { type InitContext, loadHermesConfig, silentLogger } from '@hermes-memory/core';
+import {
+  type InitContext,
+  MemoryManager,
+  getConfigValue,
+  loadHermesConfig,
+  readProviderConfig,
+  silentLogger,
+} from '@hermes-memory/core';
+import { collectLogs } from '@hermes-memory/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type HolographicProvider, createHolographicProvider } from './provider';
 import { expandDbPathTemplate, resolveSettings, sanitizePathPart } from './settings';
@@ -30,30 +38,120 @@ describe('getConfigSchema / saveConfig', () => {
       expect(keys).toContain(key);
   });
 
-  it('writes memory.holographic.* to config.yaml, which the next initialize reads', () => {
+  it('writes where the Python plugin reads (plugins.hermes-memory-store), numbers as numbers', () => {
+    const home = tempDir();
+    fs.writeFileSync(
+      path.join(home, 'config.yaml'),
+      'memory:\n  provider: holographic\n  holographic:\n    default_trust: 0.4\n    compat: reference\n',
+    );
+    const p = createHolographicProvider();
+    p.saveConfig({ auto_extract: true, defaultTrust: '0.7', hrr_dim: '512', unknown_key: 'x' }, home);
+    const text = fs.readFileSync(path.join(home, 'config.yaml'), 'utf8');
+    expect(text).toMatch(/plugins:\n {2}hermes-memory-store:\n/);
+    expect(text).toMatch(/default_trust: 0\.7\n/);
+    expect(text).toMatch(/hrr_dim: 512\n/);
+    const config = loadHermesConfig(home);
+    expect(getConfigValue(config, 'plugins.hermes-memory-store')).toEqual({
+      auto_extract: true,
+      default_trust: 0.7,
+      hrr_dim: 512,
+    });
+    // The same keys leave the older block, so the two places never disagree; others stay.
+    expect(config.memory.providerConfig('holographic')).toEqual({ compat: 'reference' });
+    expect(fs.statSync(path.join(home, 'config.yaml')).mode & 0o777).toBe(0o600);
+    const read = readProviderConfig(config, p.configPaths());
+    expect(read.conflicts).toEqual([]);
+    const settings = resolveSettings(read.values, home);
+    expect(settings).toMatchObject({
+      autoExtract: true,
+      defaultTrust: 0.7,
+      hrrDim: 512,
+      compat: 'reference',
+    });
+  });
+
+  it('refuses to save values that do not fit the schema', () => {
     const home = tempDir();
     const p = createHolographicProvider();
-    p.saveConfig({ auto_extract: 'true', defaultTrust: '0.7', unknown_key: 'x' }, home);
-    const config = loadHermesConfig(home);
-    expect(config.memory.providerConfig('holographic')).toEqual({
-      auto_extract: 'true',
-      default_trust: '0.7',
-    });
-    expect(fs.statSync(path.join(home, 'config.yaml')).mode & 0o777).toBe(0o600);
-    const settings = resolveSettings(config.memory.providerConfig('holographic'), home);
-    expect(settings.autoExtract).toBe(true);
-    expect(settings.defaultTrust).toBe(0.7);
+    expect(() => p.saveConfig({ hrr_dim: 'abc' }, home)).toThrow(/'hrr_dim' must be an integer, got "abc"/);
+    expect(() => p.saveConfig({ default_trust: 2 }, home)).toThrow(/'default_trust' must be at most 1/);
+    expect(() => p.saveConfig({ memory_mode: 'sometimes' }, home)).toThrow(/'memory_mode' must be one of/);
+    expect(fs.existsSync(path.join(home, 'config.yaml'))).toBe(false);
   });
 
   it("stores this profile's default db path as the portable $HERMES_HOME placeholder, others as given", () => {
     const home = tempDir();
     const p = createHolographicProvider();
+    const dbPath = () => getConfigValue(loadHermesConfig(home), 'plugins.hermes-memory-store.db_path');
     p.saveConfig({ db_path: path.join(home, 'memory_store.db') }, home);
-    expect(loadHermesConfig(home).memory.providerConfig('holographic').db_path).toBe(
-      '$HERMES_HOME/memory_store.db',
-    );
+    expect(dbPath()).toBe('$HERMES_HOME/memory_store.db');
     p.saveConfig({ db_path: '/srv/facts.db' }, home);
-    expect(loadHermesConfig(home).memory.providerConfig('holographic').db_path).toBe('/srv/facts.db');
+    expect(dbPath()).toBe('/srv/facts.db');
+  });
+});
+
+describe('a Python-style config.yaml (test/fixtures/python-home)', () => {
+  /** The fixture in a fresh home; `holographic` adds a `memory.holographic` block. */
+  function pythonHome(holographic = ''): string {
+    const home = tempDir();
+    const fixture = fs.readFileSync(
+      path.join(__dirname, '..', 'test', 'fixtures', 'python-home', 'config.yaml'),
+      'utf8',
+    );
+    fs.writeFileSync(path.join(home, 'config.yaml'), fixture.replace('memory:\n', `memory:\n${holographic}`));
+    return home;
+  }
+
+  it("opens the Python agent's db_path and settings through the manager (not a new empty memory_store.db)", async () => {
+    const home = pythonHome();
+    const manager = new MemoryManager();
+    const p = createHolographicProvider();
+    manager.addProvider(p);
+    await manager.initializeAll('s', {
+      hermesHome: home,
+      config: loadHermesConfig(home),
+      logger: silentLogger,
+    });
+    try {
+      expect(p.factStore?.dbPath).toBe(path.join(home, 'facts', 'custom_store.db'));
+      expect(p.factStore?.defaultTrust).toBe(0.6);
+      expect(fs.existsSync(path.join(home, 'memory_store.db'))).toBe(false);
+    } finally {
+      await manager.shutdownAll();
+    }
+  });
+
+  it("warns when memory.holographic disagrees, and uses the Python plugin's value", async () => {
+    const home = pythonHome('  holographic:\n    db_path: $HERMES_HOME/other.db\n    default_trust: 0.6\n');
+    const logs = collectLogs();
+    const manager = new MemoryManager({ logger: logs.logger });
+    const p = createHolographicProvider();
+    manager.addProvider(p);
+    await manager.initializeAll('s', {
+      hermesHome: home,
+      config: loadHermesConfig(home),
+      logger: logs.logger,
+    });
+    try {
+      expect(p.factStore?.dbPath).toBe(path.join(home, 'facts', 'custom_store.db'));
+      const warnings = logs.messages('warn').join('\n');
+      expect(warnings).toContain(
+        'plugins.hermes-memory-store.db_path = "$HERMES_HOME/facts/custom_store.db" is used; memory.holographic.db_path = "$HERMES_HOME/other.db" is ignored',
+      );
+      // "0.6" (the Python wizard's string) and 0.6 are the same setting: no conflict.
+      expect(warnings).not.toContain('default_trust');
+    } finally {
+      await manager.shutdownAll();
+    }
+  });
+
+  it('a malformed value stops the provider with a message naming it (never a silent default)', () => {
+    const home = tempDir();
+    const p = createHolographicProvider();
+    const init = () =>
+      p.initialize('s', ctx(home, { providerConfig: { hrr_dim: 'abc', auto_extract: 'maybe' } }));
+    expect(init).toThrow(/'hrr_dim' must be an integer, got "abc"/);
+    expect(init).toThrow(/'auto_extract' must be true or false, got "maybe"/);
   });
 });
 

@@ -15,12 +15,15 @@ import {
   type ToolSchema,
   type Embedder,
   canWrite,
+  SettingsError,
   saveConfigValues,
   silentLogger,
   toolError,
+  validateConfigValues,
 } from '@hermes-memory/core';
 import path from 'node:path';
 import { extractFacts } from './extract';
+import { HOLOGRAPHIC_CONFIG_SCHEMA, REFERENCE_CONFIG_PATH } from './config-schema';
 import { type HolographicSettings, type ResolvedSettings, resolveSettings } from './settings';
 import { loadOptionalEmbedder } from './optional-embedder';
 import { FactStore } from './store';
@@ -57,7 +60,11 @@ export class HolographicProvider extends MemoryProvider {
   initialize(_sessionId: string, context: InitContext): void {
     this.shutdown();
     this.logger = context.logger ?? silentLogger;
-    const raw = { ...(context.providerConfig ?? {}), ...(this.settings as Record<string, unknown>) };
+    const configured = context.providerConfig ?? {};
+    const problems = validateConfigValues(HOLOGRAPHIC_CONFIG_SCHEMA, configured);
+    if (problems.length > 0)
+      throw new SettingsError(problems[0]!.key, `holographic: ${problems.map((p) => p.message).join('; ')}`);
+    const raw = { ...configured, ...(this.settings as Record<string, unknown>) };
     const resolved = resolveSettings(raw, context.hermesHome, {
       profile: context.agentIdentity,
       platform: context.platform,
@@ -226,76 +233,43 @@ export class HolographicProvider extends MemoryProvider {
   }
 
   override getConfigSchema(): ConfigField[] {
-    return [
-      { key: 'db_path', description: 'SQLite database path', default: '$HERMES_HOME/memory_store.db' },
-      {
-        key: 'auto_extract',
-        description: 'Auto-extract facts at session end',
-        default: 'false',
-        choices: ['true', 'false'],
-      },
-      { key: 'default_trust', description: 'Default trust score for new facts', default: '0.5' },
-      { key: 'hrr_dim', description: 'HRR vector dimensions', default: '1024' },
-      {
-        key: 'min_trust_threshold',
-        description: 'Trust floor for prefetch and the default search filter',
-        default: '0.3',
-      },
-      {
-        key: 'temporal_decay_half_life',
-        description: 'Score half-life in days (0 = no decay)',
-        default: '0',
-      },
-      { key: 'hrr_weight', description: 'HRR share of the reference ranking', default: '0.3' },
-      {
-        key: 'embeddings',
-        description: 'Semantic signal: auto (embedder if available), true, false',
-        default: 'auto',
-        choices: ['auto', 'true', 'false'],
-      },
-      {
-        key: 'compat',
-        description: "Ranking: 'default' (improved) or 'reference' (the Python plugin's)",
-        default: 'default',
-        choices: ['default', 'reference'],
-      },
-      {
-        key: 'vector_format',
-        description:
-          "HRR blob format of new vectors: 'auto' keeps the store's own (an older plugin's float64 stays float64)",
-        default: 'auto',
-        choices: ['auto', 'float32', 'float64'],
-      },
-      {
-        key: 'memory_mode',
-        description: "'hybrid' (prefetch + tools) or 'tools' (no prefetch)",
-        default: 'hybrid',
-        choices: ['hybrid', 'tools'],
-      },
-      {
-        key: 'db_path_template',
-        description: 'Per-chat database path with {profile} {platform} {chat} {user} (overrides db_path)',
-      },
-    ];
+    return HOLOGRAPHIC_CONFIG_SCHEMA.map((f) => ({ ...f }));
+  }
+
+  /** The Python plugin's block first: both programs then open the same database with the same settings. */
+  override configPaths(): readonly string[] {
+    return [REFERENCE_CONFIG_PATH, 'memory.holographic'];
   }
 
   /**
-   * Persist settings under `memory.holographic.*` in `config.yaml` (only keys of the schema; none
-   * is secret). A `db_path` equal to this profile's default is stored as the portable
-   * `$HERMES_HOME/memory_store.db`, so a copied or renamed profile opens its own database.
+   * Persist settings where the Python plugin reads them, `plugins.hermes-memory-store.*` in
+   * `config.yaml` (only keys of the schema; none is secret), and drop the same keys from the
+   * older `memory.holographic` block so the two never disagree. Values are checked against the
+   * schema first; numbers are written as numbers. A `db_path` equal to this profile's default is
+   * stored as the portable `$HERMES_HOME/memory_store.db`, so a copied profile opens its own file.
    */
   override saveConfig(values: Readonly<Record<string, unknown>>, hermesHome: string): void {
-    const allowed = new Set(this.getConfigSchema().map((f) => f.key));
-    const patch: Record<string, unknown> = {};
+    const fields = new Map(HOLOGRAPHIC_CONFIG_SCHEMA.map((f) => [f.key, f]));
+    const snake: Record<string, unknown> = {};
     for (const [rawKey, value] of Object.entries(values ?? {})) {
       const key = rawKey.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
-      if (!allowed.has(key) || value === undefined) continue;
+      if (fields.has(key) && value !== undefined) snake[key] = value;
+    }
+    const problems = validateConfigValues(HOLOGRAPHIC_CONFIG_SCHEMA, snake);
+    if (problems.length > 0)
+      throw new SettingsError(problems[0]!.key, `holographic: ${problems.map((p) => p.message).join('; ')}`);
+    const patch: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(snake)) {
+      const field = fields.get(key)!;
       let v = value;
+      if ((field.type === 'number' || field.type === 'integer') && typeof v === 'string')
+        v = Number(v.trim());
       if (key === 'db_path' && typeof v === 'string') {
         const defaultPath = path.resolve(hermesHome, 'memory_store.db');
         if (v.trim() && path.resolve(v.trim()) === defaultPath) v = '$HERMES_HOME/memory_store.db';
       }
-      patch[`memory.holographic.${key}`] = v;
+      patch[`${REFERENCE_CONFIG_PATH}.${key}`] = v;
+      patch[`memory.holographic.${key}`] = undefined;
     }
     if (Object.keys(patch).length > 0) saveConfigValues(hermesHome, patch);
   }

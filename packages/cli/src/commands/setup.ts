@@ -1,5 +1,12 @@
 import fs from 'node:fs';
-import { loadHermesConfig, resolveEnv, saveConfigValues, writeEnvValues } from '@hermes-memory/core';
+import {
+  loadHermesConfig,
+  providerConfigPaths,
+  readProviderConfig,
+  resolveEnv,
+  saveConfigValues,
+  writeEnvValues,
+} from '@hermes-memory/core';
 import type { Command } from '../command';
 import { parseCommandArgs } from '../context';
 import { CliError } from '../errors';
@@ -93,9 +100,11 @@ export const setupCommand: Command = {
     const { provider } = await loadProvider(name, ctx.io.cwd, ctx.home);
     const fields = provider.getConfigSchema();
     let answers: SetupAnswers;
+    // Settings already saved (in any place the provider reads) are kept unless changed here.
+    const saved = readProviderConfig(loadHermesConfig(ctx.home), providerConfigPaths(provider)).values;
     if (prompter) {
       if (positionals[0] !== undefined) prompter.intro(`hermes-memory setup ${name}`);
-      const existing = { ...loadHermesConfig(ctx.home).memory.providerConfig(name), ...sets };
+      const existing = { ...saved, ...sets };
       const result = await runSchemaWizard(fields, prompter, { env, existing });
       if (result === CANCELLED) {
         prompter.outro(CANCELLED_MESSAGE);
@@ -103,7 +112,7 @@ export const setupCommand: Command = {
       }
       answers = result;
     } else {
-      answers = answersFromFlags(fields, sets, env, name);
+      answers = answersFromFlags(fields, sets, env, name, saved);
     }
 
     ensureHome(ctx.home);

@@ -1,5 +1,12 @@
 import fs from 'node:fs';
-import { type ConfigField, type HermesConfig, loadHermesConfig, resolveEnv } from '@hermes-memory/core';
+import {
+  type ConfigField,
+  type HermesConfig,
+  loadHermesConfig,
+  providerConfigPaths,
+  readProviderConfig,
+  resolveEnv,
+} from '@hermes-memory/core';
 import type { Command } from '../command';
 import { type CommandContext, parseCommandArgs } from '../context';
 import { CliError } from '../errors';
@@ -218,10 +225,12 @@ async function providerStatus(ctx: CommandContext, config: HermesConfig) {
     fields = active.provider.getConfigSchema();
   } catch {}
   const secretKeys = new Set(fields.filter((f) => f.secret).map((f) => f.key));
-  for (const [key, value] of Object.entries(config.memory.providerConfig(name)))
-    if (!secretKeys.has(key)) provider.config[key] = value;
+  const saved = readProviderConfig(config, providerConfigPaths(active.provider)).values as Record<
+    string,
+    FieldValue
+  >;
+  for (const [key, value] of Object.entries(saved)) if (!secretKeys.has(key)) provider.config[key] = value;
   // Only fields that apply to the saved settings (a cloud key is irrelevant in local mode).
-  const saved = config.memory.providerConfig(name) as Record<string, FieldValue>;
   provider.envVars = fields
     .filter((f): f is ConfigField & { envVar: string } => typeof f.envVar === 'string')
     .filter((f) => fieldVisible(f, saved))

@@ -147,6 +147,14 @@ export function checkConfig(home: string): CheckResult {
     return { id: 'config', title: 'config.yaml', status: 'ok', detail: 'not present (defaults apply)' };
   try {
     const config = loadHermesConfig(home);
+    if (config.memory.problems.length > 0)
+      return {
+        id: 'config',
+        title: 'config.yaml',
+        status: 'fail',
+        detail: `invalid values (their defaults are used): ${config.memory.problems.map((p) => p.message).join('; ')}`,
+        fix: `Fix them in ${file}.`,
+      };
     return {
       id: 'config',
       title: 'config.yaml',

@@ -1,5 +1,12 @@
 import fs from 'node:fs';
-import { loadHermesConfig } from '@hermes-memory/core';
+import {
+  type MemoryProvider,
+  describeConfigConflict,
+  loadHermesConfig,
+  providerConfigPaths,
+  readProviderConfig,
+  validateConfigValues,
+} from '@hermes-memory/core';
 import { homePaths } from '../paths';
 import { applyHomeEnv, loadProvider } from '../providers';
 import { openMemoryStore } from '../stores';
@@ -25,9 +32,14 @@ export async function checkProvider(
     applyHomeEnv(home, env);
     const available = provider.isAvailable();
     const reason = available ? '' : provider.unavailableReason();
+    const settings = checkProviderSettings(home, name, provider);
     return available
-      ? [{ id: 'provider', title, status: 'ok', detail: `${name} (${packageName}) is available` }]
+      ? [
+          { id: 'provider', title, status: 'ok', detail: `${name} (${packageName}) is available` },
+          ...settings,
+        ]
       : [
+          ...settings,
           {
             id: 'provider',
             title,
@@ -47,6 +59,42 @@ export async function checkProvider(
       },
     ];
   }
+}
+
+/**
+ * The provider's saved settings fit its config schema (a value the provider would refuse at start
+ * is a failure here, not a WARN line in the agent's log), and no two config places disagree.
+ */
+function checkProviderSettings(home: string, name: string, provider: MemoryProvider): CheckResult[] {
+  const paths = providerConfigPaths(provider);
+  const read = readProviderConfig(loadHermesConfig(home), paths);
+  const problems = validateConfigValues(provider.getConfigSchema(), read.values);
+  const title = `${name} settings`;
+  const out: CheckResult[] = [];
+  if (problems.length > 0)
+    out.push({
+      id: 'provider-settings',
+      title,
+      status: 'fail',
+      detail: problems.map((p) => p.message).join('; '),
+      fix: `Set valid values: hermes-memory setup ${name} ${problems.map((p) => `--set ${p.key}=…`).join(' ')} (or edit ${paths[0]} in config.yaml).`,
+    });
+  for (const conflict of read.conflicts)
+    out.push({
+      id: 'provider-settings',
+      title,
+      status: 'warn',
+      detail: `config conflict: ${describeConfigConflict(conflict)}`,
+      fix: `Remove ${conflict.ignored.map((i) => `${i.path}.${conflict.key}`).join(', ')} from config.yaml (or set the same value).`,
+    });
+  if (out.length === 0)
+    out.push({
+      id: 'provider-settings',
+      title,
+      status: 'ok',
+      detail: `valid (read from ${paths.join(', ')})`,
+    });
+  return out;
 }
 
 /** MEMORY.md / USER.md can be read and are within their limits. */

@@ -1,4 +1,4 @@
-import type { ConfigField } from '@hermes-memory/core';
+import { type ConfigField, checkConfigValue, configBoolean } from '@hermes-memory/core';
 import { CliError } from '../errors';
 
 export type FieldValue = string | number | boolean;
@@ -42,39 +42,17 @@ export function fieldDefault(
   return field.default;
 }
 
-/** Turn typed text into the field's type, enforcing choices and bounds. Throws a one-line CliError. */
+/**
+ * Turn typed text into the field's type, checked against the schema as core checks saved config
+ * (choices, numbers, bounds, booleans). Throws a one-line CliError.
+ */
 export function coerceFieldValue(field: ConfigField, raw: string): FieldValue {
   const text = raw.trim();
-  if (field.choices && field.choices.length > 0 && !field.choices.includes(text)) {
-    throw new CliError(
-      `Invalid value '${text}' for '${field.key}'. Choose one of: ${field.choices.join(', ')}.`,
-    );
-  }
-  switch (field.type) {
-    case 'boolean': {
-      if (/^(true|yes|on|1)$/i.test(text)) return true;
-      if (/^(false|no|off|0)$/i.test(text)) return false;
-      throw new CliError(`Invalid value '${text}' for '${field.key}': expected true or false.`);
-    }
-    case 'integer':
-    case 'number': {
-      const n = Number(text);
-      if (text === '' || !Number.isFinite(n) || (field.type === 'integer' && !Number.isInteger(n))) {
-        throw new CliError(
-          `Invalid value '${text}' for '${field.key}': expected ${field.type === 'integer' ? 'an integer' : 'a number'}.`,
-        );
-      }
-      if (field.minimum !== undefined && n < field.minimum) {
-        throw new CliError(`Invalid value '${text}' for '${field.key}': must be at least ${field.minimum}.`);
-      }
-      if (field.maximum !== undefined && n > field.maximum) {
-        throw new CliError(`Invalid value '${text}' for '${field.key}': must be at most ${field.maximum}.`);
-      }
-      return n;
-    }
-    default:
-      return text;
-  }
+  const problem = checkConfigValue(field, text);
+  if (problem) throw new CliError(`Invalid value '${text}' for '${field.key}': ${problem}.`);
+  if (field.type === 'boolean') return configBoolean(text) as boolean;
+  if (field.type === 'integer' || field.type === 'number') return Number(text);
+  return text;
 }
 
 /** Which `.env` variable a field writes to; secrets without a declared one are not storable. */
@@ -104,6 +82,8 @@ export function answersFromFlags(
   sets: Readonly<Record<string, string>>,
   env: Readonly<Record<string, string | undefined>>,
   providerName: string,
+  /** Settings already saved: kept (and checked against the schema) when no --set replaces them. */
+  saved: Readonly<Record<string, unknown>> = {},
 ): SetupAnswers {
   const known = new Set(fields.map((f) => f.key));
   for (const key of Object.keys(sets)) {
@@ -118,7 +98,10 @@ export function answersFromFlags(
     if (!fieldVisible(field, collected)) continue;
     const raw = sets[field.key];
     let value: FieldValue | undefined;
+    const kept = saved[field.key];
     if (raw !== undefined) value = coerceFieldValue(field, raw);
+    else if (!field.secret && kept !== undefined && kept !== null && typeof kept !== 'object')
+      value = coerceFieldValue(field, String(kept));
     else if (field.secret) {
       const existing = field.envVar ? env[field.envVar] : undefined;
       if (!existing && field.required) {

@@ -8,9 +8,11 @@ import {
   loadEnvFile,
   loadHermesConfig,
   parseEnv,
+  readProviderConfig,
   resolveEnv,
   resolveHermesHome,
   saveConfigValues,
+  validateConfigValues,
   writeEnvValues,
 } from './index';
 
@@ -124,6 +126,10 @@ describe('saveConfigValues', () => {
     expect(c.memory.providerConfig('holographic')).toEqual({ db: 'a.db' });
     expect(fs.readdirSync(home).filter((f) => f.endsWith('.tmp'))).toEqual([]);
   });
+  it('deleting a key under a mapping that does not exist is a no-op', () => {
+    saveConfigValues(home, { 'memory.holographic.db_path': undefined, 'plugins.x.y': 1 });
+    expect(loadHermesConfig(home).raw).toEqual({ plugins: { x: { y: 1 } } });
+  });
   it('refuses to overwrite a corrupt file', () => {
     const file = path.join(home, 'config.yaml');
     fs.writeFileSync(file, 'a: [\n');
@@ -185,5 +191,68 @@ describe('.env files', () => {
     writeEnvValues(home, { A: '1', B: '2' });
     writeEnvValues(home, { A: undefined });
     expect(loadEnvFile(home)).toEqual({ B: '2' });
+  });
+});
+
+describe('provider config places and validation', () => {
+  it('merges every place a provider reads, the first winning, and reports disagreements', () => {
+    fs.writeFileSync(
+      path.join(home, 'config.yaml'),
+      [
+        'plugins:',
+        '  hermes-memory-store:',
+        '    db_path: /a.db',
+        "    default_trust: '0.6'",
+        'memory:',
+        '  holographic:',
+        '    db_path: /b.db',
+        '    default_trust: 0.6',
+        '    compat: reference',
+        '',
+      ].join('\n'),
+    );
+    const read = readProviderConfig(loadHermesConfig(home), [
+      'plugins.hermes-memory-store',
+      'memory.holographic',
+    ]);
+    expect(read.values).toEqual({ db_path: '/a.db', default_trust: '0.6', compat: 'reference' });
+    expect(read.conflicts).toEqual([
+      {
+        key: 'db_path',
+        used: { path: 'plugins.hermes-memory-store', value: '/a.db' },
+        ignored: [{ path: 'memory.holographic', value: '/b.db' }],
+      },
+    ]);
+  });
+
+  it('checks numbers, integers, bounds, booleans and choices; numeric strings are numbers', () => {
+    const fields = [
+      { key: 'n', description: '', type: 'integer', minimum: 1 },
+      { key: 'x', description: '', type: 'number', maximum: 1 },
+      { key: 'b', description: '', type: 'boolean' },
+      { key: 'c', description: '', choices: ['a', 'b'] },
+    ] as const;
+    expect(validateConfigValues(fields, { n: '12', x: 0.5, b: 'yes', c: 'a', other: 'kept' })).toEqual([]);
+    expect(
+      validateConfigValues(fields, { n: 'abc', x: 2, b: 'maybe', c: 'z' }).map((p) => p.message),
+    ).toEqual([
+      `'n' must be an integer, got "abc"`,
+      "'x' must be at most 1, got 2",
+      `'b' must be true or false, got "maybe"`,
+      `'c' must be one of a, b, got "z"`,
+    ]);
+  });
+
+  it('malformed memory.* values keep their defaults and are reported, not silently replaced', () => {
+    fs.writeFileSync(
+      path.join(home, 'config.yaml'),
+      'memory:\n  memory_char_limit: abc\n  nudge_interval: 5\n',
+    );
+    const config = loadHermesConfig(home);
+    expect(config.memory.memoryCharLimit).toBe(2200);
+    expect(config.memory.nudgeInterval).toBe(5);
+    expect(config.memory.problems.map((p) => p.message)).toEqual([
+      `'memory.memory_char_limit' must be an integer, got "abc"`,
+    ]);
   });
 });

@@ -2,7 +2,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import YAML from 'yaml';
 import { SettingsError } from '../errors/memory-error';
+import type { ConfigField } from '../provider/types';
 import { writeFileAtomic } from './atomic-write';
+import { type ConfigValueProblem, validateConfigValues } from './provider-config';
 
 /** The `memory:` section of config.yaml, with the reference's defaults filled in. */
 export interface MemoryConfig {
@@ -17,6 +19,11 @@ export interface MemoryConfig {
   flushMinTurns: number;
   /** The `memory.<name>` block for a provider (a fresh copy; {} when absent). */
   providerConfig(name: string): Record<string, unknown>;
+  /**
+   * Values of the keys above that are malformed (e.g. `memory_char_limit: abc`). Their defaults are
+   * used; the manager warns about each and `doctor` reports them — never silently.
+   */
+  problems: ConfigValueProblem[];
 }
 
 export interface HermesConfig {
@@ -34,6 +41,17 @@ export const MEMORY_CONFIG_DEFAULTS = Object.freeze({
   nudgeInterval: 10,
   flushMinTurns: 6,
 });
+
+/** The schema of the `memory:` keys modelled here, for validation. */
+export const MEMORY_CONFIG_FIELDS: readonly ConfigField[] = Object.freeze([
+  { key: 'memory_enabled', description: 'Inject the MEMORY snapshot', type: 'boolean' },
+  { key: 'user_profile_enabled', description: 'Inject the USER snapshot', type: 'boolean' },
+  { key: 'memory_char_limit', description: 'MEMORY.md limit (characters)', type: 'integer', minimum: 1 },
+  { key: 'user_char_limit', description: 'USER.md limit (characters)', type: 'integer', minimum: 1 },
+  { key: 'nudge_interval', description: 'User turns between memory reviews', type: 'integer', minimum: 0 },
+  { key: 'flush_min_turns', description: 'Turns before a flush', type: 'integer', minimum: 0 },
+  { key: 'provider', description: 'Active external provider', type: 'text' },
+] satisfies ConfigField[]);
 
 export function configPath(hermesHome: string): string {
   return path.join(hermesHome, 'config.yaml');
@@ -99,6 +117,7 @@ export function memoryConfigFrom(raw: Record<string, unknown>): MemoryConfig {
       const block = m[name];
       return isRecord(block) ? structuredClone(block) : {};
     },
+    problems: validateConfigValues(MEMORY_CONFIG_FIELDS, m, 'memory.'),
   };
 }
 
@@ -158,8 +177,11 @@ export function saveConfigValues(hermesHome: string, patch: Readonly<Record<stri
   if (doc.contents !== null && !YAML.isMap(doc.contents))
     throw new SettingsError(file, `Invalid config in ${file}: the top level must be a mapping.`);
   for (const [keyPath, value] of flattenPatch(patch)) {
-    if (value === undefined) doc.deleteIn(keyPath);
-    else doc.setIn(keyPath, value);
+    if (value === undefined) {
+      // Deleting a key whose parent mapping does not exist is a no-op, not an error.
+      const parent = keyPath.length > 1 ? doc.getIn(keyPath.slice(0, -1)) : doc.contents;
+      if (YAML.isMap(parent)) doc.deleteIn(keyPath);
+    } else doc.setIn(keyPath, value);
   }
   writeFileAtomic(file, doc.toString());
 }

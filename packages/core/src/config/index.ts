@@ -14,8 +14,19 @@ export {
   type HermesConfig,
   loadHermesConfig,
   MEMORY_CONFIG_DEFAULTS,
+  MEMORY_CONFIG_FIELDS,
   type MemoryConfig,
   memoryConfigFrom,
   saveConfigValues,
 } from './hermes-config';
 export { expandHome, resolveHermesHome } from './home';
+export {
+  checkConfigValue,
+  configBoolean,
+  type ConfigValueProblem,
+  describeConfigConflict,
+  type ProviderConfigConflict,
+  type ProviderConfigRead,
+  readProviderConfig,
+  validateConfigValues,
+} from './provider-config';

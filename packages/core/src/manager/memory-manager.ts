@@ -7,7 +7,8 @@ import { buildMemoryContextBlock, flattenContent } from '../fencing';
 import type { ChatMessage } from '../llm/types';
 import { type Logger, silentLogger } from '../logging/logger';
 import { redactSecretsDeep } from '../logging/redact';
-import type { MemoryProvider } from '../provider/memory-provider';
+import { type MemoryProvider, providerConfigPaths } from '../provider/memory-provider';
+import { describeConfigConflict, readProviderConfig } from '../config/provider-config';
 import type {
   DelegationOptions,
   InitContext,
@@ -216,6 +217,17 @@ export class MemoryManager {
     await this.initializeProviders(sessionId, input, true);
   }
 
+  /** The provider's settings from every config place it reads; conflicts are warned about. */
+  private configFor(provider: MemoryProvider, config: ManagerInitInput['config']): Record<string, unknown> {
+    if (!config) return {};
+    const read = readProviderConfig(config, providerConfigPaths(provider));
+    for (const conflict of read.conflicts)
+      this.logger.warn(
+        `Memory provider '${provider.name}': config conflict: ${describeConfigConflict(conflict)}.`,
+      );
+    return read.values;
+  }
+
   private async initializeProviders(
     sessionId: string,
     input: ManagerInitInput,
@@ -259,7 +271,7 @@ export class MemoryManager {
         env,
         signal: ctx.signal ?? this.lifetime.signal,
         onMemoryWrite,
-        providerConfig: ctx.providerConfig ?? config?.memory.providerConfig(provider.name) ?? {},
+        providerConfig: ctx.providerConfig ?? this.configFor(provider, config),
         ...(inspection ? { inspectionOnly: true } : {}),
       };
       try {

@@ -124,8 +124,18 @@ export abstract class MemoryProvider {
     return [];
   }
 
-  /** Write non-secret settings to the provider's native config. */
+  /** Write non-secret settings to the provider's native config (the first of `configPaths()`). */
   saveConfig(_values: Readonly<Record<string, unknown>>, _hermesHome: string): MaybePromise<void> {}
+
+  /**
+   * Where this provider's settings live in config.yaml, most authoritative first (default
+   * `memory.<name>`). All are read and merged; a key set differently in two places is warned about
+   * and the first wins. A port of a Python plugin lists the place that plugin reads first, so both
+   * programs use the same settings.
+   */
+  configPaths(): readonly string[] {
+    return [`memory.${this.name}`];
+  }
 
   /** A hint for the user when `isAvailable()` is false. */
   unavailableReason(): string {
@@ -141,6 +151,14 @@ export abstract class MemoryProvider {
   backupPaths(): string[] {
     return [];
   }
+}
+
+/** `provider.configPaths()`, for structural providers (plain objects) too. */
+export function providerConfigPaths(
+  provider: Pick<MemoryProvider, 'name'> & Partial<MemoryProvider>,
+): readonly string[] {
+  const paths = typeof provider.configPaths === 'function' ? provider.configPaths() : [];
+  return paths.length > 0 ? paths : [`memory.${provider.name}`];
 }
 
 /** True when the agent context may change stored memory. */
