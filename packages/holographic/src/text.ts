@@ -182,13 +182,32 @@ export function jaccard(a: ReadonlySet<string>, b: ReadonlySet<string>): number 
 // --- Default-pipeline analysis ----------------------------------------------------------------
 
 /**
- * Word tokens for the default pipeline: lowercase, NFKC, split on anything that is not a letter,
- * digit or apostrophe, possessive `'s` removed, then Porter-stemmed (the index's own stemmer).
- * CJK text contributes its bigrams.
+ * Diacritics removed from Latin letters only, as the side index's tokenizer does
+ * (`unicode61 remove_diacritics 2`): "Malmö" → "malmo", "Café" → "cafe", "Dvořák" → "dvorak";
+ * letters without a decomposition (ø, ł, ß) and other scripts (й, ά, Devanagari signs) stay. Query
+ * terms, document frequencies and in-memory statistics then agree with the index for accented words.
+ */
+export function foldLatinDiacritics(text: string): string {
+  if (!/[^\x20-\x7e]/.test(text)) return text; // printable ASCII: nothing to fold
+  return text
+    .normalize('NFD')
+    .replace(/([A-Za-z])[\u0300-\u036f]+/g, '$1')
+    .normalize('NFC');
+}
+
+/** Lowercase, NFKC, Latin diacritics folded: the text every default-pipeline token comes from. */
+function analysisText(text: string): string {
+  return foldLatinDiacritics(text.normalize('NFKC').toLowerCase());
+}
+
+/**
+ * Word tokens for the default pipeline: lowercase, NFKC, Latin diacritics folded, split on anything
+ * that is not a letter, digit or apostrophe, possessive `'s` removed, then Porter-stemmed (the
+ * index's own stemmer). CJK text contributes its bigrams.
  */
 export function stemmedTokens(text: string): string[] {
   const out: string[] = [];
-  const lower = text.normalize('NFKC').toLowerCase();
+  const lower = analysisText(text);
   for (const m of lower.matchAll(/[\p{L}\p{N}]+(?:['’][\p{L}]+)*/gu)) {
     const w = m[0].replace(/['’]s$/u, '').replace(/['’]/gu, '');
     if (hasCjk(w)) {
@@ -226,7 +245,7 @@ export interface QueryTerm {
 export function queryTerms(query: string): QueryTerm[] {
   const out: QueryTerm[] = [];
   const seen = new Set<string>();
-  const lower = query.normalize('NFKC').toLowerCase();
+  const lower = analysisText(query);
   for (const m of lower.matchAll(/[\p{L}\p{N}]+(?:['’][\p{L}]+)*/gu)) {
     const word = m[0].replace(/['’]s$/u, '').replace(/['’]/gu, '');
     if (hasCjk(word)) {
