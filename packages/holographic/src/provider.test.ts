@@ -279,12 +279,14 @@ describe('non-primary contexts write nothing', () => {
 });
 
 describe('settings', () => {
-  it('warns and continues when embeddings are enabled without an embedder', () => {
+  it('embeddings: true with @hermes-memory/embeddings installed uses it, without a "no embedder" warning', async () => {
     const logger = createRecordingLogger();
     const p = createHolographicProvider({ embeddings: true });
     p.initialize('s', ctx(tempDir(), { logger }));
     live.push(p);
-    expect(logger.records.some((r) => r.message.includes('no embedder'))).toBe(true);
+    await p.ready();
+    expect(p.factStore?.embedder).toBeDefined();
+    expect(logger.records.some((r) => r.message.includes('no embedder'))).toBe(false);
   });
   it('rejects invalid settings clearly', () => {
     const p = createHolographicProvider({ hrrDim: 'abc' });

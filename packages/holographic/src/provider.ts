@@ -74,10 +74,6 @@ export class HolographicProvider extends MemoryProvider {
     this.resolved = resolved;
     this.writable = canWrite(context.agentContext);
     const embedder: Embedder | undefined = resolved.embeddings !== false ? context.embedder : undefined;
-    if (resolved.embeddings === true && !embedder)
-      this.logger.warn(
-        'holographic: embeddings enabled but no embedder was provided; continuing without them',
-      );
     this.store = new FactStore({
       dbPath: resolved.dbPath,
       defaultTrust: resolved.defaultTrust,
@@ -92,11 +88,18 @@ export class HolographicProvider extends MemoryProvider {
       trackRetrievals: this.writable,
       logger: this.logger,
     });
-    if (resolved.embeddings === 'auto' && !embedder && resolved.compat === 'default') {
+    // Without a host embedder, `auto` and `true` both load the bundled default when the optional
+    // package is installed; only `true` warns when there is none.
+    if (resolved.embeddings !== false && !embedder && resolved.compat === 'default') {
       const store = this.store;
       const logger = this.logger;
+      const required = resolved.embeddings === true;
       this.embedderReady = loadOptionalEmbedder(logger).then((found) => {
         if (found && !store.closed) store.setEmbedder(found);
+        else if (!found && required)
+          logger.warn(
+            'holographic: embeddings: true, but no embedder: pass one to the manager, or install @hermes-memory/embeddings; continuing lexical only',
+          );
       });
     }
   }

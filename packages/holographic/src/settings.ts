@@ -33,7 +33,7 @@ export interface HolographicSettings {
   /**
    * Semantic signal. `auto` (default): `context.embedder` if given, else the bundled Model2Vec from
    * `@hermes-memory/embeddings` when that optional peer is installed, else lexical only.
-   * `true`: `context.embedder` (warns without one); `false`: lexical only.
+   * `true`: the same, but a warning when neither exists; `false`: lexical only.
    */
   embeddings?: boolean | 'auto' | string;
   /**
