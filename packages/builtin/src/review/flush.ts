@@ -18,7 +18,10 @@ export interface FlushOptions {
   systemPrompt?: string;
   /** `memory.flush_min_turns` (default 6); 0 disables flushing unless `minTurns` is passed. */
   flushMinTurns?: number;
-  /** Explicit minimum for this call (compression passes 0 = always). */
+  /**
+   * Explicit minimum of user turns for this call. 0 = always (compression, /new, exit): any
+   * conversation with a user message is flushed, without the reference's 3-message floor.
+   */
   minTurns?: number;
   signal?: AbortSignal;
   logger?: Logger;
@@ -48,7 +51,8 @@ export async function flushMemories(options: FlushOptions): Promise<FlushResult>
   const minimum = options.minTurns ?? configured;
   const userTurns = options.messages.filter((m) => m.role === 'user').length;
   if (userTurns < minimum) return { ran: false, reason: 'too_few_turns', applied: [] };
-  if (options.messages.filter((m) => m.role !== 'system').length < 3)
+  const always = options.minTurns === 0;
+  if (always ? userTurns === 0 : options.messages.filter((m) => m.role !== 'system').length < 3)
     return { ran: false, reason: 'too_few_messages', applied: [] };
   const request: ChatMessage[] = [];
   if (options.systemPrompt) request.push({ role: 'system', content: options.systemPrompt });

@@ -82,11 +82,14 @@ describe('flushMemories', () => {
     expect((await flushMemories({ llm, store, messages: convo(8), flushMinTurns: 0 })).reason).toBe(
       'disabled',
     );
-    expect((await flushMemories({ llm, store, messages: convo(1), minTurns: 0 })).reason).toBe(
+    // The 3-message floor applies to the configured gate; an explicit minTurns of 0 means always.
+    expect((await flushMemories({ llm, store, messages: convo(1), minTurns: 1 })).reason).toBe(
       'too_few_messages',
     );
+    expect((await flushMemories({ llm, store, messages: convo(1), minTurns: 0 })).ran).toBe(true);
+    expect((await flushMemories({ llm, store, messages: [], minTurns: 0 })).reason).toBe('too_few_messages');
     expect((await flushMemories({ llm, store, messages: convo(2), minTurns: 0 })).ran).toBe(true);
-    expect(chatBodies()).toHaveLength(1);
+    expect(chatBodies()).toHaveLength(2);
   });
 
   it('swallows model failures and changes nothing', async () => {
