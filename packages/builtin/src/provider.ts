@@ -210,6 +210,18 @@ export class BuiltinProvider extends MemoryProvider {
     return parts.join('\n\n');
   }
 
+  /**
+   * Re-read MEMORY.md / USER.md and re-render the snapshot (`systemPromptBlock`,
+   * `memoryStore.formatForSystemPrompt`). For long-lived hosts that have no prompt cache to keep
+   * stable — an MCP server serving the snapshot as a resource shows the store as it is when read,
+   * not as it was at launch. An agent session keeps its frozen snapshot and never calls this.
+   */
+  refreshSnapshot(): void {
+    if (!this.memory) return;
+    this.memory.load({ createDir: false });
+    this.block = this.renderBlock();
+  }
+
   /** Precomputed at load: MEMORY snapshot, USER snapshot, short guidance. */
   override systemPromptBlock(): string {
     return this.block;

@@ -50,10 +50,16 @@ describe('hermes-memory mcp (stdio, built binary)', () => {
       expect(resources.map((r) => r.uri)).toContain('hermes-memory://snapshot');
       const snap = await client.readResource({ uri: 'hermes-memory://snapshot' });
       const text = (snap.contents[0] as { text: string }).text;
-      // Frozen at server start: the profile is there, the mid-session write is not.
+      // Read afresh: the profile and the write made through the server are both there...
       expect(text).toContain('USER PROFILE (who the user is)');
       expect(text).toContain('User is called Maya');
-      expect(text).not.toContain('Project uses pnpm');
+      expect(text).toContain('Project uses pnpm');
+      // ...and so is a write made by another program while the server kept running.
+      expect(run(home, ['memory', 'add', 'Written by another process', '--target', 'memory']).code).toBe(0);
+      const again = await client.readResource({ uri: 'hermes-memory://snapshot' });
+      expect((again.contents[0] as { text: string }).text).toContain('Written by another process');
+      const prompt = await client.readResource({ uri: 'hermes-memory://system-prompt' });
+      expect((prompt.contents[0] as { text: string }).text).toContain('Written by another process');
     } finally {
       await client.close();
     }

@@ -21,8 +21,9 @@ export interface McpMemoryManager {
 export interface MemoryMcpServerOptions {
   manager: McpMemoryManager;
   /**
-   * The frozen memory snapshot (MEMORY.md + USER.md blocks as the agent's system prompt shows them
-   * at session start). Served as the `hermes-memory://snapshot` resource. Called once per read.
+   * The memory snapshot (MEMORY.md + USER.md blocks as the agent's system prompt shows them).
+   * Served as the `hermes-memory://snapshot` resource and called on every read, so a long-running
+   * server shows the store as it is then (the CLI re-reads the files), not as it was at launch.
    */
   snapshot?: () => string | Promise<string>;
   /** Static provider text for the system prompt, served as `hermes-memory://system-prompt`. */
@@ -46,7 +47,7 @@ const DEFAULT_INSTRUCTIONS =
 /**
  * An MCP server over a memory manager: every provider tool (the builtin `memory` tool,
  * `session_search`, and the active external provider's tools) becomes an MCP tool with its JSON
- * schema passed through unchanged, and the frozen snapshot is a resource. Tool results are the
+ * schema passed through unchanged, and the memory snapshot is a resource. Tool results are the
  * providers' JSON strings; a `{"success": false}` result is flagged `isError`.
  *
  * One `Server` serves one connection; the HTTP transport builds one per session.
@@ -88,7 +89,7 @@ export function createMemoryMcpServer(options: MemoryMcpServerOptions): Server {
               uri: SNAPSHOT_URI,
               name: 'memory-snapshot',
               title: 'Memory snapshot',
-              description: 'Saved notes (MEMORY.md) and user profile (USER.md), frozen at session start.',
+              description: 'Saved notes (MEMORY.md) and user profile (USER.md), as they are when read.',
               mimeType: 'text/plain',
             },
           ]

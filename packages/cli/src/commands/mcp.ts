@@ -8,8 +8,8 @@ import { CLI_VERSION } from '../version';
 const USAGE = `Usage: hermes-memory mcp [--http <port>]
 
 Run an MCP server over this home's memory: the builtin \`memory\` and \`session_search\` tools plus
-the configured provider's tools, and the frozen memory snapshot as the resource
-hermes-memory://snapshot. Speaks stdio by default (for Claude Desktop, Cursor, ...); with --http,
+the configured provider's tools, and the memory snapshot (MEMORY.md and USER.md as the system
+prompt shows them, read afresh on every request) as the resource hermes-memory://snapshot. Speaks stdio by default (for Claude Desktop, Cursor, ...); with --http,
 streamable HTTP on 127.0.0.1 only.
 
 Example client config:
@@ -33,8 +33,15 @@ export const mcpCommand: Command = {
         manager: opened.manager,
         sessionId: opened.sessionId,
         version: CLI_VERSION,
-        snapshot: () => frozenSnapshot(opened.builtin),
-        systemPrompt: () => opened.manager.buildSystemPrompt(),
+        // A long-running server has no prompt cache to protect: each read shows the store as it is.
+        snapshot: () => {
+          opened.builtin.refreshSnapshot();
+          return frozenSnapshot(opened.builtin);
+        },
+        systemPrompt: () => {
+          opened.builtin.refreshSnapshot();
+          return opened.manager.buildSystemPrompt();
+        },
       });
     const stop = async () => {
       opened.manager.onSessionEnd([]);
