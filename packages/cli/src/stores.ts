@@ -13,13 +13,14 @@ export function parseTarget(value: string | undefined): Target {
 }
 
 /** MEMORY.md / USER.md with the limits from config.yaml, loaded (snapshot + live entries). */
-export function openMemoryStore(home: string): MemoryStore {
+/** MEMORY.md / USER.md with the configured limits. Read-only commands pass `create: false`. */
+export function openMemoryStore(home: string, options: { create?: boolean } = {}): MemoryStore {
   const config = loadHermesConfig(home);
   return new MemoryStore({
     hermesHome: home,
     memoryCharLimit: config.memory.memoryCharLimit,
     userCharLimit: config.memory.userCharLimit,
-  }).load();
+  }).load({ createDir: options.create !== false });
 }
 
 /**

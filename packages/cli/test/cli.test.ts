@@ -209,6 +209,22 @@ describe('hermes-memory (built binary)', () => {
     );
   });
 
+  it('read-only commands leave a fresh home untouched', () => {
+    for (const args of [
+      ['status'],
+      ['memory', 'list'],
+      ['memory', 'pending'],
+      ['sessions', 'list'],
+      ['facts', 'list'],
+      ['doctor'],
+      ['export'],
+    ]) {
+      const h = path.join(home(), 'fresh');
+      run(h, args);
+      expect(fs.existsSync(h), `${args.join(' ')} created ${h}`).toBe(false);
+    }
+  });
+
   it('sessions list / search / show', () => {
     const h = home();
     expect(run(h, ['sessions', 'list']).stdout).toContain('No sessions recorded yet.');

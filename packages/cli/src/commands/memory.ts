@@ -39,7 +39,8 @@ export const memoryCommand: Command = {
         'Missing action: list, add, replace, remove, pending, approve or reject.',
         "See 'hermes-memory memory --help'.",
       );
-    const store = openMemoryStore(ctx.home);
+    // Listing (a fresh home included) must not create anything; writes create what they need.
+    const store = openMemoryStore(ctx.home, { create: action !== 'list' && action !== 'pending' });
     const s = ctx.style;
 
     if (action === 'list') {
