@@ -5,12 +5,15 @@
  * Copies packages/provider-template to packages/<id> and renames every identifier: npm name,
  * provider name, class and factory (`TemplateProvider` → `<Pascal>Provider`), tool prefix
  * (`template_` → `<snake>_`), env prefix (`TEMPLATE_` → `<UPPER>_`), file names and the memory file.
- * The new package is public at 0.1.0 and gets a README skeleton with the required sections.
+ * The new package is public at 0.1.0 with the links, LICENSE and CHANGELOG.md every published package
+ * carries (packages/repo-checks holds it to the packaging rules), and a README skeleton with the
+ * required sections; its peer range on core is the template's (decision 0003).
  * Refuses invalid ids and existing folders. Prints one line per step and the next steps.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { packageLinks } from './workspace.mjs';
 
 const RESERVED = new Set([
   'core',
@@ -182,14 +185,31 @@ export function generateProvider(id, { root, description } = {}) {
     name: `@hermes-memory/${id}`,
     version: '0.1.0',
     description: text,
+    license: pkg.license,
+    ...packageLinks(`packages/${id}`, repo),
     ...Object.fromEntries(
-      Object.entries(pkg).filter(([k]) => !['name', 'version', 'private', 'description'].includes(k)),
+      Object.entries(pkg).filter(
+        ([k]) =>
+          ![
+            'name',
+            'version',
+            'private',
+            'description',
+            'license',
+            'repository',
+            'homepage',
+            'bugs',
+          ].includes(k),
+      ),
     ),
   };
   out.hermesMemory = { provider: id };
   out.publishConfig = { access: 'public' };
   fs.writeFileSync(pkgPath, `${JSON.stringify(out, null, 2)}\n`);
   fs.writeFileSync(path.join(target, 'README.md'), readme(names, text));
+  // What npm shows and ships: the license text, and the changelog changesets will prepend to.
+  fs.copyFileSync(path.join(repo, 'LICENSE'), path.join(target, 'LICENSE'));
+  fs.writeFileSync(path.join(target, 'CHANGELOG.md'), `# @hermes-memory/${id}\n`);
 
   const remaining = leftovers(target);
   if (remaining.length > 0) {

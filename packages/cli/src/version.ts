@@ -1,2 +1,3 @@
-/** Kept in step with package.json by the release (changesets bumps both). */
-export const CLI_VERSION = '0.1.0';
+// package.json's version, put in by the build (tsup.preset.ts); running from source reports 0.0.0-dev.
+declare const __PACKAGE_VERSION__: string | undefined;
+export const CLI_VERSION: string = typeof __PACKAGE_VERSION__ === 'string' ? __PACKAGE_VERSION__ : '0.0.0-dev';

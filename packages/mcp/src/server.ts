@@ -36,6 +36,10 @@ export interface MemoryMcpServerOptions {
   instructions?: string;
 }
 
+// package.json's version, put in by the build (tsup.preset.ts); running from source reports 0.0.0-dev.
+declare const __PACKAGE_VERSION__: string | undefined;
+const MCP_VERSION = typeof __PACKAGE_VERSION__ === 'string' ? __PACKAGE_VERSION__ : '0.0.0-dev';
+
 export const SNAPSHOT_URI = 'hermes-memory://snapshot';
 export const SYSTEM_PROMPT_URI = 'hermes-memory://system-prompt';
 
@@ -54,7 +58,7 @@ const DEFAULT_INSTRUCTIONS =
  */
 export function createMemoryMcpServer(options: MemoryMcpServerOptions): Server {
   const server = new Server(
-    { name: options.name ?? 'hermes-memory', version: options.version ?? '0.1.0' },
+    { name: options.name ?? 'hermes-memory', version: options.version ?? MCP_VERSION },
     {
       capabilities: { tools: {}, resources: {} },
       instructions: options.instructions ?? DEFAULT_INSTRUCTIONS,

@@ -17,8 +17,9 @@ function fakeRepo(name: string): string {
     recursive: true,
     filter: (source) => !/(node_modules|dist|\.turbo)$/.test(source),
   });
-  fs.copyFileSync(path.join(repo, 'tsconfig.base.json'), path.join(root, 'tsconfig.base.json'));
-  fs.copyFileSync(path.join(repo, 'tsup.preset.ts'), path.join(root, 'tsup.preset.ts'));
+  for (const file of ['package.json', 'LICENSE', 'tsconfig.base.json', 'tsup.preset.ts']) {
+    fs.copyFileSync(path.join(repo, file), path.join(root, file));
+  }
   return root;
 }
 
