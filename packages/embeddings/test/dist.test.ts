@@ -2,12 +2,10 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { packageRoot, sharedDir } from './paths';
+import { packageRoot, referenceHelloWorld } from './paths';
 
 const dist = path.join(packageRoot, 'dist');
-const reference = JSON.parse(
-  readFileSync(path.join(sharedDir, 'models/potion-base-2M-int8/reference-hello-world.json'), 'utf8'),
-) as { embedding: number[] };
+const reference = JSON.parse(readFileSync(referenceHelloWorld, 'utf8')) as { embedding: number[] };
 
 function cosine(a: number[], b: number[]): number {
   let dot = 0;

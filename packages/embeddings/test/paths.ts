@@ -3,10 +3,16 @@ import { fileURLToPath } from 'node:url';
 
 /** Root of this package (packages/embeddings). */
 export const packageRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-/** Root of the monorepo. */
-export const repoRoot = path.resolve(packageRoot, '../..');
-/** The development-only shared folder that sits beside the repository. */
-export const sharedDir = path.resolve(repoRoot, '../shared');
+/**
+ * MinishLab's own embedding of "hello world" with potion-base-2M (model2vec-rs test fixture, MIT):
+ * the reference our Model2Vec port must reproduce.
+ */
+export const referenceHelloWorld = path.join(
+  packageRoot,
+  'test',
+  'fixtures',
+  'potion-base-2M-reference-hello-world.json',
+);
 /** The model folder shipped in this package. */
 export const bundledAssets = path.join(packageRoot, 'assets', 'potion-base-2M-int8');
 /** The generated tiny BERT fixture. */

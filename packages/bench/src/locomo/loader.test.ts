@@ -1,9 +1,11 @@
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { LOCOMO_AUDIT_DIR_REL, LOCOMO_FILE_REL, sharedPath } from '../paths';
 import { applyAudit, loadAudit } from './audit';
 import { loadLocomo, normalizeEvidence, parseLocomoDate, turnText } from './loader';
 
-const file = sharedPath(...LOCOMO_FILE_REL);
+// A LoCoMo-shaped fixture written for the tests; the real development set is read only by `pnpm bench`.
+const fixtures = path.join(path.dirname(fileURLToPath(import.meta.url)), '__fixtures__');
 
 describe('evidence normalisation', () => {
   it('handles malformed and multi-id strings (benchmarks.md §2.1)', () => {
@@ -28,47 +30,61 @@ describe('evidence normalisation', () => {
   });
 });
 
-describe('LoCoMo loader on the dev file', () => {
-  const convs = loadLocomo(file);
+describe('LoCoMo loader (fixture in the locomo10.json format)', () => {
+  const convs = loadLocomo(path.join(fixtures, 'tiny.json'));
 
-  it('loads the smoke subset conv-30 with the documented counts', () => {
-    expect(convs.map((c) => c.conversationId)).toEqual([
-      'conv-26',
-      'conv-30',
-      'conv-41',
-      'conv-42',
-      'conv-43',
-      'conv-44',
-      'conv-47',
+  it('loads every sample with its turns, sessions and questions', () => {
+    expect(
+      convs.map((c) => [c.conversationId, c.index, c.turns.length, c.sessionCount, c.questions.length]),
+    ).toEqual([
+      ['conv-a', 0, 7, 2, 6],
+      ['conv-b', 1, 3, 1, 2],
+      ['conv-c', 2, 2, 1, 1],
     ]);
-    const c = convs.find((x) => x.conversationId === 'conv-30')!;
-    expect(c.turns).toHaveLength(369);
-    expect(c.questions).toHaveLength(105);
-    expect(c.sessionCount).toBe(19);
-    expect(c.speakerA).toBe('Jon');
-    const byCat = (n: number) => c.questions.filter((q) => q.category === n).length;
-    expect([byCat(1), byCat(2), byCat(3), byCat(4), byCat(5)]).toEqual([11, 26, 0, 44, 24]);
-    expect(c.turns.filter((t) => t.text.includes(' [shares ')).length).toBe(72);
-    expect(c.questions.every((q) => q.gold.length > 0)).toBe(true);
-    const first = c.turns[0]!;
-    expect(first).toMatchObject({ diaId: 'D1:1', speaker: 'Gina', sessionIndex: 1, turnIndex: 0 });
-    expect(first.sessionDate).toBe('2023-01-20T16:04:00.000Z');
-    expect(first.text.startsWith('Gina: Hey Jon!')).toBe(true);
-    expect(c.turns.map((t) => t.turnIndex)).toEqual(c.turns.map((_, i) => i));
+    const c = convs[0]!;
+    expect([c.speakerA, c.speakerB]).toEqual(['Maya', 'Tomas']);
+    expect(c.questions.map((q) => q.category)).toEqual([2, 1, 4, 5, 3, 4]);
   });
 
-  it('has 1,033 usable category 1–4 questions over the 7 conversations (benchmarks.md §5.4)', () => {
+  it('keeps turn order, session numbers and dates; skips the empty dated session', () => {
+    const c = convs[0]!;
+    expect(c.turns.map((t) => t.turnIndex)).toEqual([0, 1, 2, 3, 4, 5, 6]);
+    expect(c.turns.map((t) => t.sessionIndex)).toEqual([1, 1, 1, 1, 3, 3, 3]);
+    expect(c.turns[0]).toMatchObject({
+      diaId: 'D1:1',
+      speaker: 'Maya',
+      sessionDate: '2023-05-08T13:56:00.000Z',
+    });
+    expect(c.turns[4]!.sessionDate).toBe('2023-07-03T20:18:00.000Z');
+    expect(c.turns[0]!.text).toBe('Maya: Hi Tomas! How was your week?');
+  });
+
+  it('normalises malformed dialog ids and stores the image caption with the turn', () => {
+    const c = convs[0]!;
+    expect(c.turns.map((t) => t.diaId)).toEqual(['D1:1', 'D1:2', 'D1:3', 'D1:4', 'D3:1', 'D3:2', 'D3:3']);
+    expect(c.turns[2]!.text).toBe(
+      'Maya: Nice! I started baking sourdough bread this month. [shares a photo of a round sourdough loaf on a wooden board]',
+    );
+    expect(c.turns.filter((t) => t.text.includes(' [shares ')).length).toBe(1);
+  });
+
+  it('splits combined evidence and drops ids that name no turn', () => {
+    const [q0, q1, , , q4] = convs[0]!.questions;
+    expect(q0!.gold).toEqual(['D1:3']);
+    expect(q1!.gold).toEqual(['D1:3', 'D3:2']);
+    expect(q4!.rawEvidence).toEqual(['D9:9']);
+    expect(q4!.gold).toEqual([]);
     const usable = convs.flatMap((c) => c.questions).filter((q) => q.category <= 4 && q.gold.length > 0);
-    expect(usable).toHaveLength(1033);
+    expect(usable).toHaveLength(7);
   });
 
   it('applies the audited evidence only where the question text matches', () => {
-    const dir = sharedPath(...LOCOMO_AUDIT_DIR_REL);
-    const { conversations, changed } = applyAudit(convs, loadAudit(dir));
-    expect(changed).toBeGreaterThan(0);
-    const q = conversations[1]!.questions[24]!;
-    expect(q.question).toContain('promote his business');
-    expect(q.gold).toContain('D8:13');
-    expect(q.gold).not.toContain('D8:4');
+    const { conversations, changed } = applyAudit(convs, loadAudit(path.join(fixtures, 'audit')));
+    expect(changed).toBe(1);
+    const q = conversations[0]!.questions;
+    expect(q[5]!.gold).toEqual(['D3:3']); // corrected
+    expect(q[2]!.gold).toEqual(['D3:1']); // audit entry for another question text: ignored
+    expect(q[0]!.gold).toEqual(['D1:3']); // same evidence: not counted as a change
+    expect(conversations[1]).toEqual(convs[1]);
   });
 });

@@ -90,6 +90,13 @@ export async function runLocomoSuite(
   const dataFile = sharedPath(...LOCOMO_FILE_REL);
   if (!fs.existsSync(dataFile)) throw new Error(`LoCoMo data not found at ${dataFile}`);
   let conversations: LocomoConversation[] = loadLocomo(dataFile);
+  // The reference rows of the report were measured on exactly this set (benchmarks.md §5.4).
+  const usable = conversations
+    .flatMap((c) => c.questions)
+    .filter((q) => q.category <= 4 && q.gold.length > 0);
+  if (usable.length !== 1033) {
+    throw new Error(`LoCoMo: ${dataFile} has ${usable.length} usable category 1–4 questions, expected 1,033`);
+  }
   if (options.conversations?.length) {
     conversations = conversations.filter((c) => options.conversations!.includes(c.conversationId));
   }

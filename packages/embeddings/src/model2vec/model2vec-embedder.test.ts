@@ -4,7 +4,7 @@ import path from 'node:path';
 import { InvalidArgumentError, SettingsError, cosineSimilarity } from '@hermes-memory/core';
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildGge1, buildSafetensors, tokenizerJsonFor } from '../../test/model-files';
-import { bundledAssets, sharedDir } from '../../test/paths';
+import { bundledAssets, referenceHelloWorld } from '../../test/paths';
 import { Model2VecEmbedder, createDefaultEmbedder } from './model2vec-embedder';
 
 /** A deliberately plain, independent reading of the bundled GGE1 file: row `id` dequantised. */
@@ -48,9 +48,10 @@ const embedder = new Model2VecEmbedder();
 
 describe('Model2VecEmbedder (bundled potion-base-2M int8)', () => {
   it('matches MinishLab reference embedding of "hello world" to cosine >= 0.9999', async () => {
-    const ref = JSON.parse(
-      readFileSync(path.join(sharedDir, 'models/potion-base-2M-int8/reference-hello-world.json'), 'utf8'),
-    ) as { text: string; embedding: number[] };
+    const ref = JSON.parse(readFileSync(referenceHelloWorld, 'utf8')) as {
+      text: string;
+      embedding: number[];
+    };
     const [v] = await embedder.embed([ref.text]);
     expect(v!.length).toBe(64);
     expect(cosineSimilarity(v!, ref.embedding)).toBeGreaterThanOrEqual(0.9999);
