@@ -1,42 +1,41 @@
 #!/usr/bin/env node
 // The two commands a fresh machine runs: `npm run quickstart` and `npm test`.
-// Needs only Node >= 20 and npm: it brings pnpm (pinned), installs, builds what the job needs, runs it.
-import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+// Needs only Node >= 20 and npm: it brings pnpm (scripts/pnpm.mjs), installs, builds what the job
+// needs, runs it.
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { PNPM_VERSION, runPnpm, toolEnv } from './pnpm.mjs';
 
-const PNPM_VERSION = '10.34.9';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const [job, ...rest] = process.argv.slice(2);
+const env = toolEnv();
 
-const env = { ...process.env, MEM0_TELEMETRY: process.env.MEM0_TELEMETRY ?? 'false' };
-// better-sqlite3 compiles from source where its prebuilt binary cannot be downloaded; node-gyp then
-// needs the local Node headers instead of fetching them.
-if (!env.npm_config_nodedir && existsSync('/usr/include/node/node.h')) env.npm_config_nodedir = '/usr';
-
-function pnpmCommand() {
-  try {
-    const version = execFileSync('pnpm', ['--version'], {
-      encoding: 'utf8',
-      env,
-      stdio: ['ignore', 'pipe', 'ignore'],
-    }).trim();
-    if (version.startsWith('10.')) return ['pnpm'];
-  } catch {
-    // not installed: fall through to npx
-  }
-  return ['npx', '--yes', `pnpm@${PNPM_VERSION}`];
-}
-
-const pnpm = pnpmCommand();
-function run(args, options = {}) {
-  const [cmd, ...pre] = pnpm;
-  const result = spawnSync(cmd, [...pre, ...args], { cwd: root, env, stdio: 'inherit', ...options });
+function run(args) {
+  const result = runPnpm(args, { cwd: root, env, stdio: 'inherit' });
   if (result.status !== 0) process.exit(result.status ?? 1);
 }
 
+/** Whether better-sqlite3's native module is already built in this checkout. */
+function sqliteBuilt() {
+  const store = path.join(root, 'node_modules/.pnpm');
+  if (!fs.existsSync(store)) return false;
+  return fs
+    .readdirSync(store)
+    .filter((name) => name.startsWith('better-sqlite3@'))
+    .some((name) =>
+      fs.existsSync(path.join(store, name, 'node_modules/better-sqlite3/build/Release/better_sqlite3.node')),
+    );
+}
+
 function install() {
+  if (!sqliteBuilt()) {
+    console.log(
+      `Installing dependencies with pnpm ${PNPM_VERSION}. The first install builds SQLite for better-sqlite3 ` +
+        'from source when no prebuilt binary can be downloaded: that takes a minute or two, once.',
+    );
+  }
   run(['install', '--frozen-lockfile', '--reporter=silent']);
 }
 

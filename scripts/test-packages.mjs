@@ -2,39 +2,36 @@
 // Runs each workspace package's tests on its own (the per-backend CI matrix, locally) and prints a
 // summary table, one row per package, then one closing line: "tests: N passed, N failed".
 // Usage: node scripts/test-packages.mjs [id ...]   (ids are folder names under packages/ or examples/)
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { runPnpm } from './pnpm.mjs';
+import { workspacePackages } from './workspace.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const only = new Set(process.argv.slice(2));
-const outDir = mkdtempSync(path.join(os.tmpdir(), 'hm-tests-'));
 
-const packages = ['packages', 'examples']
-  .flatMap((group) => {
-    const dir = path.join(root, group);
-    return existsSync(dir) ? readdirSync(dir).map((id) => ({ id, dir: path.join(dir, id) })) : [];
-  })
-  .filter(({ dir }) => existsSync(path.join(dir, 'package.json')))
-  .map((p) => ({ ...p, manifest: JSON.parse(readFileSync(path.join(p.dir, 'package.json'), 'utf8')) }))
-  .filter((p) => p.manifest.scripts?.test && (only.size === 0 || only.has(p.id)));
+const packages = workspacePackages(root).filter(
+  (p) => p.manifest.scripts?.test && (only.size === 0 || only.has(p.id)),
+);
+const unknown = [...only].filter((id) => !packages.some((p) => p.id === id));
+if (unknown.length > 0) {
+  console.error(`test-packages: no package with tests named ${unknown.join(', ')} (ids are folder names)`);
+  process.exit(2);
+}
+const outDir = mkdtempSync(path.join(os.tmpdir(), 'hm-tests-'));
 
 const rows = [];
 for (const pkg of packages) {
   const report = path.join(outDir, `${pkg.id}.json`);
   const started = Date.now();
   console.log(`\n━━ ${pkg.manifest.name} ━━`);
-  const result = spawnSync(
-    'pnpm',
+  const result = runPnpm(
     ['exec', 'vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${report}`],
-    {
-      cwd: pkg.dir,
-      stdio: 'inherit',
-      env: { ...process.env, MEM0_TELEMETRY: 'false' },
-    },
+    { cwd: pkg.dir, stdio: 'inherit' },
   );
+  if (result.error) console.error(`${pkg.manifest.name}: ${result.error.message}`);
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
   let passed = 0;
   let failed = 0;
