@@ -31,7 +31,7 @@ const broken: ReadmeBlock = {
 let diagnostics: BlockDiagnostic[] = [];
 beforeAll(() => {
   diagnostics = typecheckBlocks([...blocks, broken]);
-}, 180_000);
+});
 
 describe('README TypeScript blocks compile against the built packages', () => {
   it('finds the blocks', () => {
