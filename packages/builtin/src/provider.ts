@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import {
+  NotReadyError,
   type ChatMessage,
   type InitContext,
   type Logger,
@@ -125,7 +126,7 @@ export class BuiltinProvider extends MemoryProvider {
    */
   get pendingWrites(): PendingWrites {
     const store = this.memory;
-    if (!store) throw new Error('BuiltinProvider is not initialized.');
+    if (!store) throw new NotReadyError('BuiltinProvider', 'not-initialized');
     return {
       list: () => store.listPending(),
       apply: (id) => store.applyPending(id),

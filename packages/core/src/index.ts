@@ -6,6 +6,11 @@ export * from './errors';
 export * from './logging';
 export * from './tools';
 export { MemoryProvider, canWrite, isMemoryProvider, providerConfigPaths } from './provider/memory-provider';
+export {
+  createProviderFactoryContext,
+  type ProviderFactoryContext,
+  type ProviderFactoryContextOptions,
+} from './provider/factory-context';
 export type * from './provider/types';
 export type {
   ChatContentPart,
@@ -25,6 +30,15 @@ export * from './config';
 
 // Background work: ordered queues, turn-stamped results, timeouts.
 export * from './background';
+
+// Resilience: an injectable clock, deadlines, retry with backoff, circuit breaker, bounded polling.
+export * from './resilience';
+
+// Runtime health of providers (separate from availability) and connection probes.
+export * from './health';
+
+// A JSON HTTP client over the global fetch, with APICallError mapping and redaction.
+export * from './http';
 
 // Fencing: the <memory-context> block, sanitising and the streaming scrubber.
 export * from './fencing';

@@ -4,7 +4,7 @@
  */
 import path from 'node:path';
 import os from 'node:os';
-import { SettingsError } from '@hermes-memory/core';
+import { parseBoolean, SettingsError } from '@hermes-memory/core';
 import type { VectorFormat } from './hrr';
 import type { DefaultWeights, RetrievalMode } from './types';
 
@@ -63,14 +63,13 @@ export interface ResolvedSettings {
   memoryMode: 'hybrid' | 'tools';
 }
 
-/** The reference's truthy-string check: "false", "0", "no", "off", "" are off. */
+/**
+ * The reference's truthy-string check: core's one boolean parser, with unrecognised words off
+ * (as in the reference) and `fallback` only for a missing value.
+ */
 export function isTruthy(value: unknown, fallback = false): boolean {
   if (value === undefined || value === null) return fallback;
-  if (typeof value === 'boolean') return value;
-  if (typeof value === 'number') return value !== 0;
-  if (typeof value === 'string')
-    return ['1', 'true', 'yes', 'on', 'y', 't'].includes(value.trim().toLowerCase());
-  return fallback;
+  return parseBoolean(value) ?? false;
 }
 
 function pick(raw: Readonly<Record<string, unknown>>, camel: string, snake: string): unknown {

@@ -3,7 +3,7 @@
  * retrieval pipelines. Usable on its own, without the provider.
  */
 import type { Embedder, Logger } from '@hermes-memory/core';
-import { silentLogger } from '@hermes-memory/core';
+import { NotReadyError, silentLogger } from '@hermes-memory/core';
 import { type Db, type SharedConnection, acquireConnection } from './connection';
 import { extractEntities } from './entities';
 import { type EntityCache, entityCacheFor } from './entity-cache';
@@ -183,7 +183,7 @@ export class FactStore {
 
   /** The shared connection (throws once closed). */
   get db(): Db {
-    if (!this.conn) throw new Error('FactStore is closed');
+    if (!this.conn) throw new NotReadyError('FactStore', 'closed');
     return this.conn.db;
   }
 

@@ -7,6 +7,7 @@ import {
   type MemoryWriteAction,
   type MemoryWriteMetadata,
   MemoryProvider,
+  NotReadyError,
   type PrefetchOptions,
   type RecallStatus,
   type SessionSwitchOptions,
@@ -275,7 +276,7 @@ export class TemplateProvider extends MemoryProvider {
   }
 
   private requireStore(): JsonlStore {
-    if (!this.store) throw new Error('Template memory is not initialized.');
+    if (!this.store) throw new NotReadyError('Template memory', 'not-initialized');
     return this.store;
   }
 

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { ChatMessage, Logger } from '@hermes-memory/core';
-import { silentLogger } from '@hermes-memory/core';
+import { NotReadyError, silentLogger } from '@hermes-memory/core';
 import Database from 'better-sqlite3';
 import {
   QUERY_STOPWORDS,
@@ -223,7 +223,7 @@ export class SessionStore {
 
   /** BEGIN IMMEDIATE with jittered retries on lock contention (15 attempts, 20–150 ms). */
   private write<T>(fn: () => T): T {
-    if (this.closed) throw new Error('SessionStore is closed.');
+    if (this.closed) throw new NotReadyError('SessionStore', 'closed');
     if (this.readonly) throw new Error('SessionStore was opened read-only.');
     const tx = this.db.transaction(fn);
     let lastError: unknown;

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createRecordingLogger } from '../logging/logger';
-import { SerialQueue, TimeoutError, TurnStampedCache, withTimeout } from './index';
+import { TimeoutError } from '../errors/memory-error';
+import { SerialQueue, TurnStampedCache, withTimeout } from './index';
 
 function deferred<T = void>() {
   let resolve!: (v: T) => void;

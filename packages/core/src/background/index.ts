@@ -1,3 +1,3 @@
 export { type QueueTask, SerialQueue, type SerialQueueOptions } from './serial-queue';
-export { TimeoutError, withTimeout } from './timeout';
+export { withTimeout } from './timeout';
 export { TurnStampedCache } from './turn-stamped-cache';

@@ -1,5 +1,6 @@
 import type { Logger } from '../logging/logger';
 import { silentLogger } from '../logging/logger';
+import { type Clock, type ClockTimer, systemClock } from '../resilience/clock';
 
 export type QueueTask = () => Promise<void> | void;
 
@@ -13,6 +14,8 @@ export interface SerialQueueOptions {
   name?: string;
   /** Failures of individual tasks are reported here (WARNING) and never stop the queue. */
   logger?: Logger;
+  /** Times `drain(timeoutMs)`. Default the system clock. */
+  clock?: Clock;
 }
 
 /**
@@ -22,6 +25,7 @@ export interface SerialQueueOptions {
 export class SerialQueue {
   readonly name: string;
   private readonly logger: Logger;
+  private readonly clock: Clock;
   private readonly pending: Entry[] = [];
   private running: Entry | undefined;
   private idleWaiters: Array<() => void> = [];
@@ -31,6 +35,7 @@ export class SerialQueue {
   constructor(options: SerialQueueOptions = {}) {
     this.name = options.name ?? 'queue';
     this.logger = options.logger ?? silentLogger;
+    this.clock = options.clock ?? systemClock;
   }
 
   /** Tasks queued or running. */
@@ -81,21 +86,20 @@ export class SerialQueue {
   drain(timeoutMs?: number): Promise<boolean> {
     if (this.size === 0) return Promise.resolve(true);
     return new Promise<boolean>((resolve) => {
-      let timer: NodeJS.Timeout | undefined;
+      let timer: ClockTimer | undefined;
       const done = () => {
-        if (timer) clearTimeout(timer);
+        if (timer !== undefined) this.clock.clearTimeout(timer);
         resolve(true);
       };
       this.idleWaiters.push(done);
       if (timeoutMs !== undefined && Number.isFinite(timeoutMs)) {
-        timer = setTimeout(
+        timer = this.clock.setTimeout(
           () => {
             this.idleWaiters = this.idleWaiters.filter((w) => w !== done);
             resolve(false);
           },
           Math.max(0, timeoutMs),
         );
-        timer.unref?.();
       }
     });
   }
@@ -103,6 +107,15 @@ export class SerialQueue {
   /** Refuse further pushes. Already queued tasks still run. */
   close(): void {
     this.isClosed = true;
+  }
+
+  /** Drop one task that has not started yet. False when it already ran, is running or was never queued. */
+  remove(task: QueueTask): boolean {
+    const index = this.pending.findIndex((e) => e.task === task);
+    if (index < 0) return false;
+    this.pending.splice(index, 1);
+    if (this.size === 0) this.notifyIdle();
+    return true;
   }
 
   /** Drop every task that has not started; returns the dropped labels. */

@@ -1,19 +1,4 @@
-import { MemoryError } from '../errors/memory-error';
-
-/** An operation ran past its time budget. */
-export class TimeoutError extends MemoryError {
-  readonly timeoutMs: number;
-
-  constructor(message: string, timeoutMs: number) {
-    super(message);
-    this.name = 'TimeoutError';
-    this.timeoutMs = timeoutMs;
-  }
-
-  static override isInstance(error: unknown): error is TimeoutError {
-    return MemoryError.isInstance(error) && error.name === 'TimeoutError';
-  }
-}
+import { TimeoutError } from '../errors/memory-error';
 
 /**
  * Settle with `promise`, or reject with a TimeoutError after `ms`, or with the abort reason when

@@ -5,6 +5,7 @@ import { SettingsError } from '../errors/memory-error';
 import type { ConfigField } from '../provider/types';
 import { writeFileAtomic } from './atomic-write';
 import { type ConfigValueProblem, validateConfigValues } from './provider-config';
+import { booleanSetting } from './settings';
 
 /** The `memory:` section of config.yaml, with the reference's defaults filled in. */
 export interface MemoryConfig {
@@ -68,17 +69,6 @@ function toInt(value: unknown, fallback: number): number {
   return fallback;
 }
 
-function toBool(value: unknown, fallback: boolean): boolean {
-  if (typeof value === 'boolean') return value;
-  if (typeof value === 'number') return value !== 0;
-  if (typeof value === 'string') {
-    const v = value.trim().toLowerCase();
-    if (['true', 'yes', 'on', '1'].includes(v)) return true;
-    if (['false', 'no', 'off', '0', ''].includes(v)) return false;
-  }
-  return fallback;
-}
-
 function parseYamlFile(file: string): Record<string, unknown> {
   let text: string;
   try {
@@ -107,8 +97,8 @@ export function memoryConfigFrom(raw: Record<string, unknown>): MemoryConfig {
   const provider = typeof m.provider === 'string' ? m.provider.trim() : d.provider;
   return {
     provider,
-    memoryEnabled: toBool(m.memory_enabled, d.memoryEnabled),
-    userProfileEnabled: toBool(m.user_profile_enabled, d.userProfileEnabled),
+    memoryEnabled: booleanSetting(m.memory_enabled, d.memoryEnabled),
+    userProfileEnabled: booleanSetting(m.user_profile_enabled, d.userProfileEnabled),
     memoryCharLimit: toInt(m.memory_char_limit, d.memoryCharLimit),
     userCharLimit: toInt(m.user_char_limit, d.userCharLimit),
     nudgeInterval: toInt(m.nudge_interval, d.nudgeInterval),

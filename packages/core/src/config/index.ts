@@ -30,3 +30,14 @@ export {
   readProviderConfig,
   validateConfigValues,
 } from './provider-config';
+export {
+  booleanSetting,
+  type Env,
+  hasApiKey,
+  type LoadApiKeyOptions,
+  type LoadSettingOptions,
+  loadApiKey,
+  loadOptionalSetting,
+  loadSetting,
+  parseBoolean,
+} from './settings';

@@ -1,5 +1,6 @@
 import type { ConfigField } from '../provider/types';
 import { getConfigValue, type HermesConfig } from './hermes-config';
+import { parseBoolean } from './settings';
 
 /** A key set to different values in two of a provider's config places. */
 export interface ProviderConfigConflict {
@@ -73,10 +74,6 @@ export interface ConfigValueProblem {
   message: string;
 }
 
-/** The words the Python agent's truthy check knows (`is_truthy_value`), either way. */
-const TRUE_WORDS = ['true', 'yes', 'on', '1', 'y', 't'];
-const FALSE_WORDS = ['false', 'no', 'off', '0', 'n', 'f'];
-
 /**
  * Check settings against a config schema: numbers (numeric strings count, as the Python agent
  * writes them), booleans, choices and bounds. Unknown keys are not problems (other programs may
@@ -98,13 +95,13 @@ export function validateConfigValues(
   return problems;
 }
 
-/** true / false for the Python agent's truthy words (either way), else undefined. */
+/**
+ * true / false for the Python agent's truthy words (`is_truthy_value`), either way, else
+ * undefined: core's one boolean parser, where an empty value is "not set" rather than false.
+ */
 export function configBoolean(value: unknown): boolean | undefined {
-  if (typeof value === 'boolean') return value;
-  const word = String(value).trim().toLowerCase();
-  if (TRUE_WORDS.includes(word)) return true;
-  if (FALSE_WORDS.includes(word)) return false;
-  return undefined;
+  if (typeof value === 'string' && value.trim() === '') return undefined;
+  return parseBoolean(value);
 }
 
 /** Why `value` does not fit `field` ("must be an integer, got \"abc\""), or undefined when it does. */

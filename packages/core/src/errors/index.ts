@@ -1,8 +1,13 @@
 export {
   APICallError,
+  type APICallErrorOptions,
+  CircuitOpenError,
   InvalidArgumentError,
+  isRetryableStatus,
   MemoryError,
   NoSuchProviderError,
+  NotReadyError,
   SettingsError,
+  TimeoutError,
   UnsupportedFeatureError,
 } from './memory-error';

@@ -1,11 +1,31 @@
-const BRAND = Symbol.for('@hermes-memory/error');
-
 /**
- * Base of every error this project throws. Identity is checked through a global symbol brand rather
- * than `instanceof`, so it still works when two copies of `@hermes-memory/core` are installed.
+ * Every error this project throws derives from `MemoryError`. Identity is checked through global
+ * symbol markers rather than `instanceof`: one marker per class, set by its constructor, so
+ *
+ * - a subclass is still recognised as its parent (a backend's `HonchoAPICallError extends
+ *   APICallError` is still an `APICallError`, and is still retried), and
+ * - two copies of `@hermes-memory/core` in one install agree (`Symbol.for` is process-wide).
+ *
+ * Adding a class: a marker from `marker('Name')`, the field in the constructor, and a static
+ * `isInstance` that checks it with `hasMarker`.
  */
+const BASE = Symbol.for('@hermes-memory/error');
+
+function marker(name: string): symbol {
+  return Symbol.for(`@hermes-memory/error.${name}`);
+}
+
+function hasMarker(error: unknown, symbol: symbol): boolean {
+  return typeof error === 'object' && error !== null && (error as Record<symbol, unknown>)[symbol] === true;
+}
+
+function mark(target: object, symbol: symbol): void {
+  Object.defineProperty(target, symbol, { value: true, enumerable: false });
+}
+
+/** Base of every error this project throws. */
 export class MemoryError extends Error {
-  readonly [BRAND] = true;
+  readonly [BASE] = true;
 
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
@@ -13,43 +33,73 @@ export class MemoryError extends Error {
   }
 
   static isInstance(error: unknown): error is MemoryError {
-    return typeof error === 'object' && error !== null && (error as Record<symbol, unknown>)[BRAND] === true;
+    return hasMarker(error, BASE);
   }
+}
+
+const API_CALL = marker('APICallError');
+
+/** HTTP statuses a request may be retried on: timeout, conflict, rate limit, server errors. */
+export function isRetryableStatus(status: number | undefined): boolean {
+  return status === undefined || status === 408 || status === 409 || status === 429 || status >= 500;
+}
+
+export interface APICallErrorOptions {
+  message: string;
+  /** The request URL, with secrets in its query redacted. */
+  url: string;
+  /** `GET`, `POST`, … when known. */
+  method?: string;
+  /** The path without query (`/v3/workspaces/ws/peers`), for messages and classification. */
+  path?: string;
+  /** HTTP status; undefined when no response arrived (network error, timeout). */
+  statusCode?: number;
+  /** Default: no status (network, timeout), 408, 409, 429 and 5xx are retryable. */
+  isRetryable?: boolean;
+  /** The response body (redacted, truncated). */
+  responseBody?: string;
+  /** Response headers, lower-cased names (credentials and cookies removed). */
+  responseHeaders?: Readonly<Record<string, string>>;
+  /** What the server said went wrong (`detail`, `message`, `error.message`, …), when it said. */
+  serverMessage?: string;
+  /** The parsed error body, when it was JSON. */
+  data?: unknown;
+  cause?: unknown;
 }
 
 /** A call to a remote backend or model endpoint failed. */
 export class APICallError extends MemoryError {
   readonly url: string;
+  readonly method: string | undefined;
+  readonly path: string | undefined;
   readonly statusCode: number | undefined;
   readonly isRetryable: boolean;
   readonly responseBody: string | undefined;
+  readonly responseHeaders: Readonly<Record<string, string>> | undefined;
+  readonly serverMessage: string | undefined;
+  readonly data: unknown;
 
-  constructor(options: {
-    message: string;
-    url: string;
-    statusCode?: number;
-    isRetryable?: boolean;
-    responseBody?: string;
-    cause?: unknown;
-  }) {
+  constructor(options: APICallErrorOptions) {
     super(options.message, { cause: options.cause });
+    mark(this, API_CALL);
     this.name = 'APICallError';
     this.url = options.url;
+    this.method = options.method;
+    this.path = options.path;
     this.statusCode = options.statusCode;
     this.responseBody = options.responseBody;
-    this.isRetryable =
-      options.isRetryable ??
-      (options.statusCode === undefined ||
-        options.statusCode === 408 ||
-        options.statusCode === 409 ||
-        options.statusCode === 429 ||
-        options.statusCode >= 500);
+    this.responseHeaders = options.responseHeaders;
+    this.serverMessage = options.serverMessage;
+    this.data = options.data;
+    this.isRetryable = options.isRetryable ?? isRetryableStatus(options.statusCode);
   }
 
   static override isInstance(error: unknown): error is APICallError {
-    return MemoryError.isInstance(error) && error.name === 'APICallError';
+    return hasMarker(error, API_CALL);
   }
 }
+
+const SETTINGS = marker('SettingsError');
 
 /** A setting is missing or invalid (config.yaml, .env, constructor options). */
 export class SettingsError extends MemoryError {
@@ -57,14 +107,17 @@ export class SettingsError extends MemoryError {
 
   constructor(setting: string, message: string, options?: { cause?: unknown }) {
     super(message, options);
+    mark(this, SETTINGS);
     this.name = 'SettingsError';
     this.setting = setting;
   }
 
   static override isInstance(error: unknown): error is SettingsError {
-    return MemoryError.isInstance(error) && error.name === 'SettingsError';
+    return hasMarker(error, SETTINGS);
   }
 }
+
+const INVALID_ARGUMENT = marker('InvalidArgumentError');
 
 /** A caller (often a model, through a tool call) passed arguments that cannot be used. */
 export class InvalidArgumentError extends MemoryError {
@@ -72,14 +125,17 @@ export class InvalidArgumentError extends MemoryError {
 
   constructor(argument: string, message: string) {
     super(message);
+    mark(this, INVALID_ARGUMENT);
     this.name = 'InvalidArgumentError';
     this.argument = argument;
   }
 
   static override isInstance(error: unknown): error is InvalidArgumentError {
-    return MemoryError.isInstance(error) && error.name === 'InvalidArgumentError';
+    return hasMarker(error, INVALID_ARGUMENT);
   }
 }
+
+const UNSUPPORTED = marker('UnsupportedFeatureError');
 
 /** A provider was asked for something it does not do. */
 export class UnsupportedFeatureError extends MemoryError {
@@ -88,15 +144,18 @@ export class UnsupportedFeatureError extends MemoryError {
 
   constructor(provider: string, feature: string, message?: string) {
     super(message ?? `Memory provider '${provider}' does not support ${feature}.`);
+    mark(this, UNSUPPORTED);
     this.name = 'UnsupportedFeatureError';
     this.provider = provider;
     this.feature = feature;
   }
 
   static override isInstance(error: unknown): error is UnsupportedFeatureError {
-    return MemoryError.isInstance(error) && error.name === 'UnsupportedFeatureError';
+    return hasMarker(error, UNSUPPORTED);
   }
 }
+
+const NO_SUCH_PROVIDER = marker('NoSuchProviderError');
 
 /** No installed package provides the memory provider a config names. */
 export class NoSuchProviderError extends MemoryError {
@@ -104,11 +163,74 @@ export class NoSuchProviderError extends MemoryError {
 
   constructor(provider: string, message?: string) {
     super(message ?? `Memory provider '${provider}' not found.`);
+    mark(this, NO_SUCH_PROVIDER);
     this.name = 'NoSuchProviderError';
     this.provider = provider;
   }
 
   static override isInstance(error: unknown): error is NoSuchProviderError {
-    return MemoryError.isInstance(error) && error.name === 'NoSuchProviderError';
+    return hasMarker(error, NO_SUCH_PROVIDER);
+  }
+}
+
+const NOT_READY = marker('NotReadyError');
+
+/**
+ * A store, client or provider was used before `initialize` / `open`, or after `close` /
+ * `shutdown`. One class for both, so callers (and the manager's health tracking) can tell "not
+ * running" apart from a real failure.
+ */
+export class NotReadyError extends MemoryError {
+  /** What was used ("FactStore", "Memory provider 'honcho'"). */
+  readonly component: string;
+  readonly state: 'not-initialized' | 'closed';
+
+  constructor(component: string, state: 'not-initialized' | 'closed', message?: string) {
+    super(message ?? `${component} is ${state === 'closed' ? 'closed' : 'not initialized'}.`);
+    mark(this, NOT_READY);
+    this.name = 'NotReadyError';
+    this.component = component;
+    this.state = state;
+  }
+
+  static override isInstance(error: unknown): error is NotReadyError {
+    return hasMarker(error, NOT_READY);
+  }
+}
+
+const TIMEOUT = marker('TimeoutError');
+
+/** An operation ran past its time budget. */
+export class TimeoutError extends MemoryError {
+  readonly timeoutMs: number;
+
+  constructor(message: string, timeoutMs: number) {
+    super(message);
+    mark(this, TIMEOUT);
+    this.name = 'TimeoutError';
+    this.timeoutMs = timeoutMs;
+  }
+
+  static override isInstance(error: unknown): error is TimeoutError {
+    return hasMarker(error, TIMEOUT);
+  }
+}
+
+const CIRCUIT_OPEN = marker('CircuitOpenError');
+
+/** A circuit breaker refused a call: the backend failed repeatedly and is cooling down. */
+export class CircuitOpenError extends MemoryError {
+  /** When the breaker lets a trial call through again (clock milliseconds). */
+  readonly retryAt: number;
+
+  constructor(message: string, retryAt: number) {
+    super(message);
+    mark(this, CIRCUIT_OPEN);
+    this.name = 'CircuitOpenError';
+    this.retryAt = retryAt;
+  }
+
+  static override isInstance(error: unknown): error is CircuitOpenError {
+    return hasMarker(error, CIRCUIT_OPEN);
   }
 }

@@ -2,6 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { APICallError } from '../errors/memory-error';
+import { ManualClock } from '../resilience';
 import { chatJson, createLlmClientFromEnv, OpenAICompatibleLlmClient, parseJsonAnswer } from './index';
 
 type Reply = {
@@ -127,6 +128,18 @@ describe('OpenAICompatibleLlmClient', () => {
     );
     expect((await client().chat({ messages: [{ role: 'user', content: 'x' }] })).content).toBe('ok');
     expect(requests).toHaveLength(3);
+  });
+
+  it('waits out Retry-After through the shared retry helper (injected clock)', async () => {
+    const clock = new ManualClock();
+    replies.push({ status: 429, body: { error: { message: 'slow down' } }, headers: { 'retry-after': '3' } });
+    replies.push({ body: completion('after the wait') });
+    const call = client({ clock }).chat({ messages: [{ role: 'user', content: 'x' }] });
+    while (clock.nextTimerAt !== 3000) await new Promise((resolve) => setTimeout(resolve, 1));
+    expect(requests).toHaveLength(1);
+    await clock.advance(3000);
+    expect((await call).content).toBe('after the wait');
+    expect(requests).toHaveLength(2);
   });
 
   it('does not retry 400 and never puts the key in the error', async () => {

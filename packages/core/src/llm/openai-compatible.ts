@@ -1,5 +1,7 @@
 import { APICallError, InvalidArgumentError, MemoryError, SettingsError } from '../errors/memory-error';
+import { HttpClient } from '../http/http-client';
 import { redactSecrets } from '../logging/redact';
+import type { Clock } from '../resilience/clock';
 import type { ChatMessage, ChatRequest, ChatResponse, ChatToolCall, LlmClient } from './types';
 
 export interface OpenAICompatibleLlmClientOptions {
@@ -11,11 +13,14 @@ export interface OpenAICompatibleLlmClientOptions {
   timeoutMs?: number;
   /** Retries after the first attempt for 408/409/429/5xx and network errors. Default 2. */
   maxRetries?: number;
-  /** Base of the exponential backoff (doubles per retry, ±50 % jitter, capped at 8 s). Default 500 ms. */
+  /** Base of the exponential backoff (doubles per retry, jitter, capped at 8 s). Default 500 ms. */
   retryBaseDelayMs?: number;
   /** Extra request headers (never logged). */
   headers?: Record<string, string>;
+  /** Default: the global fetch, looked up per call. */
   fetch?: typeof globalThis.fetch;
+  /** Time for backoff and timeouts (tests inject a `ManualClock`). */
+  clock?: Clock;
 }
 
 function isRecord(v: unknown): v is Record<string, unknown> {
@@ -24,44 +29,45 @@ function isRecord(v: unknown): v is Record<string, unknown> {
 
 /**
  * The real `LlmClient`: POST `{baseURL}/chat/completions` in the OpenAI wire format. Works with
- * OpenAI, OpenRouter, vLLM, llama.cpp, Ollama's /v1 and any compatible server.
+ * OpenAI, OpenRouter, vLLM, llama.cpp, Ollama's /v1 and any compatible server. Transport,
+ * timeouts and retries are core's `HttpClient` (a completion is safe to repeat).
  */
 export class OpenAICompatibleLlmClient implements LlmClient {
   readonly model: string;
-  private readonly url: string;
-  private readonly apiKey: string | undefined;
+  private readonly http: HttpClient;
   private readonly timeoutMs: number;
-  private readonly maxRetries: number;
-  private readonly retryBaseDelayMs: number;
-  private readonly headers: Record<string, string>;
-  private readonly fetchImpl: typeof globalThis.fetch;
 
   constructor(options: OpenAICompatibleLlmClientOptions) {
     if (!options.baseURL) throw new SettingsError('baseURL', 'OpenAICompatibleLlmClient needs a baseURL.');
     if (!options.model) throw new SettingsError('model', 'OpenAICompatibleLlmClient needs a model.');
-    this.url = `${options.baseURL.replace(/\/+$/, '')}/chat/completions`;
     this.model = options.model;
-    this.apiKey = options.apiKey || undefined;
     this.timeoutMs = options.timeoutMs ?? 60_000;
-    this.maxRetries = Math.max(0, Math.trunc(options.maxRetries ?? 2));
-    this.retryBaseDelayMs = options.retryBaseDelayMs ?? 500;
-    this.headers = { ...(options.headers ?? {}) };
-    this.fetchImpl = options.fetch ?? globalThis.fetch;
+    const apiKey = options.apiKey || undefined;
+    this.http = new HttpClient({
+      baseURL: options.baseURL,
+      name: 'Chat completion',
+      ...(apiKey ? { auth: { type: 'bearer', token: apiKey } as const } : {}),
+      headers: { ...(options.headers ?? {}) },
+      secrets: Object.values(options.headers ?? {}),
+      timeoutMs: this.timeoutMs,
+      retry: {
+        maxRetries: Math.max(0, Math.trunc(options.maxRetries ?? 2)),
+        baseDelayMs: options.retryBaseDelayMs ?? 500,
+        maxDelayMs: 8000,
+      },
+      ...(options.fetch ? { fetch: options.fetch } : {}),
+      ...(options.clock ? { clock: options.clock } : {}),
+    });
   }
 
   async chat(request: ChatRequest): Promise<ChatResponse> {
-    const body = JSON.stringify(this.buildBody(request));
-    let attempt = 0;
-    while (true) {
-      try {
-        return await this.attempt(body, request);
-      } catch (error) {
-        const retryable = APICallError.isInstance(error) && error.isRetryable && !request.signal?.aborted;
-        if (!retryable || attempt >= this.maxRetries) throw error;
-        await sleep(this.backoff(attempt, error), request.signal);
-        attempt++;
-      }
-    }
+    const body = this.buildBody(request);
+    const response = await this.http.post('/chat/completions', body, {
+      idempotent: true,
+      timeoutMs: request.timeoutMs ?? this.timeoutMs,
+      ...(request.signal ? { signal: request.signal } : {}),
+    });
+    return parseChatResponse(response, this.model, `${this.http.baseURL}/chat/completions`);
   }
 
   private buildBody(request: ChatRequest): Record<string, unknown> {
@@ -82,97 +88,6 @@ export class OpenAICompatibleLlmClient implements LlmClient {
     }
     return body;
   }
-
-  private backoff(attempt: number, error: APICallError): number {
-    const retryAfter = Number(/retry-after=(\d+(?:\.\d+)?)/.exec(error.message)?.[1]);
-    if (Number.isFinite(retryAfter) && retryAfter > 0) return Math.min(retryAfter * 1000, 30_000);
-    const base = Math.min(this.retryBaseDelayMs * 2 ** attempt, 8000);
-    return base / 2 + Math.random() * base;
-  }
-
-  private async attempt(body: string, request: ChatRequest): Promise<ChatResponse> {
-    const timeoutMs = request.timeoutMs ?? this.timeoutMs;
-    const timeout = AbortSignal.timeout(timeoutMs);
-    const signal = request.signal ? AbortSignal.any([request.signal, timeout]) : timeout;
-    const headers: Record<string, string> = {
-      'content-type': 'application/json',
-      accept: 'application/json',
-      ...this.headers,
-    };
-    if (this.apiKey) headers.authorization = `Bearer ${this.apiKey}`;
-    let response: Response;
-    try {
-      response = await this.fetchImpl(this.url, { method: 'POST', headers, body, signal });
-    } catch (error) {
-      if (request.signal?.aborted) throw request.signal.reason ?? error;
-      const timedOut = timeout.aborted;
-      throw new APICallError({
-        message: timedOut
-          ? `Chat completion request to ${this.url} timed out after ${timeoutMs} ms`
-          : `Chat completion request to ${this.url} failed: ${this.clean(describe(error))}`,
-        url: this.url,
-        isRetryable: true,
-        cause: error,
-      });
-    }
-    const text = await response.text().catch(() => '');
-    if (!response.ok) {
-      const retryAfter = response.headers.get('retry-after');
-      const detail = this.clean(errorDetail(text));
-      throw new APICallError({
-        message:
-          `Chat completion failed with HTTP ${response.status}${detail ? `: ${detail}` : ''}` +
-          (retryAfter && /^\d+(\.\d+)?$/.test(retryAfter) ? ` (retry-after=${retryAfter})` : ''),
-        url: this.url,
-        statusCode: response.status,
-        responseBody: this.clean(text.slice(0, 2000)),
-      });
-    }
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch (error) {
-      throw new APICallError({
-        message: `Chat completion response from ${this.url} is not JSON`,
-        url: this.url,
-        statusCode: response.status,
-        isRetryable: true,
-        responseBody: this.clean(text.slice(0, 2000)),
-        cause: error,
-      });
-    }
-    return parseChatResponse(json, this.model, this.url);
-  }
-
-  /** Make sure neither our key nor anything secret-looking ends up in an error message. */
-  private clean(text: string): string {
-    let out = text;
-    if (this.apiKey) out = out.split(this.apiKey).join('[redacted]');
-    return redactSecrets(out);
-  }
-}
-
-function describe(error: unknown): string {
-  if (error instanceof Error) {
-    const cause = (error as Error & { cause?: unknown }).cause;
-    return cause instanceof Error ? `${error.message} (${cause.message})` : error.message;
-  }
-  return String(error);
-}
-
-function errorDetail(text: string): string {
-  try {
-    const parsed: unknown = JSON.parse(text);
-    if (isRecord(parsed)) {
-      const err = parsed.error;
-      if (isRecord(err) && typeof err.message === 'string') return err.message;
-      if (typeof err === 'string') return err;
-      if (typeof parsed.message === 'string') return parsed.message;
-    }
-  } catch {
-    // not JSON: fall through to the raw text
-  }
-  return text.slice(0, 300).trim();
 }
 
 /** Turn an OpenAI chat completion body into a `ChatResponse`. */
@@ -216,21 +131,6 @@ export function parseChatResponse(json: unknown, fallbackModel: string, url = ''
     };
   }
   return response;
-}
-
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal?.reason);
-    };
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
 }
 
 /**

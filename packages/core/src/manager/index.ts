@@ -1,3 +1,5 @@
+export { type Budgets, DEFAULT_BUDGETS } from './budgets';
+export type { HealthChangeEvent, ProviderHealthReport } from './health-tracker';
 export { checkpointEvidence, MemoryManager } from './memory-manager';
 export { type MirrorOperation, mirrorOperations } from './notify';
 export {

@@ -21,6 +21,16 @@ import type {
 import { MemoryManager } from './memory-manager';
 import { buildSkillInvocationMessage } from './skill-scaffolding';
 
+/**
+ * Options objects without the manager's per-call `signal` (its presence is asserted on its own);
+ * an options object that held only the signal reads as absent.
+ */
+function plain<T>(value: T): T | undefined {
+  if (typeof value !== 'object' || value === null || !('signal' in value)) return value;
+  const { signal: _signal, ...rest } = value as Record<string, unknown>;
+  return Object.keys(rest).length === 0 ? undefined : (rest as T);
+}
+
 /** A test double of a provider: records every hook call; behaviour set per test. */
 class FakeProvider extends MemoryProvider {
   readonly calls: Array<[string, ...unknown[]]> = [];
@@ -59,7 +69,7 @@ class FakeProvider extends MemoryProvider {
     return this.block;
   }
   override async prefetch(query: string, options?: PrefetchOptions): Promise<string> {
-    this.calls.push(['prefetch', query, options]);
+    this.calls.push(['prefetch', query, plain(options)]);
     this.maybeFail('prefetch');
     return this.prefetchImpl ? this.prefetchImpl(query) : this.recall;
   }
@@ -69,7 +79,7 @@ class FakeProvider extends MemoryProvider {
   override async syncTurn(user: string, assistant: string, options?: SyncTurnOptions): Promise<void> {
     this.maybeFail('syncTurn');
     if (this.syncImpl) await this.syncImpl(user);
-    this.calls.push(['syncTurn', user, assistant, options]);
+    this.calls.push(['syncTurn', user, assistant, plain(options)]);
   }
   override handleToolCall(name: string, args: unknown): string {
     this.maybeFail('handleToolCall');
@@ -88,12 +98,12 @@ class FakeProvider extends MemoryProvider {
     this.maybeFail('onSessionEnd');
   }
   override onSessionSwitch(id: string, options: SessionSwitchOptions): boolean | undefined {
-    this.calls.push(['onSessionSwitch', id, options]);
+    this.calls.push(['onSessionSwitch', id, plain(options)]);
     this.maybeFail('onSessionSwitch');
     return this.switchResult;
   }
   override onPreCompress(messages: readonly ChatMessage[], options?: PreCompressOptions): string {
-    this.calls.push(['onPreCompress', messages, options]);
+    this.calls.push(['onPreCompress', messages, plain(options)]);
     this.maybeFail('onPreCompress');
     return this.compressText;
   }
@@ -677,7 +687,13 @@ describe('lifecycle hooks (checklist 25–37)', () => {
     m.addProvider(b);
     m.syncAll('u', 'a');
     const state = await m.shutdownAll();
-    expect(state).toEqual({ status: 'drained', abandonedWrites: 0, abandonedPrefetches: 0, activeTasks: 0 });
+    expect(state).toEqual({
+      status: 'drained',
+      abandonedWrites: 0,
+      abandonedPrefetches: 0,
+      activeTasks: 0,
+      timedOutProviders: [],
+    });
     expect(b.hook('syncTurn')).toHaveLength(1);
     expect(order).toEqual(['ext', 'builtin']);
     m.syncAll('late', 'x');
@@ -695,7 +711,13 @@ describe('lifecycle hooks (checklist 25–37)', () => {
     m.syncAll('queued', 'y');
     m.queuePrefetchAll('next');
     const state = await m.shutdownAll();
-    expect(state).toEqual({ status: 'timeout', abandonedWrites: 1, abandonedPrefetches: 1, activeTasks: 1 });
+    expect(state).toEqual({
+      status: 'timeout',
+      abandonedWrites: 1,
+      abandonedPrefetches: 1,
+      activeTasks: 1,
+      timedOutProviders: [],
+    });
     expect(p.hook('shutdown')).toHaveLength(1);
     gate.resolve();
   });

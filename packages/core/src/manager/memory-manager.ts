@@ -1,9 +1,9 @@
 import { SerialQueue } from '../background/serial-queue';
-import { TimeoutError, withTimeout } from '../background/timeout';
 import { resolveEnv } from '../config/env-file';
 import { resolveHermesHome } from '../config/home';
-import { MemoryError, SettingsError } from '../errors/memory-error';
+import { MemoryError, SettingsError, TimeoutError } from '../errors/memory-error';
 import { buildMemoryContextBlock, flattenContent } from '../fencing';
+import type { ProbeResult, ProviderHealth } from '../health/health';
 import type { ChatMessage } from '../llm/types';
 import { type Logger, silentLogger } from '../logging/logger';
 import { redactSecretsDeep } from '../logging/redact';
@@ -16,17 +16,21 @@ import type {
   MemoryWriteAction,
   MemoryWriteMetadata,
   PrefetchOptions,
+  ProviderRecallStatus,
   SessionSwitchOptions,
   ToolCallOptions,
   ToolSchema,
   TurnStartInfo,
 } from '../provider/types';
+import { type Clock, systemClock } from '../resilience/clock';
+import { createDeadline, withDeadline } from '../resilience/deadline';
 import { describeError, toolError } from '../tools/results';
+import { type Budgets, resolveBudgets } from './budgets';
+import { HealthTracker, type ProviderHealthReport } from './health-tracker';
 import { mirrorOperations } from './notify';
-import { BUILTIN_TOOL_NAMES, isReservedToolName } from './reserved-names';
-import { normalizeToolSchema } from './schemas';
 import { extractUserInstruction } from './skill-scaffolding';
 import { DEFAULT_SPILL_CHARS, spillText } from './spill';
+import { ToolRouter } from './tool-router';
 import type {
   DrainState,
   ManagerInitInput,
@@ -42,17 +46,29 @@ const DEFAULT_GLYPH = '🧠';
 /** Task labels, so a timed-out shutdown can say what it abandoned. */
 const WRITE_LABELS = new Set(['sync', 'memory-write', 'session-boundary']);
 
+/** How a bounded provider call ended. */
+type Outcome<T> = { ok: true; value: T } | { ok: false; error: unknown; timedOut: boolean };
+
+/**
+ * What a call tells about a provider's health: `all` for calls that reach the backend (or the
+ * cache of it), `failures` for hooks whose success says nothing (turn ticks, shutdown), `none`
+ * for waits whose timeout is the caller's choice (flush).
+ */
+type Observe = 'all' | 'failures' | 'none';
+
 /**
  * Drives memory providers through the Hermes lifecycle: the builtin store first, at most one
  * external provider, tool routing, fenced recall, ordered background sync and a bounded shutdown.
  *
  * Every fan-out isolates provider failures: one broken provider is logged and skipped, never
- * allowed to stop the others or to throw into the agent loop.
+ * allowed to stop the others or to throw into the agent loop. Every provider call has a budget:
+ * its `signal` aborts when the budget runs out and a call still running then is abandoned, so a
+ * hung backend never hangs the agent. What the manager observes feeds each provider's health.
  */
 export class MemoryManager {
   private readonly logger: Logger;
-  private readonly externalPrefetchTimeoutMs: number;
-  private readonly shutdownDrainMs: number;
+  private readonly budgets: Budgets;
+  private readonly clock: Clock;
   private readonly extraReserved: ReadonlySet<string>;
   private readonly checkpointRequired: boolean;
   private readonly redactEgress: boolean;
@@ -61,10 +77,10 @@ export class MemoryManager {
   private hermesHome: string | undefined;
 
   private readonly list: MemoryProvider[] = [];
-  private readonly toolRoutes = new Map<string, MemoryProvider>();
-  private readonly warnedTools = new Set<string>();
+  private readonly tools: ToolRouter;
+  private readonly healthTracker: HealthTracker;
   private readonly queues = new Map<MemoryProvider, SerialQueue>();
-  /** External prefetches still running after their budget ran out: skipped until they settle. */
+  /** Prefetches still running after their budget ran out: the provider is skipped until they settle. */
   private readonly stuckPrefetch = new Set<MemoryProvider>();
   private readonly lifetime = new AbortController();
   private pendingSwitch:
@@ -75,19 +91,8 @@ export class MemoryManager {
 
   constructor(options: MemoryManagerOptions = {}) {
     this.logger = options.logger ?? silentLogger;
-    const timeout = options.externalPrefetchTimeoutMs ?? 8000;
-    if (!(timeout > 0) || !Number.isFinite(timeout)) {
-      throw new SettingsError(
-        'externalPrefetchTimeoutMs',
-        'externalPrefetchTimeoutMs must be a positive number.',
-      );
-    }
-    this.externalPrefetchTimeoutMs = timeout;
-    const drain = options.shutdownDrainMs ?? 5000;
-    if (!(drain >= 0) || !Number.isFinite(drain)) {
-      throw new SettingsError('shutdownDrainMs', 'shutdownDrainMs must be a non-negative number.');
-    }
-    this.shutdownDrainMs = drain;
+    this.budgets = resolveBudgets(options);
+    this.clock = options.clock ?? systemClock;
     this.extraReserved = new Set(options.reservedToolNames ?? []);
     this.checkpointRequired = options.checkpointRequired ?? false;
     this.redactEgress = options.redactEgress ?? true;
@@ -100,6 +105,8 @@ export class MemoryManager {
     }
     this.spillChars = spill;
     this.spillCharsFixed = options.prefetchSpillChars !== undefined;
+    this.tools = new ToolRouter(this.logger, this.extraReserved);
+    this.healthTracker = new HealthTracker(this.clock, this.logger, options.onHealthChange);
   }
 
   // ── Registration ────────────────────────────────────────────────────────────────────────────
@@ -121,7 +128,7 @@ export class MemoryManager {
     }
     let schemas: ToolSchema[];
     try {
-      schemas = this.normalizedSchemas(provider, provider.getToolSchemas());
+      schemas = this.tools.schemasOf(provider);
     } catch (error) {
       this.logger.warn(
         `Memory provider '${name}' failed to list its tools; not registered: ${describeError(error)}`,
@@ -145,7 +152,7 @@ export class MemoryManager {
     } else {
       this.list.unshift(provider);
     }
-    const routed = this.route(provider, schemas);
+    const routed = this.tools.add(provider, schemas);
     this.logger.info(`Memory provider '${name}' registered (${routed} tools)`);
     return true;
   }
@@ -164,45 +171,36 @@ export class MemoryManager {
     return this.currentSessionId;
   }
 
-  /** Every routed tool schema, deduplicated by name, in provider order. */
+  /**
+   * Every routed tool schema, deduplicated by name, in provider order. Routes are rebuilt from
+   * what each provider lists now, so tools a provider stopped offering are no longer routed.
+   */
   getAllToolSchemas(): ToolSchema[] {
-    const out: ToolSchema[] = [];
-    const seen = new Set<string>();
-    for (const provider of this.list) {
-      let schemas: ToolSchema[];
-      try {
-        schemas = this.normalizedSchemas(provider, provider.getToolSchemas());
-      } catch (error) {
-        this.logger.warn(
-          `Memory provider '${provider.name}' failed to list its tools: ${describeError(error)}`,
-        );
-        continue;
-      }
-      this.route(provider, schemas);
-      for (const schema of schemas) {
-        if (seen.has(schema.name) || this.toolRoutes.get(schema.name) !== provider) continue;
-        seen.add(schema.name);
-        out.push(schema);
-      }
-    }
-    return out;
+    return this.tools.refresh(this.list);
+  }
+
+  /** Rebuild tool routing from the providers' current tool lists (done after initialisation). */
+  refreshToolRoutes(): ToolSchema[] {
+    return this.tools.refresh(this.list);
   }
 
   getAllToolNames(): string[] {
-    return [...this.toolRoutes.keys()];
+    return this.tools.names();
   }
 
   hasTool(name: string): boolean {
-    return this.toolRoutes.has(name);
+    return this.tools.get(name) !== undefined;
   }
 
   // ── Lifecycle ───────────────────────────────────────────────────────────────────────────────
 
   /**
-   * Initialise every provider in order. Fills in what the host did not pass: `hermesHome` (from
-   * HERMES_HOME or ~/.hermes), platform "cli", agentContext "primary", the env (process env
-   * overlaid with `<hermesHome>/.env`), a logger, an abort signal, each provider's config block,
-   * and `onMemoryWrite` — the fan-out that mirrors builtin writes to the external provider.
+   * Initialise every provider in order, each within `initializeTimeoutMs`. Fills in what the host
+   * did not pass: `hermesHome` (from HERMES_HOME or ~/.hermes), platform "cli", agentContext
+   * "primary", the env (process env overlaid with `<hermesHome>/.env`), a logger, the lifetime
+   * signal, each provider's config block, and `onMemoryWrite` — the fan-out that mirrors builtin
+   * writes to the external provider. A provider that fails or times out is reported `down`.
+   * Tool routing is then rebuilt: a provider's tools may depend on how it initialised.
    */
   async initializeAll(sessionId: string, input: ManagerInitInput = {}): Promise<void> {
     await this.initializeProviders(sessionId, input, false);
@@ -262,31 +260,35 @@ export class MemoryManager {
       }
     };
     for (const provider of this.list) {
-      const context: InitContext = {
-        ...ctx,
-        hermesHome,
-        platform: ctx.platform ?? 'cli',
-        agentContext: ctx.agentContext ?? 'primary',
-        logger: ctx.logger ?? this.logger,
-        env,
-        signal: ctx.signal ?? this.lifetime.signal,
-        onMemoryWrite,
-        providerConfig: ctx.providerConfig ?? this.configFor(provider, config),
-        ...(inspection ? { inspectionOnly: true } : {}),
-      };
-      try {
+      this.healthTracker.reset(provider);
+      const hook = inspection ? 'initialize for inspection' : 'initialize';
+      const outcome = await this.bounded(provider, hook, this.budgets.initialize, 'all', (signal) => {
+        const context: InitContext = {
+          ...ctx,
+          hermesHome,
+          platform: ctx.platform ?? 'cli',
+          agentContext: ctx.agentContext ?? 'primary',
+          logger: ctx.logger ?? this.logger,
+          env,
+          signal: ctx.signal ?? this.lifetime.signal,
+          initializeSignal: signal,
+          onMemoryWrite,
+          providerConfig: ctx.providerConfig ?? this.configFor(provider, config),
+          ...(inspection ? { inspectionOnly: true } : {}),
+        };
         // Structural providers (plain objects from plugins) may lack the inspection hook.
         if (inspection && typeof provider.initializeForInspection === 'function') {
-          await provider.initializeForInspection(sessionId, context);
-        } else {
-          await provider.initialize(sessionId, context);
+          return provider.initializeForInspection(sessionId, context);
         }
-      } catch (error) {
-        this.logger.warn(
-          `Memory provider '${provider.name}' failed to initialize${inspection ? ' for inspection' : ''}: ${describeError(error)}`,
-        );
+        return provider.initialize(sessionId, context);
+      });
+      if (!outcome.ok) {
+        const why = failureText(hook, outcome, this.budgets.initialize);
+        this.logger.warn(`Memory provider '${provider.name}' failed to ${hook}: ${why}`);
+        this.healthTracker.down(provider, `${hook} failed: ${why}`);
       }
     }
+    this.tools.refresh(this.list);
   }
 
   /**
@@ -312,9 +314,9 @@ export class MemoryManager {
 
   /**
    * Recall for the upcoming turn, joined and fenced in `<memory-context>`; "" when nothing was
-   * recalled or the turn is a bare skill invocation. The builtin provider runs inline; an external
-   * provider gets `externalPrefetchTimeoutMs`, and while a timed-out call is still running it is
-   * skipped instead of stacking another call on it.
+   * recalled or the turn is a bare skill invocation. Each provider gets `externalPrefetchTimeoutMs`
+   * (its signal aborts then), and while a timed-out call is still running it is skipped instead
+   * of stacking another call on it.
    */
   async prefetchAll(query: string, options: PrefetchOptions = {}): Promise<string> {
     const raw = await this.prefetchAllRaw(query, options);
@@ -335,40 +337,42 @@ export class MemoryManager {
     query: string,
     options: PrefetchOptions,
   ): Promise<string> {
-    if (provider.name === BUILTIN) {
-      try {
-        return asText(await provider.prefetch(query, { ...options }));
-      } catch (error) {
-        this.logger.debug(`Memory provider '${provider.name}' prefetch failed: ${describeError(error)}`);
-        return '';
-      }
-    }
     if (this.stuckPrefetch.has(provider)) {
       this.logger.debug(`Skipping prefetch for '${provider.name}': its previous call is still running.`);
       return '';
     }
     const q = this.egress(provider, query);
-    const call = Promise.resolve().then(() => provider.prefetch(q, { ...options }));
-    try {
-      const text = asText(
-        await withTimeout(call, this.externalPrefetchTimeoutMs, undefined, `prefetch '${provider.name}'`),
-      );
-      return this.spillIfOversized(provider, text);
-    } catch (error) {
-      if (TimeoutError.isInstance(error)) {
-        this.logger.warn(
-          `Memory provider '${provider.name}' prefetch exceeded ${this.externalPrefetchTimeoutMs} ms; continuing without it.`,
-        );
-        this.stuckPrefetch.add(provider);
-        call.then(
-          () => this.stuckPrefetch.delete(provider),
-          () => this.stuckPrefetch.delete(provider),
-        );
-      } else {
-        this.logger.debug(`Memory provider '${provider.name}' prefetch failed: ${describeError(error)}`);
-      }
-      return '';
+    let running: Promise<unknown> | undefined;
+    const outcome = await this.bounded(
+      provider,
+      'prefetch',
+      this.budgets.prefetch,
+      'all',
+      (signal) => {
+        running = Promise.resolve().then(() => provider.prefetch(q, { ...options, signal }));
+        return running;
+      },
+      options.signal,
+    );
+    if (outcome.ok) {
+      const text = asText(outcome.value);
+      return provider.name === BUILTIN ? text : this.spillIfOversized(provider, text);
     }
+    if (outcome.timedOut) {
+      this.logger.warn(
+        `Memory provider '${provider.name}' prefetch exceeded ${this.budgets.prefetch} ms; continuing without it.`,
+      );
+      if (running) {
+        this.stuckPrefetch.add(provider);
+        const clear = () => this.stuckPrefetch.delete(provider);
+        running.then(clear, clear);
+      }
+    } else {
+      this.logger.debug(
+        `Memory provider '${provider.name}' prefetch failed: ${describeError(outcome.error)}`,
+      );
+    }
+    return '';
   }
 
   /** Start background recall for the next turn on every provider. Returns at once. */
@@ -378,15 +382,9 @@ export class MemoryManager {
     const opts: PrefetchOptions = { sessionId: options.sessionId ?? this.currentSessionId, ...options };
     for (const provider of this.list) {
       const query = this.egress(provider, q);
-      this.enqueue(provider, 'prefetch', async () => {
-        try {
-          await provider.queuePrefetch(query, { ...opts });
-        } catch (error) {
-          this.logger.debug(
-            `Memory provider '${provider.name}' queuePrefetch failed: ${describeError(error)}`,
-          );
-        }
-      });
+      this.enqueue(provider, 'prefetch', 'queuePrefetch', 'debug', (signal) =>
+        provider.queuePrefetch(query, { ...opts, signal }),
+      );
     }
   }
 
@@ -405,11 +403,12 @@ export class MemoryManager {
     for (const provider of this.list) {
       if (this.isRedacted(provider) && !external) external = redactSecretsDeep(local);
       const turn = this.isRedacted(provider) && external ? external : local;
-      this.enqueue(provider, 'sync', () =>
+      this.enqueue(provider, 'sync', 'syncTurn', 'warn', (signal) =>
         provider.syncTurn(turn.user, turn.assistant, {
           sessionId,
           ...(turn.messages ? { messages: turn.messages } : {}),
           ...(options.turnAuthor ? { turnAuthor: options.turnAuthor } : {}),
+          signal,
         }),
       );
     }
@@ -417,69 +416,95 @@ export class MemoryManager {
 
   /** Wait for queued background work. True when everything drained (or nothing was queued). */
   async flushPending(timeoutMs?: number): Promise<boolean> {
-    const deadline = timeoutMs === undefined ? undefined : Date.now() + timeoutMs;
-    const left = () => (deadline === undefined ? undefined : Math.max(0, deadline - Date.now()));
+    const deadline = timeoutMs === undefined ? undefined : this.clock.now() + timeoutMs;
+    const left = () => (deadline === undefined ? undefined : Math.max(0, deadline - this.clock.now()));
     for (const queue of this.queues.values()) {
       if (!(await queue.drain(left()))) return false;
     }
     // Then each provider's own internal queue (e.g. builtin's session recording).
     for (const provider of this.list) {
-      try {
-        const flushed = provider.flush(left());
-        const ok =
-          deadline === undefined ? await flushed : await withTimeout(Promise.resolve(flushed), left() ?? 0);
-        if (ok === false) return false;
-      } catch (error) {
-        if (error instanceof TimeoutError) return false;
-        this.logger.warn(`Memory provider '${provider.name}' flush failed: ${describeError(error)}`);
+      const outcome = await this.bounded(provider, 'flush', left() ?? Number.POSITIVE_INFINITY, 'none', () =>
+        provider.flush(left()),
+      );
+      if (outcome.ok && outcome.value === false) return false;
+      if (!outcome.ok) {
+        if (outcome.timedOut) return false;
+        this.logger.warn(`Memory provider '${provider.name}' flush failed: ${describeError(outcome.error)}`);
       }
     }
     return true;
   }
 
-  /** Route a tool call. Always resolves to a JSON string; never throws. */
+  /** Route a tool call. Always resolves to a JSON string within `toolCallTimeoutMs`; never throws. */
   async handleToolCall(name: string, args: unknown, options: ToolCallOptions = {}): Promise<string> {
-    const provider = this.toolRoutes.get(name);
+    const provider = this.tools.get(name);
     if (!provider) return toolError(`No memory provider handles tool '${name}'`);
-    try {
-      const result = await provider.handleToolCall(name, this.egress(provider, args), {
-        sessionId: options.sessionId ?? this.currentSessionId,
-        ...options,
-      });
-      if (typeof result !== 'string') return toolError(`Memory tool '${name}' returned a non-string result.`);
-      return result;
-    } catch (error) {
-      this.logger.error(
-        `Memory tool '${name}' failed in provider '${provider.name}': ${describeError(error)}`,
-      );
-      return toolError(`Memory tool '${name}' failed: ${describeError(error)}`);
+    const input = this.egress(provider, args);
+    const outcome = await this.bounded(
+      provider,
+      `tool '${name}'`,
+      this.budgets.toolCall,
+      'all',
+      (signal) =>
+        provider.handleToolCall(name, input, {
+          sessionId: options.sessionId ?? this.currentSessionId,
+          ...options,
+          signal,
+        }),
+      options.signal,
+    );
+    if (outcome.ok) {
+      if (typeof outcome.value !== 'string')
+        return toolError(`Memory tool '${name}' returned a non-string result.`);
+      return outcome.value;
     }
+    if (outcome.timedOut) {
+      this.logger.error(
+        `Memory tool '${name}' timed out after ${this.budgets.toolCall} ms in '${provider.name}'.`,
+      );
+      return toolError(`Memory tool '${name}' timed out after ${this.budgets.toolCall} ms.`);
+    }
+    this.logger.error(
+      `Memory tool '${name}' failed in provider '${provider.name}': ${describeError(outcome.error)}`,
+    );
+    return toolError(`Memory tool '${name}' failed: ${describeError(outcome.error)}`);
   }
 
   /** Per-turn tick (1-based user turn number), before `prefetchAll`. */
   async onTurnStart(turnNumber: number, message: string, info: TurnStartInfo = {}): Promise<void> {
-    await this.fanOut('onTurnStart', 'debug', (p) =>
-      p.onTurnStart(turnNumber, this.egress(p, message), { ...info }),
+    await this.fanOut('onTurnStart', 'debug', (p, signal) =>
+      p.onTurnStart(turnNumber, this.egress(p, message), { ...info, signal }),
     );
   }
 
-  /** End-of-session extraction, at real boundaries only. */
+  /**
+   * End-of-session extraction, at real boundaries only. Each provider's `onSessionEnd` runs behind
+   * its queued writes (so it sees every synced turn), within `sessionBoundaryTimeoutMs` counted
+   * from this call. Resolves when every provider finished or ran out of time.
+   */
   async onSessionEnd(messages: readonly ChatMessage[]): Promise<void> {
-    for (const provider of this.list) {
-      try {
-        await provider.onSessionEnd(this.egress(provider, messages));
-      } catch (error) {
-        this.logger.warn(`Memory provider '${provider.name}' onSessionEnd failed: ${describeError(error)}`, {
-          stack: error instanceof Error ? error.stack : undefined,
-        });
-      }
-    }
+    const snapshot = [...messages];
+    await Promise.all(
+      this.list.map(async (provider) => {
+        const transcript = this.egress(provider, snapshot);
+        const outcome = await this.behindQueue(provider, 'onSessionEnd', (signal) =>
+          provider.onSessionEnd(transcript, { signal }),
+        );
+        if (!outcome.ok) {
+          this.logger.warn(
+            `Memory provider '${provider.name}' onSessionEnd failed: ${failureText('onSessionEnd', outcome, this.budgets.sessionBoundary)}`,
+            { stack: outcome.error instanceof Error ? outcome.error.stack : undefined },
+          );
+        }
+      }),
+    );
   }
 
   /**
    * The session id rotated without teardown. No-op for an empty id. `rewound` reaches providers
-   * only when true. Resolves false if any provider threw or returned false; those providers are
-   * remembered for `retryPendingSessionSwitch`.
+   * only when true. Each provider switches behind its queued writes, within
+   * `sessionBoundaryTimeoutMs`. Resolves false if any provider threw, returned false or ran out of
+   * time; those providers are remembered for `retryPendingSessionSwitch`.
    */
   async onSessionSwitch(newSessionId: string, options: SessionSwitchOptions = {}): Promise<boolean> {
     if (!newSessionId) return true;
@@ -509,26 +534,26 @@ export class MemoryManager {
     newSessionId: string,
     options: SessionSwitchOptions,
   ): Promise<MemoryProvider[]> {
-    const failed: MemoryProvider[] = [];
-    for (const provider of providers) {
-      try {
-        const ok = await provider.onSessionSwitch(newSessionId, { ...options });
-        if (ok === false) failed.push(provider);
-      } catch (error) {
-        this.logger.debug(
-          `Memory provider '${provider.name}' onSessionSwitch failed: ${describeError(error)}`,
+    const results = await Promise.all(
+      providers.map(async (provider) => {
+        const outcome = await this.behindQueue(provider, 'onSessionSwitch', (signal) =>
+          provider.onSessionSwitch(newSessionId, { ...options, signal }),
         );
-        failed.push(provider);
-      }
-    }
-    return failed;
+        if (outcome.ok) return outcome.value === false ? provider : undefined;
+        this.logger.debug(
+          `Memory provider '${provider.name}' onSessionSwitch failed: ${failureText('onSessionSwitch', outcome, this.budgets.sessionBoundary)}`,
+        );
+        return provider;
+      }),
+    );
+    return results.filter((p): p is MemoryProvider => p !== undefined);
   }
 
   /**
-   * A /new or /reset boundary as one ordered background step per provider: `onSessionEnd` with
-   * the old transcript, THEN `onSessionSwitch(reset: true)`, behind any queued syncs — so the
+   * A /new or /reset boundary as one ordered step per provider: `onSessionEnd` with the old
+   * transcript, THEN `onSessionSwitch(reset: true)`, behind any queued syncs — so the
    * end-of-session extraction can never race the rebinding. Returns at once; the promise tells
-   * whether every provider switched.
+   * whether every provider switched within `sessionBoundaryTimeoutMs`.
    */
   commitSessionBoundary(messages: readonly ChatMessage[], options: SessionBoundaryOptions): Promise<boolean> {
     const { newSessionId } = options;
@@ -539,25 +564,25 @@ export class MemoryManager {
     });
     if (newSessionId) this.currentSessionId = newSessionId;
     const snapshot = [...messages];
-    const results = this.list.map(
-      (provider) =>
-        new Promise<boolean>((resolve) => {
-          const transcript = this.egress(provider, snapshot);
-          const accepted = this.enqueue(provider, 'session-boundary', async () => {
-            try {
-              await provider.onSessionEnd(transcript);
-            } catch (error) {
-              this.logger.warn(
-                `Memory provider '${provider.name}' onSessionEnd failed: ${describeError(error)}`,
-              );
-            }
-            if (!newSessionId) return resolve(true);
-            const failed = await this.switchProviders([provider], newSessionId, switchOpts);
-            resolve(failed.length === 0);
-          });
-          if (!accepted) resolve(false);
-        }),
-    );
+    const results = this.list.map(async (provider) => {
+      const transcript = this.egress(provider, snapshot);
+      const outcome = await this.behindQueue(provider, 'session boundary', async (signal) => {
+        try {
+          await provider.onSessionEnd(transcript, { signal });
+        } catch (error) {
+          this.logger.warn(`Memory provider '${provider.name}' onSessionEnd failed: ${describeError(error)}`);
+        }
+        if (!newSessionId) return true;
+        return (await provider.onSessionSwitch(newSessionId, { ...switchOpts, signal })) !== false;
+      });
+      if (!outcome.ok) {
+        this.logger.debug(
+          `Memory provider '${provider.name}' session boundary failed: ${failureText('session boundary', outcome, this.budgets.sessionBoundary)}`,
+        );
+        return false;
+      }
+      return outcome.value;
+    });
     return Promise.all(results).then((all) => all.every(Boolean));
   }
 
@@ -568,9 +593,10 @@ export class MemoryManager {
 
   /**
    * Before lossy compression: each provider may add text to the summary prompt (joined by a blank
-   * line). v2 providers get host-normalised evidence and `requireCheckpoint`. With checkpoints
-   * required, a failing v2 provider's error propagates, and having no v2 provider succeed throws —
-   * the host must then keep the uncompressed transcript.
+   * line), within `hookTimeoutMs`. v2 providers get host-normalised evidence and
+   * `requireCheckpoint`. With checkpoints required, a failing (or timed-out) v2 provider's error
+   * propagates, and having no v2 provider succeed throws — the host must then keep the
+   * uncompressed transcript.
    */
   async onPreCompress(
     messages: readonly ChatMessage[],
@@ -583,15 +609,24 @@ export class MemoryManager {
     let checkpointSucceeded = false;
     for (const provider of this.list) {
       const v2 = provider.preCompressCheckpointApiVersion >= 2;
-      try {
-        const text = v2
-          ? await provider.onPreCompress(this.egress(provider, evidence), { requireCheckpoint: required })
-          : await provider.onPreCompress(this.egress(provider, messages));
+      const outcome = await this.bounded(
+        provider,
+        'onPreCompress',
+        this.budgets.hook,
+        'failures',
+        (signal) =>
+          v2
+            ? provider.onPreCompress(this.egress(provider, evidence), { requireCheckpoint: required, signal })
+            : provider.onPreCompress(this.egress(provider, messages), { signal }),
+      );
+      if (outcome.ok) {
         if (v2) checkpointSucceeded = true;
-        if (typeof text === 'string' && text.trim() !== '') texts.push(text);
-      } catch (error) {
-        this.logger.debug(`Memory provider '${provider.name}' onPreCompress failed: ${describeError(error)}`);
-        if (v2 && required && firstCheckpointError === undefined) firstCheckpointError = error;
+        if (typeof outcome.value === 'string' && outcome.value.trim() !== '') texts.push(outcome.value);
+      } else {
+        this.logger.debug(
+          `Memory provider '${provider.name}' onPreCompress failed: ${describeError(outcome.error)}`,
+        );
+        if (v2 && required && firstCheckpointError === undefined) firstCheckpointError = outcome.error;
       }
     }
     if (required) {
@@ -620,15 +655,9 @@ export class MemoryManager {
       if (provider.name === BUILTIN) continue;
       // One hand-off: a secret in the content is also masked in oldText/previousContent.
       const write = this.egress(provider, { content, meta: { ...(metadata ?? {}) } as MemoryWriteMetadata });
-      this.enqueue(provider, 'memory-write', async () => {
-        try {
-          await provider.onMemoryWrite(action, target, write.content, write.meta);
-        } catch (error) {
-          this.logger.debug(
-            `Memory provider '${provider.name}' onMemoryWrite failed: ${describeError(error)}`,
-          );
-        }
-      });
+      this.enqueue(provider, 'memory-write', 'onMemoryWrite', 'debug', (signal) =>
+        provider.onMemoryWrite(action, target, write.content, write.meta, { signal }),
+      );
     }
   }
 
@@ -653,39 +682,112 @@ export class MemoryManager {
 
   /** A subagent finished; tell the parent's providers. */
   async onDelegation(task: string, result: string, options: DelegationOptions = {}): Promise<void> {
-    await this.fanOut('onDelegation', 'debug', (p) => {
+    await this.fanOut('onDelegation', 'debug', (p, signal) => {
       const d = this.egress(p, { task, result, options: { ...options } });
-      return p.onDelegation(d.task, d.result, d.options);
+      return p.onDelegation(d.task, d.result, { ...d.options, signal });
     });
   }
 
-  /** "🧠 Honcho — recalled 3 memories" segments for what the last prefetch injected; "" if none. */
+  /**
+   * "🧠 Honcho — recalled 3 memories" segments for what the last prefetch injected, then a
+   * "⚠️ Honcho — memory unavailable: <reason>" segment for each provider that is down or degraded;
+   * "" when there is nothing to show.
+   */
   describeRecall(): string {
     const segments: string[] = [];
-    for (const provider of this.list) {
-      let status: ReturnType<MemoryProvider['recallStatus']>;
+    const warnings: string[] = [];
+    for (const { provider, recall, health } of this.recallStatuses()) {
+      const label = recall?.providerLabel || provider;
+      if (recall) {
+        const count = Number.isFinite(recall.count) ? Math.trunc(recall.count) : 0;
+        const what =
+          count <= 0
+            ? 'recalled relevant memory'
+            : count === 1
+              ? 'recalled 1 memory'
+              : `recalled ${count} memories`;
+        segments.push(`${recall.glyph ?? DEFAULT_GLYPH} ${label} — ${what}`);
+      }
+      if (health.status === 'down' || health.status === 'degraded') {
+        const state = health.status === 'down' ? 'memory unavailable' : 'memory degraded';
+        warnings.push(`⚠️ ${label} — ${state}${health.reason ? `: ${health.reason}` : ''}`);
+      }
+    }
+    return [...segments, ...warnings].join('  ');
+  }
+
+  /** Per provider: what its last prefetch injected (`recallStatus()`) and its runtime health. */
+  recallStatuses(): ProviderRecallStatus[] {
+    return this.list.map((provider) => {
+      let recall: ProviderRecallStatus['recall'] = null;
       try {
-        status = provider.recallStatus();
+        recall = provider.recallStatus() ?? null;
       } catch (error) {
         this.logger.debug(`Memory provider '${provider.name}' recallStatus failed: ${describeError(error)}`);
-        continue;
       }
-      if (!status) continue;
-      const count = Number.isFinite(status.count) ? Math.trunc(status.count) : 0;
-      const what =
-        count <= 0
-          ? 'recalled relevant memory'
-          : count === 1
-            ? 'recalled 1 memory'
-            : `recalled ${count} memories`;
-      segments.push(`${status.glyph ?? DEFAULT_GLYPH} ${status.providerLabel || provider.name} — ${what}`);
-    }
-    return segments.join('  ');
+      return { provider: provider.name, recall, health: this.healthTracker.current(provider) };
+    });
+  }
+
+  /** One provider's health (observed calls combined with its own `health()`), null if not registered. */
+  getProviderHealth(name: string): ProviderHealth | null {
+    const provider = this.getProvider(name);
+    return provider ? this.healthTracker.current(provider) : null;
+  }
+
+  /** Every registered provider's health, builtin first: for status commands, doctor and MCP. */
+  healthReport(): ProviderHealthReport[] {
+    return this.list.map((provider) => ({
+      provider: provider.name,
+      ...this.healthTracker.current(provider),
+    }));
+  }
+
+  /**
+   * Run each provider's explicit connection probe (setup, doctor; never on the hot path), each
+   * within `hookTimeoutMs` or `options.timeoutMs`. The outcome is recorded in health.
+   */
+  async probeProviders(
+    options: { timeoutMs?: number; signal?: AbortSignal } = {},
+  ): Promise<Array<ProbeResult & { provider: string }>> {
+    const timeoutMs = options.timeoutMs ?? this.budgets.hook;
+    return Promise.all(
+      this.list.map(async (provider) => {
+        const started = this.clock.now();
+        const outcome = await this.bounded(
+          provider,
+          'probe',
+          timeoutMs,
+          'failures',
+          (signal) =>
+            typeof provider.probe === 'function'
+              ? provider.probe({ signal })
+              : ({ status: 'skipped', message: 'no connection probe' } as ProbeResult),
+          options.signal,
+        );
+        const latencyMs = this.clock.now() - started;
+        if (!outcome.ok) {
+          return {
+            provider: provider.name,
+            status: 'failed' as const,
+            message: failureText('probe', outcome, timeoutMs),
+            latencyMs,
+          };
+        }
+        const result = outcome.value;
+        if (result.status === 'ok') this.healthTracker.success(provider);
+        if (result.status === 'failed')
+          this.healthTracker.failure(provider, `probe failed: ${result.message}`);
+        return { provider: provider.name, latencyMs, ...result };
+      }),
+    );
   }
 
   /**
    * Drain queued work (bounded by `shutdownDrainMs`), then shut providers down in reverse
-   * registration order. Work submitted after this starts is refused with a WARNING. Idempotent.
+   * registration order, each within `shutdownTimeoutMs` (a provider still running past it is
+   * abandoned and named in the result). Work submitted after this starts is refused with a
+   * WARNING. Idempotent.
    */
   shutdownAll(): Promise<DrainState> {
     if (!this.shutdownState) this.shutdownState = this.runShutdown();
@@ -695,9 +797,15 @@ export class MemoryManager {
   private async runShutdown(): Promise<DrainState> {
     const queues = [...this.queues.values()];
     for (const q of queues) q.close();
-    const state: DrainState = { status: 'idle', abandonedWrites: 0, abandonedPrefetches: 0, activeTasks: 0 };
+    const state: DrainState = {
+      status: 'idle',
+      abandonedWrites: 0,
+      abandonedPrefetches: 0,
+      activeTasks: 0,
+      timedOutProviders: [],
+    };
     if (queues.some((q) => q.size > 0)) {
-      const drained = await this.flushPending(this.shutdownDrainMs);
+      const drained = await this.flushPending(this.budgets.shutdownDrain);
       state.status = drained ? 'drained' : 'timeout';
       if (!drained) {
         for (const q of queues) {
@@ -708,20 +816,20 @@ export class MemoryManager {
           }
         }
         this.logger.warn(
-          `Memory shutdown drain timed out after ${this.shutdownDrainMs} ms: abandoned ${state.abandonedWrites} writes and ${state.abandonedPrefetches} prefetches; ${state.activeTasks} tasks still running.`,
+          `Memory shutdown drain timed out after ${this.budgets.shutdownDrain} ms: abandoned ${state.abandonedWrites} writes and ${state.abandonedPrefetches} prefetches; ${state.activeTasks} tasks still running.`,
         );
       }
     }
+    const timeoutMs = this.budgets.shutdown;
     for (const provider of [...this.list].reverse()) {
-      try {
-        await withTimeout(
-          Promise.resolve().then(() => provider.shutdown()),
-          Math.max(this.shutdownDrainMs, 1),
-          undefined,
-          `shutdown '${provider.name}'`,
+      const outcome = await this.bounded(provider, 'shutdown', timeoutMs, 'failures', (signal) =>
+        provider.shutdown({ signal, timeoutMs }),
+      );
+      if (!outcome.ok) {
+        if (outcome.timedOut) state.timedOutProviders.push(provider.name);
+        this.logger.warn(
+          `Memory provider '${provider.name}' shutdown failed: ${failureText('shutdown', outcome, timeoutMs)}`,
         );
-      } catch (error) {
-        this.logger.warn(`Memory provider '${provider.name}' shutdown failed: ${describeError(error)}`);
       }
     }
     this.lifetime.abort(new MemoryError('Memory manager shut down.'));
@@ -729,6 +837,138 @@ export class MemoryManager {
   }
 
   // ── Internals ───────────────────────────────────────────────────────────────────────────────
+
+  /**
+   * Call a provider hook with a signal that aborts at `timeoutMs` (or when `parent` aborts), and
+   * settle no later than that. Never throws. The outcome is recorded in the provider's health
+   * as `observe` says.
+   */
+  private async bounded<T>(
+    provider: MemoryProvider,
+    hook: string,
+    timeoutMs: number,
+    observe: Observe,
+    run: (signal: AbortSignal) => T | PromiseLike<T>,
+    parent?: AbortSignal,
+  ): Promise<Outcome<Awaited<T>>> {
+    try {
+      const value = (await withDeadline(run, {
+        timeoutMs,
+        clock: this.clock,
+        label: `${hook} '${provider.name}'`,
+        ...(parent ? { signal: parent } : {}),
+      })) as Awaited<T>;
+      if (observe === 'all') this.healthTracker.success(provider);
+      return { ok: true, value };
+    } catch (error) {
+      if (parent?.aborted) return { ok: false, error, timedOut: false };
+      const timedOut = TimeoutError.isInstance(error);
+      if (observe !== 'none')
+        this.healthTracker.failure(
+          provider,
+          `${hook} ${timedOut ? 'timed out' : 'failed'}: ${describeError(error)}`,
+        );
+      return { ok: false, error, timedOut };
+    }
+  }
+
+  /**
+   * Run a hook behind everything already queued for `provider`, within `sessionBoundaryTimeoutMs`
+   * from now (queue wait included). A task still waiting at the deadline is taken off the queue;
+   * one already running is abandoned (its signal aborts).
+   */
+  private behindQueue<T>(
+    provider: MemoryProvider,
+    hook: string,
+    run: (signal: AbortSignal) => T | PromiseLike<T>,
+  ): Promise<Outcome<Awaited<T>>> {
+    const timeoutMs = this.budgets.sessionBoundary;
+    const deadline = createDeadline({ timeoutMs, clock: this.clock, label: `${hook} '${provider.name}'` });
+    return new Promise<Outcome<Awaited<T>>>((resolve) => {
+      let settled = false;
+      const finish = (outcome: Outcome<Awaited<T>>) => {
+        if (settled) return;
+        settled = true;
+        deadline.dispose();
+        resolve(outcome);
+      };
+      const task = async () => {
+        if (deadline.signal.aborted) return;
+        const outcome = await this.bounded(provider, hook, deadline.remainingMs(), 'all', run);
+        finish(outcome);
+      };
+      deadline.signal.addEventListener(
+        'abort',
+        () => {
+          const queue = this.queues.get(provider);
+          const waiting = queue?.remove(task) ?? false;
+          if (waiting) {
+            this.healthTracker.failure(provider, `${hook} timed out waiting behind queued work`);
+          }
+          finish({ ok: false, error: deadline.signal.reason, timedOut: true });
+        },
+        { once: true },
+      );
+      if (!this.pushTask(provider, 'session-boundary', task)) {
+        finish({ ok: false, error: new MemoryError('Memory manager is shut down.'), timedOut: false });
+      }
+    });
+  }
+
+  /** Queue a background hook call with its own budget; failures are logged at `level`. */
+  private enqueue(
+    provider: MemoryProvider,
+    label: string,
+    hook: string,
+    level: 'debug' | 'warn',
+    run: (signal: AbortSignal) => unknown,
+  ): boolean {
+    return this.pushTask(provider, label, async () => {
+      const outcome = await this.bounded(provider, hook, this.budgets.background, 'all', run);
+      if (!outcome.ok) {
+        this.logger[level](
+          `Memory provider '${provider.name}' ${hook} failed: ${failureText(hook, outcome, this.budgets.background)}`,
+        );
+      }
+    });
+  }
+
+  private pushTask(provider: MemoryProvider, label: string, task: () => Promise<void>): boolean {
+    if (this.shutdownState) {
+      this.logger.warn(
+        `Rejected '${label}' for memory provider '${provider.name}': submitted after shutdown.`,
+      );
+      return false;
+    }
+    let queue = this.queues.get(provider);
+    if (!queue) {
+      queue = new SerialQueue({
+        name: `memory provider '${provider.name}'`,
+        logger: this.logger,
+        clock: this.clock,
+      });
+      this.queues.set(provider, queue);
+    }
+    return queue.push(task, label);
+  }
+
+  /** Call a hook on every provider in order, each within `hookTimeoutMs`; failures logged at `level`. */
+  private async fanOut(
+    hook: string,
+    level: 'debug' | 'warn',
+    call: (provider: MemoryProvider, signal: AbortSignal) => unknown,
+  ): Promise<void> {
+    for (const provider of this.list) {
+      const outcome = await this.bounded(provider, hook, this.budgets.hook, 'failures', (signal) =>
+        call(provider, signal),
+      );
+      if (!outcome.ok) {
+        this.logger[level](
+          `Memory provider '${provider.name}' ${hook} failed: ${failureText(hook, outcome, this.budgets.hook)}`,
+        );
+      }
+    }
+  }
 
   /** Whether what this provider receives is redacted: every external provider, unless disabled. */
   private isRedacted(provider: MemoryProvider): boolean {
@@ -760,89 +1000,15 @@ export class MemoryManager {
     }
     return preview;
   }
+}
 
-  private enqueue(provider: MemoryProvider, label: string, task: () => unknown): boolean {
-    if (this.shutdownState) {
-      this.logger.warn(
-        `Rejected '${label}' for memory provider '${provider.name}': submitted after shutdown.`,
-      );
-      return false;
-    }
-    let queue = this.queues.get(provider);
-    if (!queue) {
-      queue = new SerialQueue({ name: `memory provider '${provider.name}'`, logger: this.logger });
-      this.queues.set(provider, queue);
-    }
-    return queue.push(async () => {
-      await task();
-    }, label);
-  }
-
-  private async fanOut(
-    hook: string,
-    level: 'debug' | 'warn',
-    call: (provider: MemoryProvider) => unknown,
-  ): Promise<void> {
-    for (const provider of this.list) {
-      try {
-        await call(provider);
-      } catch (error) {
-        this.logger[level](`Memory provider '${provider.name}' ${hook} failed: ${describeError(error)}`);
-      }
-    }
-  }
-
-  private normalizedSchemas(provider: MemoryProvider, raw: unknown): ToolSchema[] {
-    if (!Array.isArray(raw)) throw new TypeError('getToolSchemas() must return an array');
-    const out: ToolSchema[] = [];
-    for (const entry of raw) {
-      const schema = normalizeToolSchema(entry);
-      if (!schema) {
-        this.logger.warn(
-          `Memory provider '${provider.name}' returned a tool schema with no resolvable name; skipped.`,
-        );
-        continue;
-      }
-      out.push(schema);
-    }
-    return out;
-  }
-
-  /** Add routes for `schemas`; first registrant wins, reserved names are refused. Returns routed count. */
-  private route(provider: MemoryProvider, schemas: readonly ToolSchema[]): number {
-    let routed = 0;
-    for (const { name } of schemas) {
-      const owner = this.toolRoutes.get(name);
-      if (owner === provider) {
-        routed++;
-        continue;
-      }
-      const builtinOwn = provider.name === BUILTIN && BUILTIN_TOOL_NAMES.has(name);
-      if (!builtinOwn && isReservedToolName(name, this.extraReserved)) {
-        this.warnOnce(
-          `${provider.name}:${name}`,
-          `Memory provider '${provider.name}' tool '${name}' uses a reserved core tool name; refused.`,
-        );
-        continue;
-      }
-      if (owner) {
-        this.warnOnce(
-          `${provider.name}:${name}`,
-          `Memory tool name conflict: '${name}' from '${provider.name}' is already handled by '${owner.name}'; keeping the first.`,
-        );
-        continue;
-      }
-      this.toolRoutes.set(name, provider);
-      routed++;
-    }
-    return routed;
-  }
-
-  private warnOnce(key: string, message: string): void {
-    if (this.warnedTools.has(key)) return;
-    this.warnedTools.add(key);
-    this.logger.warn(message);
-  }
+/** One line on why a bounded call did not succeed. */
+function failureText(
+  hook: string,
+  outcome: { error: unknown; timedOut: boolean },
+  timeoutMs: number,
+): string {
+  return outcome.timedOut ? `${hook} timed out after ${timeoutMs} ms` : describeError(outcome.error);
 }
 
 /** `hooks.output_spill` from config.yaml, when it is a positive number. */
@@ -869,7 +1035,7 @@ function safeCall(fn: () => MemoryWriteMetadata, logger: Logger): MemoryWriteMet
 
 /** `rewound` is forwarded only when true; everything else is passed through. */
 function switchOptions(options: SessionSwitchOptions): SessionSwitchOptions {
-  const { rewound, parentSessionId, reset, ...rest } = options;
+  const { rewound, parentSessionId, reset, signal: _signal, ...rest } = options;
   return {
     ...rest,
     parentSessionId: parentSessionId ?? '',

@@ -1,14 +1,49 @@
 import type { HermesConfig } from '../config/hermes-config';
 import type { Logger } from '../logging/logger';
 import type { InitContextInput, MemoryWriteMetadata } from '../provider/types';
+import type { Clock } from '../resilience/clock';
+import type { HealthChangeEvent } from './health-tracker';
 
 export interface MemoryManagerOptions {
   /** Where the manager logs (WARNING for failed syncs, DEBUG for failed prefetches, …). Silent by default. */
   logger?: Logger;
-  /** Budget for one external provider's prefetch; must be > 0. Default 8000 ms. */
+  /**
+   * Budget for one provider's `prefetch` (the builtin's too); must be finite and > 0. The
+   * provider's signal aborts at it, and a call still running is skipped until it settles.
+   * Default 8000 ms.
+   */
   externalPrefetchTimeoutMs?: number;
+  /** Budget for each provider's `initialize` (`InitContext.initializeSignal`). Default 10 000 ms. */
+  initializeTimeoutMs?: number;
+  /** Budget for one tool call; past it the agent gets a JSON error. Default 60 000 ms. */
+  toolCallTimeoutMs?: number;
+  /** Budget for `onTurnStart`, `onPreCompress`, `onDelegation` and `probe`. Default 10 000 ms. */
+  hookTimeoutMs?: number;
+  /**
+   * Budget for one queued task (`syncTurn`, `queuePrefetch`, a mirrored `onMemoryWrite`); past it
+   * the provider's queue moves on and the task is abandoned. Default 30 000 ms.
+   */
+  backgroundTimeoutMs?: number;
+  /**
+   * Budget for a session boundary (`onSessionEnd`, `onSessionSwitch`, `commitSessionBoundary`),
+   * counted from the call: waiting behind the provider's queued writes, then the hook. Default
+   * 10 000 ms.
+   */
+  sessionBoundaryTimeoutMs?: number;
   /** How long `shutdownAll` waits for queued background work. Default 5000 ms. */
   shutdownDrainMs?: number;
+  /**
+   * Each provider's `shutdown` budget (after the drain), passed as `{signal, timeoutMs}`; a
+   * provider still running past it is abandoned. Default 5000 ms.
+   */
+  shutdownTimeoutMs?: number;
+  /** Time for every budget (tests inject a `ManualClock`). Default the system clock. */
+  clock?: Clock;
+  /**
+   * Called when a provider's health changes (ok, degraded, down), so the host can show it: a
+   * backend that went down must be visible to the user, not only in a log.
+   */
+  onHealthChange?: (event: HealthChangeEvent) => void;
   /** Extra tool names no provider may claim, on top of the agent's core tool set. */
   reservedToolNames?: Iterable<string>;
   /** `compression.checkpoint_required`: fail-closed pre-compress checkpoints. Default false. */
@@ -41,6 +76,8 @@ export interface DrainState {
   abandonedPrefetches: number;
   /** Tasks still running when the deadline passed (they cannot be cancelled, only left behind). */
   activeTasks: number;
+  /** Providers whose `shutdown` ran past `shutdownTimeoutMs` and were abandoned. */
+  timedOutProviders: string[];
 }
 
 export interface SyncAllOptions {

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { parseBoolean } from '../config/settings';
 
 /** Scoped packages that are part of the project but are not memory providers. */
 const NON_PROVIDER_IDS = new Set([
@@ -47,8 +48,7 @@ export interface DiscoveryOptions {
 export function projectPluginsEnabled(
   env: Readonly<Record<string, string | undefined>> | undefined,
 ): boolean {
-  const value = env?.HERMES_ENABLE_PROJECT_PLUGINS?.trim().toLowerCase();
-  return value === '1' || value === 'true' || value === 'yes' || value === 'on';
+  return parseBoolean(env?.HERMES_ENABLE_PROJECT_PLUGINS) === true;
 }
 
 interface PackageJson {

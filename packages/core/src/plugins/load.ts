@@ -1,5 +1,7 @@
 import { pathToFileURL } from 'node:url';
+import type { HermesConfig } from '../config/hermes-config';
 import { type Logger, silentLogger } from '../logging/logger';
+import { createProviderFactoryContext, type ProviderFactoryContext } from '../provider/factory-context';
 import { isMemoryProvider, type MemoryProvider } from '../provider/memory-provider';
 import { describeError } from '../tools/results';
 import { type DiscoveryOptions, discoverProviderPackages, packageEntry, readPackageJson } from './discovery';
@@ -9,11 +11,19 @@ export interface LoadProviderOptions extends DiscoveryOptions {
   settings?: Readonly<Record<string, unknown>>;
   /** Load failures are logged at DEBUG; unknown names and failures both give null. */
   logger?: Logger;
+  /**
+   * The parsed config.yaml for the factory context's `providerConfig` (read from the home when
+   * omitted). The context's home is `hermesHome`, else `HERMES_HOME` / `~/.hermes`; its env is
+   * `env` (else the process environment) overlaid with `<home>/.env`.
+   */
+  config?: HermesConfig;
+  /** Use this block as the provider's config instead of `memory.<name>` from config.yaml. */
+  providerConfig?: Readonly<Record<string, unknown>>;
 }
 
 const VALID_NAME = /^[a-z0-9][a-z0-9._-]*$/i;
 
-function isClass(fn: unknown): fn is new (settings?: unknown) => unknown {
+function isClass(fn: unknown): fn is new (settings?: unknown, context?: ProviderFactoryContext) => unknown {
   return typeof fn === 'function' && /^class[\s{]/.test(Function.prototype.toString.call(fn));
 }
 
@@ -33,13 +43,16 @@ export function pickProviderFactory(mod: Record<string, unknown>): unknown {
   return name ? mod[name] : undefined;
 }
 
+/** Factories and classes get `(settings, context)`; a factory that takes only settings ignores the rest. */
 async function instantiate(
   factory: unknown,
   settings: Readonly<Record<string, unknown>>,
+  context: ProviderFactoryContext,
 ): Promise<MemoryProvider | null> {
   let value: unknown = factory;
-  if (isClass(factory)) value = new factory(settings);
-  else if (typeof factory === 'function') value = await (factory as (s: unknown) => unknown)(settings);
+  if (isClass(factory)) value = new factory(settings, context);
+  else if (typeof factory === 'function')
+    value = await (factory as (s: unknown, c: ProviderFactoryContext) => unknown)(settings, context);
   return isMemoryProvider(value) ? value : null;
 }
 
@@ -54,6 +67,8 @@ export type ProviderLoadResult =
  * Resolve the provider a config names (`memory.provider: honcho`): the `@hermes-memory/honcho`
  * package if installed, else any installed package (or `<hermesHome>/plugins/*` folder) whose
  * package.json declares `"hermesMemory": {"provider": "honcho"}`. Resolution starts at `cwd`.
+ * The factory is called with the settings and a `ProviderFactoryContext` (home, env with
+ * `<home>/.env`, the provider's config block), so `isAvailable()` can answer from memory.
  * Never throws: the result says what happened.
  */
 export async function resolveMemoryProvider(
@@ -66,7 +81,14 @@ export async function resolveMemoryProvider(
   try {
     const entry = packageEntry(found.dir, readPackageJson(found.dir));
     const mod = (await import(pathToFileURL(entry).href)) as Record<string, unknown>;
-    const provider = await instantiate(pickProviderFactory(mod), options.settings ?? {});
+    const context = createProviderFactoryContext(name, {
+      ...(options.hermesHome ? { hermesHome: options.hermesHome } : {}),
+      ...(options.env ? { env: options.env } : {}),
+      ...(options.config ? { config: options.config } : {}),
+      ...(options.providerConfig ? { providerConfig: options.providerConfig } : {}),
+      ...(options.logger ? { logger: options.logger } : {}),
+    });
+    const provider = await instantiate(pickProviderFactory(mod), options.settings ?? {}, context);
     if (!provider) return { status: 'no-factory', packageName: found.packageName };
     return { status: 'loaded', provider, packageName: found.packageName };
   } catch (error) {

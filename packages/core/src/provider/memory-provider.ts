@@ -1,9 +1,11 @@
 import { UnsupportedFeatureError } from '../errors/memory-error';
+import type { ProbeResult, ProviderHealth } from '../health/health';
 import type { ChatMessage } from '../llm/types';
 import type {
   AgentContext,
   ConfigField,
   DelegationOptions,
+  HookOptions,
   InitContext,
   MaybePromise,
   MemoryTarget,
@@ -13,6 +15,7 @@ import type {
   PrefetchOptions,
   RecallStatus,
   SessionSwitchOptions,
+  ShutdownOptions,
   SyncTurnOptions,
   ToolCallOptions,
   ToolSchema,
@@ -24,7 +27,9 @@ import type {
  *
  * Four members are required. Every other hook has a harmless default, so adding a hook to this
  * class never breaks an existing provider. Hooks may return promises; the manager awaits them with
- * per-provider isolation, time budgets and ordered background queues.
+ * per-provider isolation, time budgets and ordered background queues. Every call the manager makes
+ * carries a `signal` (in the options object, or `InitContext.initializeSignal`) that aborts when
+ * the call's budget runs out; a call still running then is abandoned, never awaited.
  */
 export abstract class MemoryProvider {
   /** Short id, the same string as the package folder and npm suffix ("builtin", "holographic"). */
@@ -89,14 +94,20 @@ export abstract class MemoryProvider {
     return true;
   }
 
-  /** Flush queued writes and close. */
-  shutdown(): MaybePromise<void> {}
+  /**
+   * Flush queued writes and close, within `options.timeoutMs` (the manager's `shutdownTimeoutMs`);
+   * `options.signal` aborts when that time is spent. Safe to call twice.
+   */
+  shutdown(_options?: ShutdownOptions): MaybePromise<void> {}
 
   /** Per-turn tick, called before prefetch with the 1-based user turn number. */
   onTurnStart(_turnNumber: number, _message: string, _info?: TurnStartInfo): MaybePromise<void> {}
 
-  /** End-of-session extraction, only at real boundaries (exit, /new, /reset, expiry). */
-  onSessionEnd(_messages: readonly ChatMessage[]): MaybePromise<void> {}
+  /**
+   * End-of-session extraction, only at real boundaries (exit, /new, /reset, expiry). The manager
+   * runs it behind this provider's queued writes, so every synced turn has reached it first.
+   */
+  onSessionEnd(_messages: readonly ChatMessage[], _options?: HookOptions): MaybePromise<void> {}
 
   /** The session id rotated without teardown. Return false to report a failed rebind. */
   onSessionSwitch(_newSessionId: string, _options: SessionSwitchOptions): MaybePromise<boolean | undefined> {
@@ -114,6 +125,7 @@ export abstract class MemoryProvider {
     _target: MemoryTarget,
     _content: string,
     _metadata?: MemoryWriteMetadata,
+    _options?: HookOptions,
   ): MaybePromise<void> {}
 
   /** Called on the parent when a subagent finishes. */
@@ -145,6 +157,23 @@ export abstract class MemoryProvider {
   /** What the last prefetch injected, for a "🧠 recalled N memories" indicator. */
   recallStatus(): RecallStatus | null {
     return null;
+  }
+
+  /**
+   * The provider's own view of its backend's health (a breaker it runs, a connection it lost),
+   * from calls it already made: cheap and free of I/O. The manager combines it with what it
+   * observed itself (timeouts, failures) and reports the worse. `null`: nothing to add.
+   */
+  health(): ProviderHealth | null {
+    return null;
+  }
+
+  /**
+   * An explicit connection check for setup and doctor (never called on the hot path): reach the
+   * backend once and say what happened. The default reports that there is nothing to probe.
+   */
+  probe(_options?: HookOptions): MaybePromise<ProbeResult> {
+    return { status: 'skipped', message: `Memory provider '${this.name}' has no connection probe.` };
   }
 
   /** On-disk paths outside HERMES_HOME a backup should include. Works without initialize. */

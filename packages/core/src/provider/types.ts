@@ -1,4 +1,5 @@
 import type { Embedder } from '../embeddings/types';
+import type { ProviderHealth } from '../health/health';
 import type { ChatMessage, LlmClient } from '../llm/types';
 import type { Logger } from '../logging/logger';
 
@@ -60,8 +61,17 @@ export interface InitContext {
     content: string,
     metadata?: MemoryWriteMetadata,
   ) => void;
-  /** Aborted when the host shuts the agent down. */
+  /**
+   * Aborted when the host shuts the agent down (the manager's lifetime). Keep it for background
+   * work that should stop at shutdown.
+   */
   signal?: AbortSignal;
+  /**
+   * Aborts when `initialize`'s own budget runs out (`MemoryManager`'s `initializeTimeoutMs`):
+   * pass it to connection set-up. A provider whose backend is slow should finish initialising in
+   * the background and return, not hold the agent's start.
+   */
+  initializeSignal?: AbortSignal;
   /** Set by `MemoryManager.initializeAllForInspection`: read state only, start nothing, write nothing. */
   inspectionOnly?: boolean;
 }
@@ -74,7 +84,21 @@ export interface PrefetchOptions {
   signal?: AbortSignal;
 }
 
-export interface SyncTurnOptions {
+/**
+ * The signal every hook call receives from the manager: it aborts when the call's budget runs out
+ * (or the host aborted). Pass it to fetches, SDK calls and child processes; work that ignores it
+ * is abandoned at the deadline, never awaited.
+ */
+export interface HookOptions {
+  signal?: AbortSignal;
+}
+
+export interface ShutdownOptions extends HookOptions {
+  /** The time this provider has to flush and close; `signal` aborts when it is spent. */
+  timeoutMs?: number;
+}
+
+export interface SyncTurnOptions extends HookOptions {
   sessionId?: string;
   /** The full OpenAI-style transcript of the turn, tool calls included. */
   messages?: readonly ChatMessage[];
@@ -86,14 +110,14 @@ export interface ToolCallOptions {
   signal?: AbortSignal;
 }
 
-export interface TurnStartInfo {
+export interface TurnStartInfo extends HookOptions {
   remainingTokens?: number;
   model?: string;
   platform?: string;
   toolCount?: number;
 }
 
-export interface SessionSwitchOptions {
+export interface SessionSwitchOptions extends HookOptions {
   parentSessionId?: string;
   /** A genuinely new conversation: providers flush per-session buffers. */
   reset?: boolean;
@@ -102,12 +126,12 @@ export interface SessionSwitchOptions {
   [key: string]: unknown;
 }
 
-export interface PreCompressOptions {
+export interface PreCompressOptions extends HookOptions {
   /** Fail-closed checkpoint (API v2 providers only): throw rather than return "" on failure. */
   requireCheckpoint?: boolean;
 }
 
-export interface DelegationOptions {
+export interface DelegationOptions extends HookOptions {
   childSessionId?: string;
   [key: string]: unknown;
 }
@@ -153,4 +177,11 @@ export interface RecallStatus {
   /** Number of recalled items; 0 means content without a discrete count. */
   count: number;
   glyph?: string;
+}
+
+/** What `MemoryManager.recallStatuses()` reports per provider: the last recall and the runtime health. */
+export interface ProviderRecallStatus {
+  provider: string;
+  recall: RecallStatus | null;
+  health: ProviderHealth;
 }

@@ -1,4 +1,12 @@
-import { APICallError, type Embedder, type Logger, SettingsError, silentLogger } from '@hermes-memory/core';
+import {
+  APICallError,
+  type Clock,
+  type Embedder,
+  HttpClient,
+  type Logger,
+  SettingsError,
+  silentLogger,
+} from '@hermes-memory/core';
 import { assertTexts, isBlank, l2NormalizeInPlace, throwIfAborted } from '../vector';
 
 export interface OpenAIEmbedderOptions {
@@ -33,8 +41,11 @@ export interface OpenAIEmbedderOptions {
   id?: string;
   /** Environment to read defaults from. Default `process.env`. */
   env?: Record<string, string | undefined>;
+  /** Default: the global fetch, looked up per call. */
   fetch?: typeof globalThis.fetch;
   logger?: Logger;
+  /** Time for backoff and timeouts (tests inject a `ManualClock`). */
+  clock?: Clock;
 }
 
 interface EmbeddingsResponse {
@@ -43,8 +54,9 @@ interface EmbeddingsResponse {
 
 /**
  * Embeddings from any OpenAI-compatible `POST /v1/embeddings` endpoint (OpenAI, Azure-style
- * gateways, vLLM, Ollama, LM Studio, llama.cpp server, TEI…). Batches, retries with exponential
- * backoff on retryable failures, a timeout per request, and vectors L2-normalised on arrival.
+ * gateways, vLLM, Ollama, LM Studio, llama.cpp server, TEI…). Batches; transport, timeouts and
+ * retries (exponential backoff with jitter, Retry-After) are core's `HttpClient`; vectors are
+ * L2-normalised on arrival.
  * Blank texts are never sent (endpoints reject empty input): they embed to the zero vector.
  */
 export class OpenAIEmbedder implements Embedder {
@@ -56,12 +68,7 @@ export class OpenAIEmbedder implements Embedder {
   private readonly apiKey: string | undefined;
   private readonly batchSize: number;
   private readonly concurrency: number;
-  private readonly maxRetries: number;
-  private readonly timeoutMs: number;
-  private readonly retryBaseDelayMs: number;
-  private readonly maxRetryDelayMs: number;
-  private readonly headers: Record<string, string>;
-  private readonly fetchImpl: typeof globalThis.fetch;
+  private readonly http: HttpClient;
   private readonly logger: Logger;
 
   constructor(options: OpenAIEmbedderOptions = {}) {
@@ -88,13 +95,34 @@ export class OpenAIEmbedder implements Embedder {
     this.sendDimensions = options.dimensions !== undefined && (options.sendDimensions ?? true);
     this.batchSize = positiveInt(options.batchSize ?? 128, 'batchSize');
     this.concurrency = positiveInt(options.concurrency ?? 2, 'concurrency');
-    this.maxRetries = nonNegativeInt(options.maxRetries ?? 3, 'maxRetries');
-    this.timeoutMs = positiveInt(options.timeoutMs ?? 30_000, 'timeoutMs');
-    this.retryBaseDelayMs = nonNegativeInt(options.retryBaseDelayMs ?? 500, 'retryBaseDelayMs');
-    this.maxRetryDelayMs = nonNegativeInt(options.maxRetryDelayMs ?? 20_000, 'maxRetryDelayMs');
-    this.headers = { ...(options.headers ?? {}) };
-    this.fetchImpl = options.fetch ?? globalThis.fetch;
+    const maxRetries = nonNegativeInt(options.maxRetries ?? 3, 'maxRetries');
+    const timeoutMs = positiveInt(options.timeoutMs ?? 30_000, 'timeoutMs');
+    const baseDelayMs = nonNegativeInt(options.retryBaseDelayMs ?? 500, 'retryBaseDelayMs');
+    const maxDelayMs = nonNegativeInt(options.maxRetryDelayMs ?? 20_000, 'maxRetryDelayMs');
     this.logger = options.logger ?? silentLogger;
+    this.http = new HttpClient({
+      baseURL: this.baseURL,
+      name: 'Embeddings',
+      ...(this.apiKey ? { auth: { type: 'bearer', token: this.apiKey } as const } : {}),
+      headers: { ...(options.headers ?? {}) },
+      secrets: Object.values(options.headers ?? {}),
+      timeoutMs,
+      retry: {
+        maxRetries,
+        baseDelayMs,
+        maxDelayMs,
+        maxRetryAfterMs: maxDelayMs,
+        onRetry: ({ attempt, delayMs, error }) =>
+          this.logger.warn('embeddings request failed; retrying', {
+            url: `${this.baseURL}/embeddings`,
+            status: APICallError.isInstance(error) ? error.statusCode : undefined,
+            attempt: attempt + 1,
+            delayMs: Math.round(delayMs),
+          }),
+      },
+      ...(options.fetch ? { fetch: options.fetch } : {}),
+      ...(options.clock ? { clock: options.clock } : {}),
+    });
     this.id = options.id ?? `openai:${this.model}${this.sendDimensions ? `:d${this.dims}` : ''}`;
   }
 
@@ -147,57 +175,16 @@ export class OpenAIEmbedder implements Embedder {
   }
 
   private async request(input: string[], signal: AbortSignal | undefined): Promise<Float32Array[]> {
-    const url = `${this.baseURL}/embeddings`;
     const body: Record<string, unknown> = { model: this.model, input, encoding_format: 'float' };
     if (this.sendDimensions) body['dimensions'] = this.dims;
-    const headers: Record<string, string> = { 'content-type': 'application/json', ...this.headers };
-    if (this.apiKey) headers['authorization'] = `Bearer ${this.apiKey}`;
-    const payload = JSON.stringify(body);
-
-    for (let attempt = 0; ; attempt++) {
-      throwIfAborted(signal);
-      let error: APICallError;
-      let retryAfterMs: number | undefined;
-      const timeout = AbortSignal.timeout(this.timeoutMs);
-      const combined = signal ? AbortSignal.any([signal, timeout]) : timeout;
-      try {
-        const res = await this.fetchImpl(url, { method: 'POST', headers, body: payload, signal: combined });
-        const text = await res.text();
-        if (res.ok) return this.parse(text, input.length, url);
-        retryAfterMs = parseRetryAfter(res.headers);
-        const safe = this.redact(text);
-        error = new APICallError({
-          message: `Embeddings request failed with HTTP ${res.status}: ${errorMessage(safe)}`,
-          url,
-          statusCode: res.status,
-          responseBody: safe.slice(0, 2000),
-        });
-      } catch (cause) {
-        if (signal?.aborted) throw signal.reason instanceof Error ? signal.reason : cause;
-        if (APICallError.isInstance(cause)) throw cause; // a malformed 200 body: retrying will not help
-        const timedOut = timeout.aborted;
-        error = new APICallError({
-          message: timedOut
-            ? `Embeddings request timed out after ${this.timeoutMs} ms`
-            : `Embeddings request failed: ${cause instanceof Error ? cause.message : String(cause)}`,
-          url,
-          isRetryable: true,
-          cause,
-        });
-      }
-      if (!error.isRetryable || attempt >= this.maxRetries) throw error;
-      const backoff = Math.min(
-        this.maxRetryDelayMs,
-        retryAfterMs ?? this.retryBaseDelayMs * 2 ** attempt * (0.5 + Math.random() * 0.5),
-      );
-      this.logger.warn('embeddings request failed; retrying', {
-        url,
-        status: error.statusCode,
-        attempt: attempt + 1,
-        delayMs: Math.round(backoff),
-      });
-      await sleep(backoff, signal);
-    }
+    // Embedding a text twice is harmless: the request is idempotent and retried as such.
+    const response = await this.http.request('POST', '/embeddings', {
+      body,
+      idempotent: true,
+      responseType: 'text',
+      ...(signal ? { signal } : {}),
+    });
+    return this.parse(response.data as string, input.length, `${this.baseURL}/embeddings`);
   }
 
   /** Removes the API key from text that may be echoed into errors (some servers quote it back). */
@@ -247,47 +234,6 @@ export class OpenAIEmbedder implements Embedder {
     else if (size !== this.dims) fail(`expected ${this.dims} dimensions, got ${size}`);
     return out;
   }
-}
-
-function errorMessage(body: string): string {
-  try {
-    const parsed = JSON.parse(body) as { error?: { message?: unknown } | string; message?: unknown };
-    if (typeof parsed.error === 'string') return parsed.error;
-    if (parsed.error && typeof parsed.error.message === 'string') return parsed.error.message;
-    if (typeof parsed.message === 'string') return parsed.message;
-  } catch {
-    // not JSON: fall through to the raw text
-  }
-  return body.slice(0, 200) || '(empty body)';
-}
-
-function parseRetryAfter(headers: Headers): number | undefined {
-  const ms = headers.get('retry-after-ms');
-  if (ms && Number.isFinite(Number(ms))) return Math.max(0, Number(ms));
-  const value = headers.get('retry-after');
-  if (!value) return undefined;
-  const seconds = Number(value);
-  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
-  const date = Date.parse(value);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
-}
-
-function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) {
-      reject(signal.reason);
-      return;
-    }
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal!.reason);
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
 }
 
 function positiveInt(value: number, name: string): number {

@@ -1,0 +1,9 @@
+export {
+  HealthMonitor,
+  type HealthMonitorOptions,
+  type HealthStatus,
+  isProviderHealth,
+  type ProbeResult,
+  type ProviderHealth,
+  worseHealth,
+} from './health';

@@ -1,0 +1,11 @@
+export { createScrubber, safeUrl, serverMessage, summarizeText } from './error-body';
+export {
+  createHttpClient,
+  globalFetch,
+  type HttpAuth,
+  HttpClient,
+  type HttpClientOptions,
+  type HttpRequestOptions,
+  type HttpResponse,
+  type QueryValue,
+} from './http-client';

@@ -1,0 +1,139 @@
+import { CircuitOpenError } from '../errors/memory-error';
+import { type Clock, systemClock } from './clock';
+import { isClientError } from './retry';
+
+export type BreakerState = 'closed' | 'open' | 'half-open';
+
+export interface CircuitBreakerOptions {
+  /** Consecutive counted failures that open the breaker. Default 5. */
+  threshold?: number;
+  /** How long it stays open before letting one trial call through. Default 120 000 ms. */
+  cooldownMs?: number;
+  /**
+   * Whether an error counts toward the threshold. Default: everything except client errors
+   * ({@link isClientError}: 4xx other than 408/409/429, invalid arguments) — the backend answered.
+   */
+  isFailure?: (error: unknown) => boolean;
+  /** Names the backend in the `CircuitOpenError` message. */
+  name?: string;
+  clock?: Clock;
+  /** Called on every state change (for health and logs). */
+  onStateChange?: (state: BreakerState, previous: BreakerState) => void;
+}
+
+/**
+ * Stops calling a backend that keeps failing. Closed: calls pass and consecutive failures are
+ * counted (any success resets the count). Open (after `threshold` failures): calls are refused
+ * with a `CircuitOpenError` until `cooldownMs` passed. Half-open: one trial call passes; its
+ * success closes the breaker, its failure opens it for another cooldown.
+ */
+export class CircuitBreaker {
+  readonly threshold: number;
+  readonly cooldownMs: number;
+  private readonly isFailure: (error: unknown) => boolean;
+  private readonly clock: Clock;
+  private readonly name: string;
+  private readonly onStateChange: CircuitBreakerOptions['onStateChange'];
+  private current: BreakerState = 'closed';
+  private consecutive = 0;
+  private openedAtMs = 0;
+  private trialInFlight = false;
+
+  constructor(options: CircuitBreakerOptions = {}) {
+    this.threshold = Math.max(1, Math.trunc(options.threshold ?? 5));
+    this.cooldownMs = Math.max(0, options.cooldownMs ?? 120_000);
+    this.isFailure = options.isFailure ?? ((error) => !isClientError(error));
+    this.clock = options.clock ?? systemClock;
+    this.name = options.name ?? 'backend';
+    this.onStateChange = options.onStateChange;
+  }
+
+  /** The state now (an open breaker whose cooldown passed reads as `half-open`). */
+  get state(): BreakerState {
+    if (this.current === 'open' && this.clock.now() >= this.retryAt) return 'half-open';
+    return this.current;
+  }
+
+  /** Consecutive counted failures. */
+  get failures(): number {
+    return this.consecutive;
+  }
+
+  /** When the breaker opened last (clock ms), 0 if never. */
+  get openedAt(): number {
+    return this.openedAtMs;
+  }
+
+  /** When an open breaker lets a trial through. */
+  get retryAt(): number {
+    return this.openedAtMs + this.cooldownMs;
+  }
+
+  /**
+   * Whether a call may go out now. In half-open only one trial is admitted until it reports;
+   * a caller that gets `true` must report with `recordSuccess` or `recordFailure`.
+   */
+  tryAcquire(): boolean {
+    const state = this.state;
+    if (state === 'closed') return true;
+    if (state === 'open') return false;
+    if (this.trialInFlight) return false;
+    if (this.current !== 'half-open') this.transition('half-open');
+    this.trialInFlight = true;
+    return true;
+  }
+
+  recordSuccess(): void {
+    this.consecutive = 0;
+    this.trialInFlight = false;
+    if (this.current !== 'closed') this.transition('closed');
+  }
+
+  /** Report a failed call. Errors `isFailure` rejects only release a half-open trial. */
+  recordFailure(error?: unknown): void {
+    const counted = error === undefined || this.isFailure(error);
+    const wasTrial = this.trialInFlight;
+    this.trialInFlight = false;
+    if (!counted) {
+      // The backend answered (a client error): as good as a success for a trial.
+      if (wasTrial) this.recordSuccess();
+      return;
+    }
+    this.consecutive += 1;
+    if (this.current === 'half-open' || (this.current === 'closed' && this.consecutive >= this.threshold)) {
+      this.openedAtMs = this.clock.now();
+      this.transition('open');
+    }
+  }
+
+  /** Run `call` through the breaker: refused with `CircuitOpenError` while open. */
+  async run<T>(call: () => Promise<T> | T): Promise<T> {
+    if (!this.tryAcquire()) {
+      throw new CircuitOpenError(
+        `${this.name} temporarily unavailable after ${this.consecutive} consecutive failures; retrying after ${Math.ceil(Math.max(0, this.retryAt - this.clock.now()) / 1000)} s.`,
+        this.retryAt,
+      );
+    }
+    try {
+      const value = await call();
+      this.recordSuccess();
+      return value;
+    } catch (error) {
+      this.recordFailure(error);
+      throw error;
+    }
+  }
+
+  /** Close the breaker and forget the failures. */
+  reset(): void {
+    this.consecutive = 0;
+    this.trialInFlight = false;
+    if (this.current !== 'closed') this.transition('closed');
+  }
+
+  private transition(next: BreakerState): void {
+    const previous = this.current;
+    this.current = next;
+    this.onStateChange?.(next, previous);
+  }
+}
