@@ -11,14 +11,14 @@ export interface Clock {
   clearTimeout(timer: ClockTimer): void;
 }
 
-/** An opaque timer handle. */
-export type ClockTimer = { readonly __clockTimer: true } | NodeJS.Timeout;
+/** An opaque timer handle (only the clock that made it can use it). */
+export type ClockTimer = object;
 
 /** The real clock: `Date.now()` and Node's timers. */
 export const systemClock: Clock = Object.freeze({
   now: () => Date.now(),
   setTimeout: (callback: () => void, ms: number) => setTimeout(callback, Math.max(0, ms)),
-  clearTimeout: (timer: ClockTimer) => clearTimeout(timer as NodeJS.Timeout),
+  clearTimeout: (timer: ClockTimer) => clearTimeout(timer as ReturnType<typeof setTimeout>),
 });
 
 /**
