@@ -149,6 +149,10 @@ export class SessionStore {
     getSession: Stmt;
     getMessages: Stmt;
   };
+  /** Statement for a session's live messages (compacted rows left out where the schema has them). */
+  private readonly activeOnly: Stmt;
+  /** The `sessions` flags that hide a session from listings, where the schema has them. */
+  private readonly hiddenSessionFlags: readonly string[];
 
   constructor(options: SessionStoreOptions = {}) {
     if (options.dbPath) this.dbPath = path.resolve(options.dbPath);
@@ -192,6 +196,21 @@ export class SessionStore {
       getSession: this.db.prepare('SELECT * FROM sessions WHERE id = ?'),
       getMessages: this.db.prepare('SELECT * FROM messages WHERE session_id = ? ORDER BY timestamp, id'),
     };
+    // A newer state.db (the Python agent's schema v30) compacts in place: replaced rows stay, with
+    // active = 0, searchable but out of the conversation; sessions can be archived or hidden.
+    const messageColumns = this.columns('messages');
+    const sessionColumns = this.columns('sessions');
+    this.activeOnly = messageColumns.has('active')
+      ? this.db.prepare(
+          'SELECT * FROM messages WHERE session_id = ? AND COALESCE(active, 1) != 0 ORDER BY timestamp, id',
+        )
+      : this.stmts.getMessages;
+    this.hiddenSessionFlags = ['archived', 'hidden'].filter((c) => sessionColumns.has(c));
+  }
+
+  private columns(table: string): Set<string> {
+    const rows = this.db.prepare(`PRAGMA table_info(${table})`).all() as Array<{ name: string }>;
+    return new Set(rows.map((r) => r.name));
   }
 
   private tableExists(name: string): boolean {
@@ -361,6 +380,8 @@ export class SessionStore {
       where.push(`s.source NOT IN (${options.excludeSources.map(() => '?').join(',')})`);
       params.push(...options.excludeSources);
     }
+    if (!options.includeHidden)
+      for (const flag of this.hiddenSessionFlags) where.push(`COALESCE(s.${flag}, 0) = 0`);
     const order = options.orderByLastActive ? 'last_active DESC, s.started_at DESC' : 's.started_at DESC';
     const sql = `
       SELECT s.*,
@@ -510,8 +531,14 @@ export class SessionStore {
     });
   }
 
-  getMessages(sessionId: string): MessageRow[] {
-    const rows = this.stmts.getMessages.all(sessionId) as MessageRow[];
+  /**
+   * A session's messages in order. Rows compacted away in a newer state.db (`active = 0`) are left
+   * out, as the Python agent leaves them out of a conversation; `includeCompacted` keeps them (search
+   * windows: a compacted row is still a search hit).
+   */
+  getMessages(sessionId: string, options: { includeCompacted?: boolean } = {}): MessageRow[] {
+    const stmt = options.includeCompacted ? this.stmts.getMessages : this.activeOnly;
+    const rows = stmt.all(sessionId) as MessageRow[];
     for (const row of rows) if (row.tool_calls) row.tool_calls = parseJson(row.tool_calls);
     return rows;
   }
@@ -534,7 +561,7 @@ export class SessionStore {
 
   /** ±window messages around an anchor, with the counts of messages before and after the anchor. */
   getMessagesAround(sessionId: string, messageId: number, window = 5): MessageWindow {
-    const all = this.getMessages(sessionId);
+    const all = this.getMessages(sessionId, { includeCompacted: true });
     const idx = all.findIndex((m) => m.id === messageId);
     if (idx < 0) return { window: [], messages_before: 0, messages_after: 0 };
     const w = Math.max(0, Math.trunc(window));
@@ -551,7 +578,7 @@ export class SessionStore {
     messageId: number,
     options: { window?: number; bookend?: number } = {},
   ): AnchoredView {
-    const all = this.getMessages(sessionId);
+    const all = this.getMessages(sessionId, { includeCompacted: true });
     const idx = all.findIndex((m) => m.id === messageId);
     if (idx < 0)
       return { window: [], messages_before: 0, messages_after: 0, bookend_start: [], bookend_end: [] };

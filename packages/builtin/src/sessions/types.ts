@@ -76,6 +76,11 @@ export interface ListSessionsOptions {
   /** Include delegation / compression children (default false; reset and branch children are always listed). */
   includeChildren?: boolean;
   orderByLastActive?: boolean;
+  /**
+   * Include sessions the Python agent hides from its listings (`archived = 1` or `hidden = 1` in a
+   * newer state.db; default false). They stay searchable and readable by id.
+   */
+  includeHidden?: boolean;
 }
 
 export interface SearchOptions {
