@@ -64,7 +64,12 @@ export {
   type StagedWrite,
   handleMemoryTool,
 } from './memory/memory-tool';
-export { withFileLock, LockTimeoutError, type FileLockOptions } from './memory/file-lock';
+export {
+  withFileLock,
+  memoryLockMechanism,
+  LockTimeoutError,
+  type FileLockOptions,
+} from './memory/file-lock';
 
 // Session store and search.
 export {

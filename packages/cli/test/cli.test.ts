@@ -307,18 +307,26 @@ describe('hermes-memory (built binary)', () => {
     ).toBe(true);
 
     fs.chmodSync(path.join(h, 'memories', 'MEMORY.md'), 0o644);
-    fs.writeFileSync(
-      path.join(h, 'memories', 'MEMORY.md.lock'),
-      JSON.stringify({ pid: 2 ** 22 + 12345, host: require('node:os').hostname(), ts: 0, token: 't' }),
-    );
+    const deadHolder = JSON.stringify({
+      pid: 2 ** 22 + 12345,
+      host: require('node:os').hostname(),
+      ts: 0,
+      token: 't',
+    });
+    fs.writeFileSync(path.join(h, 'memories', 'MEMORY.md.lock.excl'), deadHolder);
     const bad = run(h, ['doctor']);
     expect(bad.code).toBe(1);
     expect(bad.stdout).toContain('chmod 600');
-    expect(bad.stdout).toContain('MEMORY.md.lock');
+    expect(bad.stdout).toContain('MEMORY.md.lock.excl');
     const fixed = run(h, ['doctor', '--fix']);
     expect(fixed.code).toBe(0);
     expect(fs.statSync(path.join(h, 'memories', 'MEMORY.md')).mode & 0o777).toBe(0o600);
-    expect(fs.existsSync(path.join(h, 'memories', 'MEMORY.md.lock'))).toBe(false);
+    expect(fs.existsSync(path.join(h, 'memories', 'MEMORY.md.lock.excl'))).toBe(false);
+    // The flock sidecar shared with the Python agent is never removed, whatever it holds.
+    expect(fs.existsSync(path.join(h, 'memories', 'MEMORY.md.lock'))).toBe(true);
+    fs.writeFileSync(path.join(h, 'memories', 'MEMORY.md.lock'), deadHolder);
+    expect(run(h, ['doctor', '--fix']).code).toBe(0);
+    expect(fs.existsSync(path.join(h, 'memories', 'MEMORY.md.lock'))).toBe(true);
   });
 
   it('doctor fails on a corrupt database and a corrupt config', () => {

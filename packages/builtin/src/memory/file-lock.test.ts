@@ -3,7 +3,9 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tempHome } from '../../test/helpers/temp';
-import { LockTimeoutError, withFileLock } from './file-lock';
+import { acquireExclusiveFile } from './exclusive-lock';
+import { LockTimeoutError, memoryLockMechanism, withFileLock } from './file-lock';
+import { loadFlock } from './flock';
 import { MemoryStore } from './memory-store';
 
 /** The pid of a process that has certainly exited. */
@@ -13,38 +15,44 @@ function deadPid(): number {
   );
 }
 
-describe('withFileLock', () => {
-  it('creates the lock 0600 with pid and token, and removes it afterwards', async () => {
+describe('withFileLock (flock on the sidecar, as the Python agent)', () => {
+  it('uses flock on this platform', async () => {
+    expect(await memoryLockMechanism()).toEqual({ kind: 'flock' });
+  });
+
+  it('creates the sidecar 0600 and empty, and keeps it afterwards (it is never deleted)', async () => {
     const lock = path.join(tempHome(), 'MEMORY.md.lock');
     await withFileLock(lock, () => {
       expect(fs.statSync(lock).mode & 0o777).toBe(0o600);
-      const info = JSON.parse(fs.readFileSync(lock, 'utf8')) as { pid: number; token: string };
-      expect(info.pid).toBe(process.pid);
-      expect(info.token).toBeTruthy();
     });
-    expect(fs.existsSync(lock)).toBe(false);
+    expect(fs.statSync(lock).size).toBe(0);
   });
 
-  it('recovers a lock left by a dead process', async () => {
+  it("uses an existing empty lock file (the Python agent's) in place, tightening a loose mode", async () => {
     const lock = path.join(tempHome(), 'MEMORY.md.lock');
-    fs.writeFileSync(lock, JSON.stringify({ pid: deadPid(), host: '', ts: Date.now(), token: 'dead' }));
-    expect(await withFileLock(lock, () => 'got it', { timeoutMs: 5000 })).toBe('got it');
-    expect(fs.existsSync(lock)).toBe(false);
-  });
-
-  it('recovers an old empty lock file (as the reference leaves behind) but waits on a live holder', async () => {
-    const home = tempHome();
-    const lock = path.join(home, 'MEMORY.md.lock');
-    fs.writeFileSync(lock, '');
+    fs.writeFileSync(lock, '', { mode: 0o664 });
+    fs.chmodSync(lock, 0o664);
     const old = new Date(Date.now() - 60_000);
     fs.utimesSync(lock, old, old);
+    const before = fs.statSync(lock).ino;
     expect(await withFileLock(lock, () => 1)).toBe(1);
-    fs.writeFileSync(
-      lock,
-      JSON.stringify({ pid: process.pid, host: '', ts: Date.now(), token: 'someone-else' }),
-    );
-    await expect(withFileLock(lock, () => 2, { timeoutMs: 30 })).rejects.toBeInstanceOf(LockTimeoutError);
-    expect(fs.existsSync(lock)).toBe(true);
+    expect(fs.statSync(lock).ino).toBe(before);
+    expect(fs.statSync(lock).mode & 0o777).toBe(0o600);
+  });
+
+  it('waits on another holder of the flock and times out clearly; goes ahead once it is released', async () => {
+    const lock = path.join(tempHome(), 'MEMORY.md.lock');
+    const available = await loadFlock();
+    if (!available.ok) throw new Error(available.reason);
+    const fd = fs.openSync(lock, 'a+', 0o600);
+    try {
+      expect(available.flock.tryLockExclusive(fd)).toBe(true);
+      await expect(withFileLock(lock, () => 2, { timeoutMs: 50 })).rejects.toBeInstanceOf(LockTimeoutError);
+      available.flock.unlock(fd);
+      expect(await withFileLock(lock, () => 3, { timeoutMs: 1000 })).toBe(3);
+    } finally {
+      fs.closeSync(fd);
+    }
   });
 
   it('serialises mutations inside one process', async () => {
@@ -71,5 +79,29 @@ describe('withFileLock', () => {
     expect(String(r.error)).toMatch(/symbolic link/);
     expect(fs.existsSync(s.pathFor('memory'))).toBe(false);
     expect(fs.existsSync(path.join(home, 'elsewhere'))).toBe(false);
+  });
+});
+
+describe('the fallback lock (exclusive create, where flock is unavailable)', () => {
+  it('creates the lock 0600 with pid and token, and removes it afterwards', async () => {
+    const lock = path.join(tempHome(), 'MEMORY.md.lock.excl');
+    const release = await acquireExclusiveFile(lock, {});
+    expect(fs.statSync(lock).mode & 0o777).toBe(0o600);
+    const info = JSON.parse(fs.readFileSync(lock, 'utf8')) as { pid: number; token: string };
+    expect(info.pid).toBe(process.pid);
+    release();
+    expect(fs.existsSync(lock)).toBe(false);
+  });
+
+  it('recovers a lock left by a dead process, but waits on a live holder', async () => {
+    const lock = path.join(tempHome(), 'MEMORY.md.lock.excl');
+    fs.writeFileSync(lock, JSON.stringify({ pid: deadPid(), host: '', ts: Date.now(), token: 'dead' }));
+    (await acquireExclusiveFile(lock, { timeoutMs: 5000 }))();
+    fs.writeFileSync(
+      lock,
+      JSON.stringify({ pid: process.pid, host: '', ts: Date.now(), token: 'someone-else' }),
+    );
+    await expect(acquireExclusiveFile(lock, { timeoutMs: 30 })).rejects.toBeInstanceOf(LockTimeoutError);
+    expect(fs.existsSync(lock)).toBe(true);
   });
 });

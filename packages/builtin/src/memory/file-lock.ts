@@ -1,36 +1,21 @@
 import * as fs from 'node:fs';
-import { hostname } from 'node:os';
 import { MemoryError } from '@hermes-memory/core';
+import { acquireExclusiveFile } from './exclusive-lock';
+import { type Flock, loadFlock } from './flock';
+import { type FileLockOptions, LockTimeoutError, sleep } from './lock-common';
+
+export { type FileLockOptions, LockTimeoutError } from './lock-common';
 
 /**
- * A cross-process lock on a sidecar file (`MEMORY.md.lock`). Acquired by exclusive create
- * (O_CREAT|O_EXCL, mode 0600) with `{pid, host, ts, token}` inside; released by unlinking it only
- * if it still holds our token. A lock whose holder process is gone is stale and broken under a
- * second, short-lived "breaker" lock so two waiters can never both remove it. Waiting is bounded
- * with jittered exponential backoff. See docs/decisions/0300-memory-file-locking.md.
+ * The cross-process lock of a memory file, shared with the Python agent: `flock(LOCK_EX)` on the
+ * sidecar `<file>.lock`, exactly the lock the reference takes (`fcntl.flock` on the same file), so
+ * neither program can interleave a read-modify-write with the other's. The sidecar is persistent:
+ * it is never deleted (another process may hold it), and a crashed holder's lock is released by
+ * the kernel. Where flock is unavailable (Windows, or the koffi binding failed to load) the
+ * exclusive-create lock of 0300 is taken on `<file>.lock.excl` instead, with one warning: other
+ * sessions of this package are still excluded, a Python agent writing at the same time is not.
+ * See docs/decisions/0304-memory-file-lock-shared-with-python.md.
  */
-export interface FileLockOptions {
-  /** Give up after this long (default 10 s). */
-  timeoutMs?: number;
-  /** An unparseable lock file (e.g. the Python reference's empty flock file) older than this is stale (default 1 s). */
-  foreignStaleMs?: number;
-}
-
-export class LockTimeoutError extends MemoryError {
-  constructor(message: string) {
-    super(message);
-    this.name = 'LockTimeoutError';
-  }
-}
-
-interface LockInfo {
-  pid: number;
-  host: string;
-  ts: number;
-  token: string;
-}
-
-const HOST = hostname();
 
 /** In-process serialisation per lock path, so one process never contends with itself. */
 const localChains = new Map<string, Promise<unknown>>();
@@ -49,11 +34,11 @@ export async function withFileLock<T>(
   localChains.set(lockPath, chain);
   await previous.catch(() => undefined);
   try {
-    const token = await acquire(lockPath, options);
+    const unlock = await acquire(lockPath, options);
     try {
       return await fn();
     } finally {
-      releaseLock(lockPath, token);
+      unlock();
     }
   } finally {
     release();
@@ -61,137 +46,101 @@ export async function withFileLock<T>(
   }
 }
 
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
+/** Which lock the memory files get in this process (for `doctor` and logs). */
+export async function memoryLockMechanism(): Promise<
+  { kind: 'flock' } | { kind: 'exclusive-file'; reason: string }
+> {
+  const flock = await loadFlock();
+  return flock.ok ? { kind: 'flock' } : { kind: 'exclusive-file', reason: flock.reason };
 }
 
-async function acquire(lockPath: string, options: FileLockOptions): Promise<string> {
+let warned = false;
+
+async function acquire(lockPath: string, options: FileLockOptions): Promise<() => void> {
+  const flock = await loadFlock();
+  if (flock.ok) return acquireFlock(lockPath, flock.flock, options);
+  if (!warned) {
+    warned = true;
+    options.logger?.warn(
+      `Memory file locks fall back to exclusive files: ${flock.reason}. Sessions of this package still exclude each other; a Python Hermes agent writing the same files at the same time is not excluded.`,
+    );
+  }
+  return acquireExclusiveFile(`${lockPath}.excl`, options);
+}
+
+async function acquireFlock(lockPath: string, flock: Flock, options: FileLockOptions): Promise<() => void> {
   const timeoutMs = options.timeoutMs ?? 10_000;
-  const foreignStaleMs = options.foreignStaleMs ?? 1_000;
   const deadline = Date.now() + timeoutMs;
-  const token = `${process.pid}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 10)}`;
   let delay = 1;
-  for (;;) {
-    if (tryCreate(lockPath, token)) return token;
-    const stale = judgeStale(lockPath, foreignStaleMs);
-    if (stale) breakStale(lockPath, stale, foreignStaleMs);
-    else {
+  let fd = openLockFile(lockPath);
+  try {
+    for (;;) {
+      if (flock.tryLockExclusive(fd)) {
+        // Someone replaced or removed the sidecar while we waited: lock the file that is there now.
+        if (sameFile(fd, lockPath)) {
+          const held = fd;
+          fd = -1;
+          return () => {
+            try {
+              flock.unlock(held);
+            } finally {
+              fs.closeSync(held);
+            }
+          };
+        }
+        flock.unlock(fd);
+        fs.closeSync(fd);
+        fd = -1;
+        fd = openLockFile(lockPath);
+        continue;
+      }
       if (Date.now() >= deadline) {
-        const holder = readInfo(lockPath);
         throw new LockTimeoutError(
-          `Could not acquire the memory file lock ${lockPath} within ${timeoutMs} ms` +
-            (holder ? ` (held by pid ${holder.pid}).` : '.') +
-            ' Another session is writing; retry shortly.',
+          `Could not acquire the memory file lock ${lockPath} within ${timeoutMs} ms: another process ` +
+            '(a Hermes agent or another session) is writing. Retry shortly.',
         );
       }
+      // Short polls: the Python agent blocks in flock and would otherwise win every race.
       await sleep(delay + Math.random() * delay);
-      delay = Math.min(delay * 2, 25);
+      delay = Math.min(delay * 2, 8);
     }
+  } finally {
+    if (fd >= 0) fs.closeSync(fd);
   }
 }
 
-function tryCreate(lockPath: string, token: string): boolean {
+/** Open (creating it 0600) the sidecar; a symlink is refused; looser modes are tightened. */
+function openLockFile(lockPath: string): number {
   let fd: number;
   try {
-    fd = fs.openSync(lockPath, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL, 0o600);
+    fd = fs.openSync(
+      lockPath,
+      fs.constants.O_RDWR | fs.constants.O_CREAT | (fs.constants.O_NOFOLLOW ?? 0),
+      0o600,
+    );
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    if ((error as NodeJS.ErrnoException).code === 'ELOOP')
+      throw new MemoryError(`Refusing to use memory lock ${lockPath}: it is a symbolic link.`);
     throw error;
   }
   try {
-    const info: LockInfo = { pid: process.pid, host: HOST, ts: Date.now(), token };
-    // No fsync: after a crash the lock is stale anyway; only its content while we live matters.
-    fs.writeSync(fd, JSON.stringify(info));
-  } finally {
-    fs.closeSync(fd);
-  }
-  return true;
-}
-
-function readInfo(lockPath: string): LockInfo | null {
-  try {
-    const parsed: unknown = JSON.parse(fs.readFileSync(lockPath, 'utf8'));
-    if (typeof parsed !== 'object' || parsed === null) return null;
-    const p = parsed as Record<string, unknown>;
-    if (typeof p.pid !== 'number' || typeof p.token !== 'string') return null;
-    return {
-      pid: p.pid,
-      host: typeof p.host === 'string' ? p.host : '',
-      ts: Number(p.ts) || 0,
-      token: p.token,
-    };
-  } catch {
-    return null;
-  }
-}
-
-function pidAlive(pid: number): boolean {
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
+    const st = fs.fstatSync(fd);
+    if (!st.isFile())
+      throw new MemoryError(`Refusing to use memory lock ${lockPath}: it is not a regular file.`);
+    if ((st.mode & 0o077) !== 0) fs.fchmodSync(fd, 0o600);
   } catch (error) {
-    // EPERM: the process exists but belongs to someone else.
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
+    fs.closeSync(fd);
+    throw error;
   }
+  return fd;
 }
 
-type Staleness = { kind: 'dead'; token: string } | { kind: 'foreign'; mtimeMs: number };
-
-/** Decide whether the current lock file is abandoned. Never judges a live local holder stale. */
-function judgeStale(lockPath: string, foreignStaleMs: number): Staleness | null {
-  let st: fs.Stats;
+function sameFile(fd: number, lockPath: string): boolean {
   try {
-    st = fs.lstatSync(lockPath);
+    const a = fs.fstatSync(fd);
+    const b = fs.lstatSync(lockPath);
+    return a.ino === b.ino && a.dev === b.dev;
   } catch {
-    return null; // vanished: just retry the create
+    return false;
   }
-  if (st.isSymbolicLink()) {
-    throw new MemoryError(`Refusing to use memory lock ${lockPath}: it is a symbolic link.`);
-  }
-  const info = readInfo(lockPath);
-  if (info) {
-    if (info.host !== HOST && info.host !== '') return null; // cannot check a remote pid: wait
-    return pidAlive(info.pid) ? null : { kind: 'dead', token: info.token };
-  }
-  // Empty or foreign content (a half-written lock, or the reference's persistent flock file).
-  return Date.now() - st.mtimeMs > foreignStaleMs ? { kind: 'foreign', mtimeMs: st.mtimeMs } : null;
-}
-
-/** Remove a stale lock under a breaker lock, re-checking that it is still the same stale lock. */
-function breakStale(lockPath: string, stale: Staleness, foreignStaleMs: number): void {
-  const breaker = `${lockPath}.break`;
-  const token = `${process.pid}-break-${Math.random().toString(36).slice(2, 10)}`;
-  if (!tryCreate(breaker, token)) {
-    // Another process is breaking; if that breaker itself died, clear it for the next round.
-    const info = readInfo(breaker);
-    if (info && (info.host === HOST || info.host === '') && !pidAlive(info.pid)) {
-      try {
-        fs.unlinkSync(breaker);
-      } catch {}
-    } else if (!info) {
-      try {
-        if (Date.now() - fs.statSync(breaker).mtimeMs > foreignStaleMs) fs.unlinkSync(breaker);
-      } catch {}
-    }
-    return;
-  }
-  try {
-    const again = judgeStale(lockPath, foreignStaleMs);
-    if (!again || again.kind !== stale.kind) return;
-    if (again.kind === 'dead' && stale.kind === 'dead' && again.token !== stale.token) return;
-    try {
-      fs.unlinkSync(lockPath);
-    } catch {}
-  } finally {
-    releaseLock(breaker, token);
-  }
-}
-
-function releaseLock(lockPath: string, token: string): void {
-  const info = readInfo(lockPath);
-  if (!info || info.token !== token) return; // not ours any more: never remove someone else's lock
-  try {
-    fs.unlinkSync(lockPath);
-  } catch {}
 }

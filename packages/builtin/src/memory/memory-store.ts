@@ -663,7 +663,7 @@ export class MemoryStore {
           note: SUCCESS_NOTE,
         };
       },
-      { timeoutMs: this.lockTimeoutMs },
+      { timeoutMs: this.lockTimeoutMs, logger: this.logger },
     ).catch((error: unknown): MemoryResult => {
       const reason = error instanceof Error ? error.message : String(error);
       return { success: false, error: `Memory write failed: ${reason}` };

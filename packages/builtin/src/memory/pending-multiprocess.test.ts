@@ -25,7 +25,10 @@ describe('pending writes across processes', () => {
       for (let i = 0; i < 60; i++) expect(contents).toContain(`worker ${w} staged ${i}`);
     expect(fs.existsSync(store.pathFor('memory'))).toBe(false);
     // No temp or lock files left behind.
-    expect(fs.readdirSync(path.join(home, 'memories')).sort()).toEqual(['pending-writes.jsonl']);
+    expect(fs.readdirSync(path.join(home, 'memories')).sort()).toEqual([
+      'pending-writes.jsonl',
+      'pending-writes.jsonl.lock',
+    ]);
     for (const p of pending) expect((await store.applyPending(p.id)).success).toBe(true);
     expect(store.entries('memory')).toHaveLength(120);
     expect(store.listPending()).toEqual([]);

@@ -14,7 +14,7 @@ Commands (JSON on stdout):
   add-text <file> <limit> <text>        one add; prints the result
   parse <file>                          the entries and their joined length
   hold <file>                           take the lock, print "locked", release on a line on stdin
-  try-lock <file>                       "free" or "held" (LOCK_NB)
+  try-lock <file>                       {"lock": "free"} or {"lock": "held"} (LOCK_NB)
 """
 
 import fcntl
@@ -104,9 +104,9 @@ def main(argv):
         fd = open(path + ".lock", "a+", encoding="utf-8")
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            print("free")
+            print(json.dumps({"lock": "free"}))
         except BlockingIOError:
-            print("held")
+            print(json.dumps({"lock": "held"}))
         finally:
             fd.close()
     else:

@@ -11,7 +11,7 @@ import {
   checkSqlite,
   loadSqlite,
 } from '../doctor/checks';
-import { checkMemoryFiles, checkProvider } from '../doctor/memory-checks';
+import { checkLockMechanism, checkMemoryFiles, checkProvider } from '../doctor/memory-checks';
 
 const USAGE = `Usage: hermes-memory doctor [--fix] [--json]
 
@@ -36,6 +36,7 @@ export const doctorCommand: Command = {
       checkConfig(ctx.home),
       ...(await checkProvider(ctx.home, ctx.io.env, ctx.io.cwd)),
       ...checkMemoryFiles(ctx.home),
+      await checkLockMechanism(),
       checkPermissions(ctx.home),
       checkLocks(ctx.home),
       ...checkDatabases(ctx.home, sqlite),

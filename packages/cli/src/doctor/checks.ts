@@ -215,9 +215,12 @@ export function checkPermissions(home: string): CheckResult {
 }
 
 /**
- * Lock files left by a crashed writer: a JSON lock naming a process on this host that no longer
- * runs, an orphaned `.break` file, or a leftover temp file from an interrupted atomic write. The
- * Python agent's own (empty, persistent) flock files are normal and not reported.
+ * Lock files left by a crashed writer of the fallback lock (`<file>.lock.excl`, used where flock is
+ * unavailable): a JSON lock naming a process on this host that no longer runs, or an orphaned
+ * `.break` file; and leftover temp files of an interrupted atomic write. `<file>.lock` itself is the
+ * flock sidecar this package shares with the Python agent: it is persistent, may be held by a
+ * process we cannot see, and is never reported or removed (deleting it would let two writers lock
+ * different files). See docs/decisions/0304.
  */
 export function checkLocks(home: string): CheckResult {
   const title = 'Stale lock and temp files';
@@ -231,7 +234,7 @@ export function checkLocks(home: string): CheckResult {
   const stale: string[] = [];
   for (const name of names) {
     const file = path.join(dir, name);
-    if (name.endsWith('.lock') || name.endsWith('.lock.break')) {
+    if (name.endsWith('.lock.excl') || name.endsWith('.lock.excl.break')) {
       const holder = readLockHolder(file);
       if (holder && (holder.host === os.hostname() || holder.host === '') && !pidAlive(holder.pid))
         stale.push(file);

@@ -7,6 +7,7 @@ import {
   readProviderConfig,
   validateConfigValues,
 } from '@hermes-memory/core';
+import { memoryLockMechanism } from '@hermes-memory/builtin';
 import { homePaths } from '../paths';
 import { applyHomeEnv, loadProvider } from '../providers';
 import { openMemoryStore } from '../stores';
@@ -95,6 +96,26 @@ function checkProviderSettings(home: string, name: string, provider: MemoryProvi
       detail: `valid (read from ${paths.join(', ')})`,
     });
   return out;
+}
+
+/** Whether memory-file writes take the flock the Python agent takes (see decision 0304). */
+export async function checkLockMechanism(): Promise<CheckResult> {
+  const title = 'Memory file lock';
+  const mechanism = await memoryLockMechanism();
+  return mechanism.kind === 'flock'
+    ? {
+        id: 'lock-mechanism',
+        title,
+        status: 'ok',
+        detail: 'flock on <file>.lock, shared with the Python agent',
+      }
+    : {
+        id: 'lock-mechanism',
+        title,
+        status: 'warn',
+        detail: `exclusive lock files (${mechanism.reason}): a Python Hermes agent writing at the same time is not excluded`,
+        fix: 'Reinstall so the koffi package and its prebuilt binary for this platform are present (npm install).',
+      };
 }
 
 /** MEMORY.md / USER.md can be read and are within their limits. */
