@@ -145,6 +145,26 @@ describe('a Python-style config.yaml (test/fixtures/python-home)', () => {
     }
   });
 
+  it('settings passed in code are checked as strictly as config.yaml (no silent defaults)', () => {
+    const home = tempDir();
+    expect(() => resolveSettings({ memory_mode: 'sometimes' }, home)).toThrow(
+      /'memory_mode' must be 'hybrid' or 'tools'/,
+    );
+    expect(() => resolveSettings({ embeddings: 'maybe' }, home)).toThrow(
+      /'embeddings' must be auto, true or false/,
+    );
+    expect(() => resolveSettings({ autoExtract: 'maybe' }, home)).toThrow(
+      /'auto_extract' must be true or false/,
+    );
+    expect(
+      resolveSettings({ auto_extract: 'yes', hrr_enabled: 'off', embeddings: 'false' }, home),
+    ).toMatchObject({
+      autoExtract: true,
+      hrrEnabled: false,
+      embeddings: false,
+    });
+  });
+
   it('a malformed value stops the provider with a message naming it (never a silent default)', () => {
     const home = tempDir();
     const p = createHolographicProvider();

@@ -76,6 +76,15 @@ function pick(raw: Readonly<Record<string, unknown>>, camel: string, snake: stri
   return raw[camel] !== undefined ? raw[camel] : raw[snake];
 }
 
+/** A boolean setting: true/false or the Python agent's truthy words; anything else is an error. */
+function flag(value: unknown, fallback: boolean, key: string): boolean {
+  if (value === undefined || value === null || value === '') return fallback;
+  const parsed = parseBoolean(value);
+  if (parsed === undefined)
+    throw new SettingsError(key, `holographic: '${key}' must be true or false, got ${JSON.stringify(value)}`);
+  return parsed;
+}
+
 function num(value: unknown, fallback: number, key: string): number {
   if (value === undefined || value === null || value === '') return fallback;
   const n = typeof value === 'number' ? value : Number(value);
@@ -96,7 +105,13 @@ export function expandDbPath(dbPath: string, hermesHome: string): string {
 function parseEmbeddings(value: unknown): boolean | 'auto' {
   if (value === undefined || value === null) return 'auto';
   if (typeof value === 'string' && ['auto', ''].includes(value.trim().toLowerCase())) return 'auto';
-  return isTruthy(value);
+  const flag = parseBoolean(value);
+  if (flag === undefined)
+    throw new SettingsError(
+      'embeddings',
+      `holographic: 'embeddings' must be auto, true or false, got ${JSON.stringify(value)}`,
+    );
+  return flag;
 }
 
 /** Values for `db_path_template` placeholders (missing ones become `default`). */
@@ -159,10 +174,15 @@ export function resolveSettings(
       `holographic: 'vector_format' must be 'auto', 'float32' or 'float64'`,
     );
   const memoryMode = pick(raw, 'memoryMode', 'memory_mode') ?? 'hybrid';
+  if (memoryMode !== 'hybrid' && memoryMode !== 'tools')
+    throw new SettingsError(
+      'memory_mode',
+      `holographic: 'memory_mode' must be 'hybrid' or 'tools', got ${JSON.stringify(memoryMode)}`,
+    );
   const weights = raw.weights;
   return {
     dbPath,
-    autoExtract: isTruthy(pick(raw, 'autoExtract', 'auto_extract')),
+    autoExtract: flag(pick(raw, 'autoExtract', 'auto_extract'), false, 'auto_extract'),
     defaultTrust: Math.max(
       0,
       Math.min(1, num(pick(raw, 'defaultTrust', 'default_trust'), 0.5, 'default_trust')),
@@ -174,11 +194,11 @@ export function resolveSettings(
     ),
     hrrDim,
     hrrWeight: num(pick(raw, 'hrrWeight', 'hrr_weight'), 0.3, 'hrr_weight'),
-    hrrEnabled: isTruthy(pick(raw, 'hrrEnabled', 'hrr_enabled'), true),
+    hrrEnabled: flag(pick(raw, 'hrrEnabled', 'hrr_enabled'), true, 'hrr_enabled'),
     compat,
     vectorFormat,
     embeddings: parseEmbeddings(raw.embeddings),
     weights: typeof weights === 'object' && weights !== null ? (weights as Partial<DefaultWeights>) : {},
-    memoryMode: memoryMode === 'tools' ? 'tools' : 'hybrid',
+    memoryMode,
   };
 }
