@@ -2,34 +2,43 @@
 /**
  * Pack smoke test: what users get from npm, not what the workspace sees.
  *
- * 1. `pnpm pack` core, testkit, holographic and the provider template (private, packed anyway)
- *    into a temp dir
- *    (pnpm rewrites `workspace:` ranges to real versions, as `pnpm publish` would);
- * 2. `npm install` the tarballs with plain npm into a scratch project (registry deps from the cache
- *    when possible: --prefer-offline --no-audit --no-fund);
- * 3. import them from an ES module (.mjs) and from CommonJS (.cjs), check the key exports, create and
- *    initialize a template provider, store and find a fact, answer a request from the fake server,
- *    and bulk-import facts into holographic's FactStore (its encode worker is a file of its own, so
- *    this is where a missing or misnamed worker would show: the debug log says who encoded).
+ * 1. `pnpm pack` every public package (found on disk) and the provider template (private, but it
+ *    is what authors fork and publish) into a temp dir; pnpm rewrites `workspace:` ranges to real
+ *    ones, as `pnpm publish` does.
+ * 2. Each package alone: a scratch project installs its tarball with plain npm, next to its declared
+ *    peers (ours from their tarballs, others from the registry; optional peers left out) and nothing
+ *    else; it is imported from ESM and from CommonJS, with every subpath export; and a consumer
+ *    project typechecks against it with `tsc --strict --noEmit`, `skipLibCheck: false`, for
+ *    `moduleResolution` nodenext (an `.mts` and a `.cts` file) and bundler. Install scripts are
+ *    skipped here (nothing compiles; better-sqlite3 loads its binary only when a database opens).
+ * 3. Behaviour: one project installs core, testkit, the template and holographic (scripts on) and
+ *    runs them from `.mjs` and `.cjs`: a template provider stores and finds a fact, the fake server
+ *    answers core's LLM client, and holographic bulk-imports facts on its encode worker (a file of
+ *    its own, so a missing or misnamed worker shows here).
  *
- * Prints one summary line; exits non-zero on the first failure. `--keep` keeps the temp dir.
- * Packages must be built (`pnpm turbo run build --filter=@hermes-memory/provider-template...`);
- * missing dist folders are built first.
+ * One line per package and a summary; exits non-zero on the first failure. `--keep` keeps the temp
+ * dir; `--only <id,…>` limits step 2 to some folders; `--no-behaviour` skips step 3. Missing dist
+ * folders are built first.
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { npmEnv, runPnpm, toolEnv } from './pnpm.mjs';
+import { repoRoot as repo, workspacePackages } from './workspace.mjs';
 
-const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const keep = process.argv.includes('--keep');
-const PACKAGES = [
-  { dir: 'packages/core', name: '@hermes-memory/core' },
-  { dir: 'packages/testkit', name: '@hermes-memory/testkit' },
-  { dir: 'packages/provider-template', name: '@hermes-memory/provider-template' },
-  { dir: 'packages/holographic', name: '@hermes-memory/holographic' },
-];
+const args = process.argv.slice(2);
+const keep = args.includes('--keep');
+const behaviour = !args.includes('--no-behaviour');
+const onlyAt = args.indexOf('--only');
+const only = onlyAt >= 0 ? new Set(args[onlyAt + 1]?.split(',')) : null;
+const tsc = path.join(repo, 'node_modules/typescript/bin/tsc');
+const INTERNAL = '@hermes-memory/';
+
+const packages = workspacePackages(repo).filter(
+  (p) => p.manifest.private !== true || p.manifest.hermesMemory?.provider !== undefined,
+);
+const byName = new Map(packages.map((p) => [p.manifest.name, p]));
 
 /** Bulk import through the installed holographic package; `fs`, `os`, `path`, `assert` in scope. */
 const HOLOGRAPHIC_CHECK = `
@@ -49,24 +58,6 @@ const HOLOGRAPHIC_CHECK = `
   assert.ok(encoded && encoded.meta.workerChunks > 0, 'the encode worker ran: ' + JSON.stringify(encoded));
   fs.rmSync(bulkDir, { recursive: true, force: true });
 `;
-
-const started = Date.now();
-const work = fs.mkdtempSync(path.join(os.tmpdir(), 'hm-pack-smoke-'));
-const steps = [];
-
-function run(command, args, cwd) {
-  try {
-    return execFileSync(command, args, {
-      cwd,
-      encoding: 'utf8',
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, npm_config_update_notifier: 'false', npm_config_fund: 'false' },
-    });
-  } catch (error) {
-    const output = `${error.stdout ?? ''}${error.stderr ?? ''}`.trim().split('\n').slice(-15).join('\n');
-    throw new Error(`${command} ${args.join(' ')} failed in ${cwd}:\n${output}`);
-  }
-}
 
 const ESM_CHECK = `
 import assert from 'node:assert/strict';
@@ -154,50 +145,209 @@ const holographic = require('@hermes-memory/holographic');
 });
 `;
 
-try {
-  for (const pkg of PACKAGES) {
-    if (!fs.existsSync(path.join(repo, pkg.dir, 'dist'))) {
-      run('pnpm', ['turbo', 'run', 'build', `--filter=${pkg.name}`], repo);
-    }
+function run(command, commandArgs, cwd, env = npmEnv(toolEnv())) {
+  try {
+    return execFileSync(command, commandArgs, {
+      cwd,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env,
+    });
+  } catch (error) {
+    const output = `${error.stdout ?? ''}${error.stderr ?? ''}`.trim().split('\n').slice(-25).join('\n');
+    throw new Error(
+      `${path.basename(command)} ${commandArgs.join(' ').slice(0, 200)} failed in ${cwd}:\n${output}`,
+    );
   }
-  const tarballs = [];
-  for (const pkg of PACKAGES) {
-    const before = new Set(fs.readdirSync(work));
-    run('pnpm', ['pack', '--pack-destination', work], path.join(repo, pkg.dir));
-    const created = fs.readdirSync(work).filter((f) => f.endsWith('.tgz') && !before.has(f));
-    if (created.length !== 1) throw new Error(`pnpm pack in ${pkg.dir} produced ${created.length} tarballs`);
-    tarballs.push(path.join(work, created[0]));
-  }
-  steps.push(`packed ${tarballs.length}`);
+}
 
-  const project = path.join(work, 'project');
-  fs.mkdirSync(project);
+function pnpm(pnpmArgs, cwd) {
+  const result = runPnpm(pnpmArgs, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  if (result.status !== 0) {
+    throw new Error(
+      `pnpm ${pnpmArgs.join(' ')} failed in ${cwd}:\n${result.stdout ?? ''}${result.stderr ?? ''}`,
+    );
+  }
+}
+
+/** Subpaths a consumer can import: the `exports` keys other than `.` and `./package.json`. */
+function subpaths(manifest) {
+  const keys = manifest.exports && typeof manifest.exports === 'object' ? Object.keys(manifest.exports) : [];
+  return keys
+    .filter((k) => k.startsWith('./') && k !== './package.json' && !k.includes('*'))
+    .map((k) => k.slice(1));
+}
+
+/** What installs next to `name`: our packages it needs (tarballs) and external required peers. */
+function installSet(name, tarballs) {
+  const ours = new Set();
+  const external = new Map();
+  const visit = (current) => {
+    if (ours.has(current)) return;
+    ours.add(current);
+    const m = byName.get(current).manifest;
+    const optional = m.peerDependenciesMeta ?? {};
+    const needed = {
+      ...m.dependencies,
+      ...Object.fromEntries(
+        Object.entries(m.peerDependencies ?? {}).filter(([dep]) => !optional[dep]?.optional),
+      ),
+    };
+    for (const [dep, range] of Object.entries(needed)) {
+      if (dep.startsWith(INTERNAL)) visit(dep);
+      else if (m.peerDependencies?.[dep] === range) external.set(dep, range);
+    }
+  };
+  visit(name);
+  return [
+    ...[...ours].map((n) => tarballs.get(n)),
+    ...[...external].map(([dep, range]) => `${dep}@${range}`),
+  ];
+}
+
+function scratchProject(dir, manifest = {}) {
+  fs.mkdirSync(dir, { recursive: true });
   fs.writeFileSync(
-    path.join(project, 'package.json'),
-    JSON.stringify({ name: 'hm-pack-smoke', version: '0.0.0', private: true }),
+    path.join(dir, 'package.json'),
+    JSON.stringify({ name: 'hm-consumer', version: '0.0.0', private: true, ...manifest }),
   );
+  return dir;
+}
+
+/** Installs one package alone, imports it both ways, typechecks a consumer against it. */
+function checkAlone(pkg, tarballs, work) {
+  const name = pkg.manifest.name;
+  const specifiers = [name, ...subpaths(pkg.manifest).map((s) => `${name}${s}`)];
+  const project = scratchProject(path.join(work, `alone-${pkg.id}`));
   run(
     'npm',
-    ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error', ...tarballs],
+    [
+      'install',
+      '--ignore-scripts',
+      '--prefer-offline',
+      '--no-audit',
+      '--no-fund',
+      '--loglevel=error',
+      ...installSet(name, tarballs),
+    ],
     project,
   );
-  steps.push('installed');
 
+  const esm = specifiers.map((s, i) => `import * as m${i} from ${JSON.stringify(s)};`).join('\n');
+  const esmCheck = specifiers.map(
+    (s, i) => `if (Object.keys(m${i}).length === 0) throw new Error('${s}: no exports');`,
+  );
+  fs.writeFileSync(path.join(project, 'esm.mjs'), `${esm}\n${esmCheck.join('\n')}\n`);
+  fs.writeFileSync(
+    path.join(project, 'cjs.cjs'),
+    specifiers
+      .map(
+        (s) =>
+          `if (Object.keys(require(${JSON.stringify(s)})).length === 0) throw new Error('${s}: no exports');`,
+      )
+      .join('\n'),
+  );
+  run(process.execPath, ['esm.mjs'], project);
+  run(process.execPath, ['cjs.cjs'], project);
+
+  // Every specifier, as an ES module (.mts, .ts) and as CommonJS (.cts, import = require).
+  const use = specifiers.map((_, i) => `m${i}`).join(', ');
+  fs.writeFileSync(path.join(project, 'consumer.mts'), `${esm}\nexport const all = [${use}];\n`);
+  fs.writeFileSync(path.join(project, 'consumer.ts'), `${esm}\nexport const all = [${use}];\n`);
+  fs.writeFileSync(
+    path.join(project, 'consumer.cts'),
+    `${specifiers.map((s, i) => `import m${i} = require(${JSON.stringify(s)});`).join('\n')}\nexport const all = [${use}];\n`,
+  );
+  const strict = { strict: true, noEmit: true, skipLibCheck: false, target: 'es2022' };
+  const configs = {
+    'tsconfig.nodenext.json': {
+      compilerOptions: { ...strict, module: 'nodenext', moduleResolution: 'nodenext' },
+      files: ['consumer.mts', 'consumer.cts'],
+    },
+    'tsconfig.bundler.json': {
+      compilerOptions: { ...strict, module: 'esnext', moduleResolution: 'bundler' },
+      files: ['consumer.ts'],
+    },
+  };
+  for (const [file, config] of Object.entries(configs)) {
+    fs.writeFileSync(path.join(project, file), JSON.stringify(config, null, 2));
+    run(process.execPath, [tsc, '-p', file], project);
+  }
+  return specifiers.length;
+}
+
+function checkBehaviour(tarballs, work) {
+  const project = scratchProject(path.join(work, 'behaviour'));
+  const names = ['core', 'testkit', 'provider-template', 'holographic'].map((id) => `${INTERNAL}${id}`);
+  // Install scripts run here: holographic's better-sqlite3 builds (node-gyp needs npm_config_nodedir).
+  run(
+    'npm',
+    [
+      'install',
+      '--prefer-offline',
+      '--no-audit',
+      '--no-fund',
+      '--loglevel=error',
+      ...names.map((n) => tarballs.get(n)),
+    ],
+    project,
+    toolEnv({ ...process.env, npm_config_update_notifier: 'false' }),
+  );
   fs.writeFileSync(path.join(project, 'check.mjs'), ESM_CHECK);
   fs.writeFileSync(path.join(project, 'check.cjs'), CJS_CHECK);
   const esm = run(process.execPath, ['check.mjs'], project).trim();
   if (esm !== 'esm ok') throw new Error(`ESM check printed: ${esm}`);
-  steps.push('esm');
   const cjs = run(process.execPath, ['check.cjs'], project).trim();
   if (cjs !== 'cjs ok') throw new Error(`CJS check printed: ${cjs}`);
-  steps.push('cjs');
+}
 
-  const seconds = ((Date.now() - started) / 1000).toFixed(1);
-  console.log(
-    `pack-smoke: ok — ${PACKAGES.map((p) => p.name).join(', ')} packed, installed with npm, imported from ESM and CJS (${seconds}s)`,
-  );
+const started = Date.now();
+const seconds = (since) => ((Date.now() - since) / 1000).toFixed(1);
+const work = fs.mkdtempSync(path.join(os.tmpdir(), 'hm-pack-smoke-'));
+let step = 'build';
+try {
+  const unbuilt = packages.filter((p) => !fs.existsSync(path.join(p.dir, 'dist')));
+  if (unbuilt.length > 0) {
+    pnpm(
+      [
+        'turbo',
+        'run',
+        'build',
+        '--output-logs=errors-only',
+        ...unbuilt.map((p) => `--filter=${p.manifest.name}`),
+      ],
+      repo,
+    );
+  }
+  step = 'pack';
+  const tarballs = new Map();
+  for (const pkg of packages) {
+    const before = new Set(fs.readdirSync(work));
+    pnpm(['pack', '--pack-destination', work], pkg.dir);
+    const created = fs.readdirSync(work).filter((f) => f.endsWith('.tgz') && !before.has(f));
+    if (created.length !== 1) throw new Error(`pnpm pack in ${pkg.rel} produced ${created.length} tarballs`);
+    tarballs.set(pkg.manifest.name, path.join(work, created[0]));
+  }
+  console.log(`pack-smoke: packed ${tarballs.size} packages (${seconds(started)}s)`);
+
+  for (const pkg of packages.filter((p) => !only || only.has(p.id))) {
+    step = `${pkg.manifest.name} alone`;
+    const t = Date.now();
+    const count = checkAlone(pkg, tarballs, work);
+    console.log(
+      `pack-smoke: ${pkg.manifest.name} installed alone, ${count} entr${count === 1 ? 'y' : 'ies'} imported (ESM, CJS), typechecked (nodenext .mts/.cts, bundler) (${seconds(t)}s)`,
+    );
+  }
+
+  if (behaviour) {
+    step = 'behaviour';
+    const t = Date.now();
+    checkBehaviour(tarballs, work);
+    console.log(`pack-smoke: core, testkit, template, holographic work from ESM and CJS (${seconds(t)}s)`);
+  }
+  console.log(`pack-smoke: ok (${seconds(started)}s)`);
 } catch (error) {
-  console.error(`pack-smoke: FAILED after [${steps.join(', ')}] — ${error.message}`);
+  console.error(`pack-smoke: FAILED at ${step} — ${error.message}`);
   process.exitCode = 1;
 } finally {
   if (keep) console.error(`pack-smoke: kept ${work}`);
