@@ -118,6 +118,15 @@ export function manifestProblems(pkg: WorkspacePackage, workspace: readonly Work
     }
   }
 
+  for (const file of sourceFiles(path.join(pkg.dir, 'src'))) {
+    const text = fs.readFileSync(path.join(pkg.dir, 'src', file), 'utf8');
+    if (text.includes(`'${m.version}'`) || text.includes(`"${m.version}"`)) {
+      problems.push(
+        `src/${file} spells the version '${m.version}': use __PACKAGE_VERSION__ (tsup.preset.ts)`,
+      );
+    }
+  }
+
   const versions = new Map(
     workspace.map((p) => [p.manifest['name'] as string, p.manifest['version'] as string]),
   );
@@ -185,6 +194,14 @@ function shipsTypes(packageDir: string): boolean {
   if (typeof m['types'] === 'string' || typeof m['typings'] === 'string') return true;
   if (exportTargets(m['exports']).some((t) => /\.d\.[cm]?ts$/.test(t.target))) return true;
   return fs.existsSync(path.join(packageDir, 'index.d.ts'));
+}
+
+/** Non-test TypeScript sources under `dir`, relative to it. */
+function sourceFiles(dir: string): string[] {
+  if (!fs.existsSync(dir)) return [];
+  return fs
+    .readdirSync(dir, { recursive: true, encoding: 'utf8' })
+    .filter((f) => /\.[cm]?tsx?$/.test(f) && !/\.test\.[cm]?tsx?$/.test(f));
 }
 
 function declarationFiles(dir: string): string[] {

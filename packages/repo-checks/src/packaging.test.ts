@@ -78,6 +78,26 @@ describe('the rules themselves', () => {
     expect(peerRangeProblem('^0.1.0', '0.1.0')).toMatch(/workspace:/);
   });
 
+  it('finds a version spelled in the source', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hm-rules-'));
+    try {
+      fs.mkdirSync(path.join(dir, 'src'));
+      fs.writeFileSync(path.join(dir, 'src/index.ts'), "export const VERSION = '1.2.3';\n");
+      fs.writeFileSync(path.join(dir, 'src/index.test.ts'), "expect(VERSION).toBe('1.2.3');\n");
+      const pkg = {
+        id: 'x',
+        rel: 'packages/x',
+        dir,
+        manifest: { name: '@hermes-memory/x', version: '1.2.3' },
+      };
+      expect(manifestProblems(pkg, [pkg]).filter((p) => p.includes('spells the version'))).toEqual([
+        "src/index.ts spells the version '1.2.3': use __PACKAGE_VERSION__ (tsup.preset.ts)",
+      ]);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('reads the imports of a declaration file', () => {
     const dts = [
       '/// <reference types="node" />',
