@@ -82,11 +82,23 @@ export function pnpmCommand(env = toolEnv()) {
   return resolved;
 }
 
+/**
+ * `env` with the pinned pnpm's bin folder first on PATH when it came through npx: tools pnpm starts
+ * look for the package manager there (turbo reads `packageManager` and runs `pnpm` to list the workspace).
+ */
+function withPnpmOnPath(env, command) {
+  if (command.length === 1) return env;
+  const bin = path.resolve(path.dirname(command[1]), '..', '..', '.bin');
+  const key = Object.keys(env).find((k) => k.toUpperCase() === 'PATH') ?? 'PATH';
+  return { ...env, [key]: [bin, env[key]].filter(Boolean).join(path.delimiter) };
+}
+
 /** Run pnpm synchronously (spawnSync options; the environment defaults to `toolEnv()`). */
 export function runPnpm(args, options = {}) {
-  const env = options.env ?? toolEnv();
-  const [command, ...lead] = pnpmCommand(env);
-  return spawnSync(command, [...lead, ...args], { ...options, env });
+  const command = pnpmCommand(options.env ?? toolEnv());
+  const env = withPnpmOnPath(options.env ?? toolEnv(), command);
+  const [program, ...lead] = command;
+  return spawnSync(program, [...lead, ...args], { ...options, env });
 }
 
 const invokedDirectly = process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url);
