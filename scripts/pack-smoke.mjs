@@ -66,15 +66,21 @@ import os from 'node:os';
 import path from 'node:path';
 import * as core from '@hermes-memory/core';
 import * as testkit from '@hermes-memory/testkit';
+import * as testkitVitest from '@hermes-memory/testkit/vitest';
+import * as testkitHttp from '@hermes-memory/testkit/http';
+import * as fakeOpenAI from '@hermes-memory/testkit/fake-openai';
 import * as template from '@hermes-memory/provider-template';
 import * as holographic from '@hermes-memory/holographic';
 
 for (const key of ['MemoryProvider', 'MemoryManager', 'SerialQueue', 'scanWrite', 'toolError', 'canWrite']) {
   assert.ok(key in core, 'core export ' + key);
 }
-for (const key of ['describeMemoryProvider', 'runConformanceCheck', 'runConformanceSuite', 'startFakeOpenAI', 'tempHermesHome', 'collectLogs', 'CONFORMANCE_CHECK_IDS']) {
+for (const key of ['runConformanceCheck', 'runConformanceSuite', 'startFakeOpenAI', 'startFakeServer', 'tempHermesHome', 'collectLogs', 'CONFORMANCE_CHECK_IDS']) {
   assert.ok(key in testkit, 'testkit export ' + key);
 }
+assert.equal(typeof testkitVitest.describeMemoryProvider, 'function');
+assert.equal(typeof testkitHttp.startFakeServer, 'function');
+assert.equal(typeof fakeOpenAI.startFakeOpenAI, 'function');
 assert.equal(typeof template.createProvider, 'function');
 assert.equal(template.createProvider, template.createTemplateProvider);
 
@@ -116,7 +122,9 @@ const holographic = require('@hermes-memory/holographic');
   assert.equal(typeof core.MemoryProvider, 'function');
   assert.equal(typeof testkit.startFakeOpenAI, 'function');
   assert.equal(typeof testkit.runConformanceCheck, 'function');
-  assert.throws(() => testkit.describeMemoryProvider('x', { create() {} }), /ESM-only|vitest/);
+  assert.throws(() => require('@hermes-memory/testkit/vitest').describeMemoryProvider('x', { create() {} }), /ESM-only|vitest/);
+  assert.equal(typeof require('@hermes-memory/testkit/http').startFakeServer, 'function');
+  assert.equal(typeof require('@hermes-memory/testkit/fake-openai').startFakeOpenAI, 'function');
   const home = fs.mkdtempSync(path.join(os.tmpdir(), 'hm-pack-cjs-'));
   const provider = template.createProvider();
   assert.ok(core.isMemoryProvider(provider));

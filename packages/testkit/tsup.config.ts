@@ -19,4 +19,14 @@ const vitestCjsShim = {
   },
 };
 
-export default defineConfig(preset({ index: 'src/index.ts' }, { esbuildPlugins: [vitestCjsShim] }));
+export default defineConfig(
+  preset(
+    {
+      index: 'src/index.ts',
+      vitest: 'src/vitest.ts',
+      http: 'src/http/index.ts',
+      'fake-openai': 'src/fake-openai/index.ts',
+    },
+    { esbuildPlugins: [vitestCjsShim] },
+  ),
+);

@@ -6,7 +6,7 @@ import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { createBuiltinProvider, newSessionId } from '@hermes-memory/builtin';
 import { loadHermesConfig, MemoryManager } from '@hermes-memory/core';
 import { createHolographicProvider } from '@hermes-memory/holographic';
-import { type FakeOpenAI, startFakeOpenAI } from '@hermes-memory/testkit';
+import { type FakeOpenAI, startFakeOpenAI } from '@hermes-memory/testkit/fake-openai';
 import { type AgentEvents, MemoryAgent } from './agent';
 import { CONVERSATION, scriptedModel } from './scripted-model';
 

@@ -3,7 +3,7 @@ import {
   type FakeChatReply,
   currentTurn,
   messageText as text,
-} from '@hermes-memory/testkit';
+} from '@hermes-memory/testkit/fake-openai';
 
 /**
  * The stand-in for a model when neither OPENAI_API_KEY nor OPENAI_BASE_URL is set. The testkit's

@@ -11,7 +11,7 @@ import {
   loadHermesConfig,
 } from '@hermes-memory/core';
 import { createHolographicProvider } from '@hermes-memory/holographic';
-import { type FakeOpenAI, startFakeOpenAI } from '@hermes-memory/testkit';
+import { type FakeOpenAI, startFakeOpenAI } from '@hermes-memory/testkit/fake-openai';
 import { AgentSession, type AgentEvents } from './agent-loop';
 import { type Presenter, createPresenter } from './present';
 import { CONVERSATION, scriptedModel } from './scripted-model';

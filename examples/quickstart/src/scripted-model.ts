@@ -3,7 +3,7 @@ import {
   type FakeChatReply,
   currentTurn,
   messageText as text,
-} from '@hermes-memory/testkit';
+} from '@hermes-memory/testkit/fake-openai';
 
 /**
  * The deterministic stand-in for a model when no OPENAI_API_KEY is set. It is served by the

@@ -1,11 +1,11 @@
-import { describeMemoryProvider } from '@hermes-memory/testkit';
+import { describeMemoryProvider } from '@hermes-memory/testkit/vitest';
 import { type BuiltinProvider, createBuiltinProvider } from './index';
 
 // The builtin provider through the shared conformance kit. It has no prefetch (recall lives in the
 // system prompt and in session_search) and is the mirror source, not a mirror target.
 describeMemoryProvider<BuiltinProvider>('builtin', {
   create: () => createBuiltinProvider(),
-  capabilities: { tools: true, persistence: true, prefetch: false, mirrors: false, backgroundSync: true },
+  capabilities: { tools: true, persistence: true, prefetch: false, sync: 'queued', mirrors: false },
   writesOn: {
     syncTurn: true,
     tools: { memory: { action: 'add', target: 'memory', content: 'conformance fact' } },

@@ -28,7 +28,7 @@ export * from './scanner';
 // Config, .env and HERMES_HOME, compatible with the Python agent's files.
 export * from './config';
 
-// Background work: ordered queues, turn-stamped results, timeouts.
+// Background work: ordered queues, the prefetch slot, timeouts.
 export * from './background';
 
 // Resilience: an injectable clock, deadlines, retry with backoff, circuit breaker, bounded polling.
@@ -39,6 +39,9 @@ export * from './health';
 
 // A JSON HTTP client over the global fetch, with APICallError mapping and redaction.
 export * from './http';
+
+// Child processes: argv only, no shell, a process-group timeout, output caps; executable lookup.
+export * from './process';
 
 // Fencing: the <memory-context> block, sanitising and the streaming scrubber.
 export * from './fencing';

@@ -1,13 +1,13 @@
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { describeMemoryProvider } from '@hermes-memory/testkit';
+import { describeMemoryProvider } from '@hermes-memory/testkit/vitest';
 import { createHolographicProvider } from './provider';
 
 describeMemoryProvider(
   'holographic',
   {
     create: () => createHolographicProvider(),
-    capabilities: { tools: true, persistence: true, prefetch: true, mirrors: true, backgroundSync: false },
+    capabilities: { tools: true, persistence: true, prefetch: 'queued', sync: false, mirrors: 'all' },
     writesOn: {
       syncTurn: false,
       memoryWrite: true,

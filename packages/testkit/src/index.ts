@@ -1,14 +1,17 @@
 /**
- * @hermes-memory/testkit — what every memory provider's tests use:
+ * @hermes-memory/testkit — what every memory provider's tests use. Entries:
  *
- * 1. the conformance suite (`describeMemoryProvider`, and the same checks as plain functions);
- * 2. a scripted OpenAI-compatible fake server (`startFakeOpenAI`) for LLM and embedding calls;
- * 3. small helpers (`tempHermesHome`, `collectLogs`, `requirePython` / `runPythonJson` for
- *    Python-compatibility tests).
+ * - `.` (this one): the conformance checks as plain functions, the fake servers and helpers; it
+ *   never loads vitest;
+ * - `./vitest`: `describeMemoryProvider`, the suite registered as vitest tests;
+ * - `./http`: the loopback fake-server base backend fakes build on;
+ * - `./fake-openai`: the scripted OpenAI-compatible server alone (the lightest import).
+ *
+ * Helpers include `tempHermesHome`, `collectLogs` and `requirePython` / `runPythonJson` for
+ * Python-compatibility tests.
  */
 
-// Conformance suite: vitest registration, then the runner-independent API.
-export { describeMemoryProvider } from './conformance/describe';
+// Conformance suite, runner-independent (vitest registration is in `./vitest`).
 export {
   CONFORMANCE_CHECK_IDS,
   conformanceChecks,
@@ -17,7 +20,13 @@ export {
   runConformanceSuite,
   validateConformanceOptions,
 } from './conformance/suite';
-export { ConformanceFailure, DEFAULT_CAPABILITIES, snapshotFiles } from './conformance/runtime';
+export {
+  ConformanceFailure,
+  DEFAULT_CAPABILITIES,
+  mirroredActions,
+  resolveCapabilities,
+  snapshotFiles,
+} from './conformance/runtime';
 export {
   TOOL_NAME_PATTERN,
   isReservedForProvider,
@@ -33,35 +42,43 @@ export {
   startIoTrap,
 } from './conformance/io-trap';
 export type {
+  CapabilityClaims,
   CheckResult,
   CheckStatus,
   ConformanceCheck,
+  ConformanceFault,
   ConformanceGroup,
   ConformanceOptions,
+  DurabilityWorker,
   HarnessContext,
   HarnessInitContext,
+  MirrorCapability,
+  PrefetchCapability,
   ProviderCapabilities,
   ProviderHarness,
+  SyncCapability,
   WritesOn,
 } from './conformance/types';
+export { type DurabilityWorkerOptions, runDurabilityWorker } from './conformance/durability-worker';
 
-// Scripted OpenAI-compatible server.
-export { startFakeOpenAI } from './fake-openai/server';
-export { encodeEmbeddingBase64, hashEmbedding } from './fake-openai/embedding';
-export { currentTurn, type FakeChatMessage, messageText } from './fake-openai/script-helpers';
-export type {
-  ChatResponder,
-  FakeChatReply,
-  FakeChatRequest,
-  FakeEmbedder,
-  FakeOpenAI,
-  FakeOpenAIOptions,
-  FakeToolCall,
-  FaultSpec,
-  RecordedRequest,
-} from './fake-openai/types';
+// The fake-server base and the scripted OpenAI-compatible server (also `./http`, `./fake-openai`).
+export * from './http/index';
+export * from './fake-openai/index';
 
-// Helpers.
+// Helpers: process-backed providers and kill -9 tests, temp homes, logs, Python compatibility.
+export {
+  createFakeExecutable,
+  type FakeExecReply,
+  type FakeExecResponder,
+  type FakeExecutable,
+  type FakeInvocation,
+} from './helpers/fake-executable';
+export {
+  type ChildExit,
+  type ChildWorker,
+  type ChildWorkerOptions,
+  startChildWorker,
+} from './helpers/child-worker';
 export { type TempHermesHome, tempHermesHome } from './helpers/temp-home';
 export { type CollectedLogs, collectLogs } from './helpers/logs';
 export { requirePython, runPythonJson, spawnPython } from './helpers/python';

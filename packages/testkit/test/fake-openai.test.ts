@@ -67,7 +67,7 @@ describe('startFakeOpenAI: chat completions', () => {
     expect(fake.requests).toHaveLength(1);
     const [request] = fake.requests;
     expect(request).toMatchObject({ method: 'POST', path: '/v1/chat/completions', status: 200 });
-    expect(request!.headers.authorization).toBe('Bearer sk-test');
+    expect(request!.headers.authorization).toBe('Bearer [redacted]'); // recordings never hold keys
     expect(request!.body).toEqual({ model: 'm', messages: [{ role: 'user', content: 'remember me' }] });
     expect(fake.requestsTo('/chat/completions')).toHaveLength(1);
     expect(fake.requestsTo('/embeddings')).toHaveLength(0);
@@ -191,7 +191,7 @@ describe('startFakeOpenAI: chat completions', () => {
     });
     const reply = await client.chat({ messages: [{ role: 'user', content: 'hello' }] });
     expect(reply.content).toBe('from the fake');
-    expect(fake.requests[0]!.headers.authorization).toBe('Bearer sk-fake-key');
+    expect(fake.requests[0]!.headers.authorization).toBe('Bearer [redacted]');
   });
 });
 

@@ -65,7 +65,7 @@ describe('testkit fake server as a fault source', () => {
     const { loadTestkitFaultServer } = await import('./targets');
     const testkit = await loadTestkitFaultServer();
     expect(testkit).not.toBeNull();
-    expect(testkit!.supports('truncated')).toBe(false);
+    expect(testkit!.supports('truncated')).toBe(true);
     const server = await testkit!.start('http503', 'once');
     try {
       const post = () =>

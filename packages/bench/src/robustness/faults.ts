@@ -3,8 +3,7 @@
  * correctly or injects a fault per request, and a runner that drives any client through it and
  * records how the client behaved (recovered, failed cleanly, failed with a foreign error, hung).
  */
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type FakeFault, reply, startFakeServer } from '@hermes-memory/testkit/http';
 
 export const FAULT_KINDS = [
   'http500',
@@ -58,74 +57,40 @@ function okBody(path: string, body: Record<string, unknown>): unknown {
   };
 }
 
-/** Start the fault server on 127.0.0.1, ephemeral port. */
+/** The fake-server fault for a kind (all of them are the testkit base's). */
+export function fakeFault(kind: FaultKind): FakeFault {
+  switch (kind) {
+    case 'http500':
+    case 'http503':
+      return { type: 'status', status: Number(kind.slice(4)) };
+    case 'http429':
+      return { type: 'status', status: 429, retryAfter: 0 };
+    default:
+      return { type: kind };
+  }
+}
+
+/** Start the fault server on 127.0.0.1 (ephemeral port), on the testkit's fake-server base. */
 export async function startFaultServer(injector: FaultInjector): Promise<FaultServer> {
-  const state = { requests: 0 };
-  const sockets = new Set<import('node:net').Socket>();
-  const server = http.createServer((req, res) => {
-    const index = state.requests++;
-    let raw = '';
-    req.on('data', (d: Buffer) => {
-      raw += d.toString();
-    });
-    req.on('end', () => {
-      const path = (req.url ?? '').split('?')[0] ?? '';
-      const fault = injector.faultFor(index, path);
-      let body: Record<string, unknown> = {};
-      try {
-        body = JSON.parse(raw) as Record<string, unknown>;
-      } catch {
-        // answered below as a 400 when no fault applies
-      }
-      switch (fault) {
-        case 'http500':
-        case 'http503':
-        case 'http429': {
-          const status = Number(fault.slice(4));
-          res.writeHead(status, {
-            'content-type': 'application/json',
-            ...(status === 429 ? { 'retry-after': '0' } : {}),
-          });
-          res.end(JSON.stringify({ error: { message: `injected ${status}`, type: 'server_error' } }));
-          return;
-        }
-        case 'timeout':
-          return; // never answer; the client's deadline must fire
-        case 'reset':
-          req.socket.destroy();
-          return;
-        case 'malformed':
-          res.writeHead(200, { 'content-type': 'application/json' });
-          res.end('{"choices": [ this is not json');
-          return;
-        case 'truncated': {
-          const full = JSON.stringify(okBody(path, body));
-          res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(full.length) });
-          res.write(full.slice(0, Math.floor(full.length / 2)));
-          req.socket.destroy();
-          return;
-        }
-        default:
-          res.writeHead(200, { 'content-type': 'application/json' });
-          res.end(JSON.stringify(okBody(path, body)));
-      }
-    });
+  const server = await startFakeServer({
+    name: 'bench fault server',
+    errorBody: (_status, message) => ({ error: { message, type: 'server_error' } }),
+    faultFor: (request, index) => {
+      const kind = injector.faultFor(index, request.path);
+      return kind ? fakeFault(kind) : null;
+    },
   });
-  server.on('connection', (s) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
+  for (const path of ['/v1/embeddings', '/v1/chat/completions']) {
+    server.route('POST', path, (req) =>
+      reply.json(okBody(path, (req.body ?? {}) as Record<string, unknown>)),
+    );
+  }
   return {
-    baseURL: `http://127.0.0.1:${port}/v1`,
+    baseURL: `${server.url}/v1`,
     get requests() {
-      return state.requests;
+      return server.requests.length;
     },
-    async close() {
-      for (const s of sockets) s.destroy();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
+    close: () => server.close(),
   };
 }
 
@@ -155,7 +120,7 @@ export interface FaultServerFactory {
   start(kind: FaultKind, mode: 'once' | 'always'): Promise<FaultServer>;
 }
 
-/** The bench's own fault server: every fault kind, including truncated bodies. */
+/** The bench's fault server (the testkit's fake-server base): every fault kind. */
 export const benchFaultServer: FaultServerFactory = {
   name: 'bench',
   supports: () => true,

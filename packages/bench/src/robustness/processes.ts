@@ -1,7 +1,7 @@
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { startChildWorker } from '@hermes-memory/testkit';
 import { PACKAGE_DIR } from '../child';
 import { mulberry32 } from '../scale/corpus';
 import { openSharedStore, type StoreKind, type Verification, verify } from './stores';
@@ -10,63 +10,25 @@ interface WriterHandle {
   acked: Set<string>;
   done: Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }>;
   kill(): void;
-  /** Resolves once `n` acks have been read. */
+  /** Resolves once `n` acks have been read (or the writer exited). */
   whenAcked(n: number): Promise<void>;
 }
 
+/** A writer process (the testkit's child worker): it prints `ack <id>` for each committed write. */
 function startWriter(kind: StoreKind, dir: string, id: number, count: number): WriterHandle {
-  const child = spawn(
-    process.execPath,
-    [
-      '--import',
-      'tsx',
-      path.join(PACKAGE_DIR, 'src/robustness/writer.ts'),
-      kind,
-      dir,
-      String(id),
-      String(count),
-    ],
-    { cwd: PACKAGE_DIR, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  const acked = new Set<string>();
-  const waiters: Array<{ n: number; resolve: () => void }> = [];
-  let buf = '';
-  let stderr = '';
-  child.stdout.on('data', (d: Buffer) => {
-    buf += d.toString();
-    let nl = buf.indexOf('\n');
-    while (nl >= 0) {
-      const line = buf.slice(0, nl);
-      buf = buf.slice(nl + 1);
-      if (line.startsWith('ack ')) acked.add(line.slice(4));
-      nl = buf.indexOf('\n');
-    }
-    for (const w of [...waiters]) {
-      if (acked.size >= w.n) {
-        waiters.splice(waiters.indexOf(w), 1);
-        w.resolve();
-      }
-    }
+  const worker = startChildWorker(path.join(PACKAGE_DIR, 'src/robustness/writer.ts'), {
+    execArgv: ['--import', 'tsx'],
+    args: [kind, dir, String(id), String(count)],
+    cwd: PACKAGE_DIR,
   });
-  child.stderr.on('data', (d: Buffer) => {
-    stderr += d.toString();
-  });
-  const done = new Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }>(
-    (resolve) => {
-      child.on('close', (code, signal) => {
-        for (const w of waiters) w.resolve();
-        resolve({ code, signal, stderr });
-      });
-    },
-  );
+  const isAck = (line: string) => line.startsWith('ack ');
   return {
-    acked,
-    done,
-    kill: () => child.kill('SIGKILL'),
-    whenAcked: (n) =>
-      acked.size >= n || child.exitCode !== null
-        ? Promise.resolve()
-        : new Promise((resolve) => waiters.push({ n, resolve })),
+    get acked() {
+      return new Set(worker.lines.filter(isAck).map((line) => line.slice(4)));
+    },
+    done: worker.exited,
+    kill: () => void worker.kill('SIGKILL'),
+    whenAcked: (n) => worker.waitForLines(n, isAck),
   };
 }
 

@@ -1,6 +1,6 @@
 import { MemoryError } from '@hermes-memory/core';
 import { loadPackage } from '../packages';
-import type { FaultKind, FaultServerFactory, FaultTarget } from './faults';
+import { type FaultServerFactory, type FaultTarget, fakeFault } from './faults';
 
 /** Client settings for fault runs: fast timeouts and small backoff so the suite stays short. */
 const TIMEOUT_MS = 1_000;
@@ -104,27 +104,12 @@ export async function loadTestkitFaultServer(): Promise<FaultServerFactory | nul
     | ((o: Record<string, unknown>) => Promise<FakeOpenAILike>)
     | undefined;
   if (typeof start !== 'function') return null;
-  const spec = (kind: FaultKind): Record<string, unknown> | null => {
-    switch (kind) {
-      case 'http500':
-      case 'http503':
-        return { type: 'status', status: Number(kind.slice(4)) };
-      case 'http429':
-        return { type: 'status', status: 429, retryAfter: 0 };
-      case 'timeout':
-      case 'reset':
-      case 'malformed':
-        return { type: kind };
-      default:
-        return null; // truncated bodies: only the bench's own server
-    }
-  };
   return {
     name: 'testkit startFakeOpenAI',
-    supports: (kind) => spec(kind) !== null,
+    supports: () => true,
     async start(kind, mode) {
       const fake = await start({ fallback: () => 'ok' });
-      fake.fail({ ...spec(kind)!, count: mode === 'once' ? 1 : 1_000 });
+      fake.fail({ ...fakeFault(kind), count: mode === 'once' ? 1 : 1_000 });
       return {
         baseURL: fake.url,
         get requests() {

@@ -1,5 +1,5 @@
 import { OpenAICompatibleLlmClient } from '@hermes-memory/core';
-import { type FakeOpenAI, type FakeOpenAIOptions, startFakeOpenAI } from '@hermes-memory/testkit';
+import { type FakeOpenAI, type FakeOpenAIOptions, startFakeOpenAI } from '@hermes-memory/testkit/fake-openai';
 import { afterEach } from 'vitest';
 
 const servers: FakeOpenAI[] = [];

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createRecordingLogger } from '../logging/logger';
 import { TimeoutError } from '../errors/memory-error';
-import { SerialQueue, TurnStampedCache, withTimeout } from './index';
+import { SerialQueue, withTimeout } from './index';
 
 function deferred<T = void>() {
   let resolve!: (v: T) => void;
@@ -90,31 +90,6 @@ describe('SerialQueue', () => {
     gate.resolve();
     expect(await q.drain()).toBe(true);
     expect(ran).toEqual([]);
-  });
-});
-
-describe('TurnStampedCache', () => {
-  it('drops a result older than the newest request', () => {
-    const c = new TurnStampedCache<string>();
-    const t1 = c.request();
-    const t2 = c.request();
-    expect(c.set(t2, 'new')).toBe(true);
-    expect(c.set(t1, 'old')).toBe(false);
-    expect(c.get()).toBe('new');
-  });
-  it('does not serve a result once a newer request exists', () => {
-    const c = new TurnStampedCache<string>();
-    c.set(c.request(), 'turn1');
-    c.request();
-    expect(c.get()).toBeUndefined();
-  });
-  it('take serves once; explicit turn numbers work as stamps', () => {
-    const c = new TurnStampedCache<number>();
-    expect(c.request(5)).toBe(5);
-    expect(c.latestStamp).toBe(5);
-    c.set(5, 42);
-    expect(c.take()).toBe(42);
-    expect(c.take()).toBeUndefined();
   });
 });
 

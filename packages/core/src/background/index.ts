@@ -1,3 +1,8 @@
 export { type QueueTask, SerialQueue, type SerialQueueOptions } from './serial-queue';
 export { withTimeout } from './timeout';
-export { TurnStampedCache } from './turn-stamped-cache';
+export {
+  type PrefetchOutcome,
+  PrefetchSlot,
+  type PrefetchSlotOptions,
+  type StartResult,
+} from './prefetch-slot';

@@ -41,3 +41,10 @@ export {
   loadSetting,
   parseBoolean,
 } from './settings';
+export {
+  type JsonConfig,
+  type JsonConfigRead,
+  mergeJsonConfig,
+  readJsonConfig,
+  writeJsonConfig,
+} from './json-config';

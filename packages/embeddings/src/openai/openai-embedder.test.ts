@@ -1,5 +1,5 @@
 import { APICallError, SettingsError, createRecordingLogger } from '@hermes-memory/core';
-import { type FakeOpenAI, startFakeOpenAI } from '@hermes-memory/testkit';
+import { type FakeOpenAI, startFakeOpenAI } from '@hermes-memory/testkit/fake-openai';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { OpenAIEmbedder } from './openai-embedder';
 
@@ -45,7 +45,7 @@ describe('OpenAIEmbedder against a loopback OpenAI-compatible server', () => {
     const req = fake.requests[0]!;
     expect(req.method).toBe('POST');
     expect(req.path).toBe('/v1/embeddings');
-    expect(req.headers['authorization']).toBe(`Bearer ${SECRET}`);
+    expect(req.headers['authorization']).toBe('Bearer [redacted]'); // sent as Bearer; recordings never hold keys
     expect(req.headers['content-type']).toBe('application/json');
     expect(req.body).toEqual({
       model: 'text-embedding-3-small',
@@ -209,14 +209,19 @@ describe('OpenAIEmbedder against a loopback OpenAI-compatible server', () => {
   });
 
   it('reads OPENAI_API_KEY and OPENAI_BASE_URL from the environment', async () => {
-    const e = new OpenAIEmbedder({
-      env: { OPENAI_API_KEY: 'sk-env-key', OPENAI_BASE_URL: `${fake.url}/` },
-    });
-    await e.embed(['x']);
-    expect(fake.requests[0]!.headers['authorization']).toBe('Bearer sk-env-key');
+    const locked = await startFakeOpenAI({ apiKey: 'sk-env-key', embedder: fakeEmbedder });
+    try {
+      const e = new OpenAIEmbedder({
+        env: { OPENAI_API_KEY: 'sk-env-key', OPENAI_BASE_URL: `${locked.url}/` },
+      });
+      await e.embed(['x']); // the locked server answers 401 to any other key
+      expect(locked.requests[0]!.status).toBe(200);
+    } finally {
+      await locked.close();
+    }
     const keyless = new OpenAIEmbedder({ baseURL: fake.url, env: {} });
     await keyless.embed(['x']);
-    expect(fake.requests[1]!.headers['authorization']).toBeUndefined();
+    expect(fake.requests[0]!.headers['authorization']).toBeUndefined();
   });
 
   it('validates settings', () => {

@@ -7,6 +7,8 @@ import {
   type InitContext,
   type LogRecord,
   type MemoryProvider,
+  type MemoryWriteAction,
+  type ShutdownOptions,
   createRecordingLogger,
 } from '@hermes-memory/core';
 import { tempHermesHome } from '../helpers/temp-home';
@@ -34,16 +36,35 @@ export function ensure(condition: unknown, message: string): asserts condition {
   if (!condition) fail(message);
 }
 
-export const DEFAULT_CAPABILITIES: ProviderCapabilities = {
+export const DEFAULT_CAPABILITIES: Readonly<ProviderCapabilities> = Object.freeze({
   tools: true,
   persistence: true,
-  prefetch: true,
+  prefetch: 'queued',
+  sync: 'queued',
   mirrors: false,
-  backgroundSync: true,
-};
+  remote: false,
+  durability: false,
+});
 
+/** The claims with defaults filled in and the boolean spellings of earlier versions read. */
 export function resolveCapabilities(harness: ProviderHarness): ProviderCapabilities {
-  return { ...DEFAULT_CAPABILITIES, ...harness.capabilities };
+  const claims = harness.capabilities ?? {};
+  const { backgroundSync, prefetch, mirrors, sync, ...rest } = claims;
+  const out: ProviderCapabilities = { ...DEFAULT_CAPABILITIES, ...rest };
+  if (prefetch !== undefined) out.prefetch = prefetch === true ? 'queued' : prefetch;
+  if (mirrors !== undefined) out.mirrors = mirrors === true ? 'all' : mirrors;
+  if (sync !== undefined) out.sync = sync;
+  else if (backgroundSync !== undefined) out.sync = backgroundSync ? 'queued' : false;
+  return out;
+}
+
+/** The builtin-write actions a mirrors claim covers. */
+export function mirroredActions(capabilities: ProviderCapabilities): readonly MemoryWriteAction[] {
+  const claim = capabilities.mirrors;
+  if (claim === false) return [];
+  if (claim === 'all') return ['add', 'replace', 'remove'];
+  if (claim === 'add-only') return ['add'];
+  return claim;
 }
 
 export function resolveWritesOn(harness: ProviderHarness): WritesOn {
@@ -131,9 +152,51 @@ export class CheckRuntime<P extends MemoryProvider = MemoryProvider> {
     return provider;
   }
 
-  async shutdown(provider: P): Promise<void> {
+  async shutdown(provider: P, options?: ShutdownOptions): Promise<void> {
     this.live.delete(provider);
-    await provider.shutdown();
+    await provider.shutdown(options);
+  }
+
+  /**
+   * Call `run` with a signal that aborts after `deadlineMs` (option, default 1000) and wait at most
+   * `deadlineSlackMs` (default 1000) longer. `late` says what overran; `error` is what `run` threw.
+   * The one place the suite measures wall-clock time: a deadline is a time.
+   */
+  async withinDeadline<T>(
+    label: string,
+    run: (signal: AbortSignal) => T | Promise<T>,
+  ): Promise<{ result?: T; error?: unknown; late?: string }> {
+    const budget = this.options.deadlineMs ?? 1000;
+    const slack = this.options.deadlineSlackMs ?? 1000;
+    const controller = new AbortController();
+    const abortTimer = setTimeout(
+      () => controller.abort(new DOMException(`${label}: budget of ${budget} ms spent`, 'TimeoutError')),
+      budget,
+    );
+    let capTimer: NodeJS.Timeout | undefined;
+    const cap = new Promise<'late'>((resolve) => {
+      capTimer = setTimeout(() => resolve('late'), budget + slack);
+    });
+    try {
+      const outcome = await Promise.race([
+        Promise.resolve()
+          .then(() => run(controller.signal))
+          .then(
+            (result) => ({ result }),
+            (error: unknown) => ({ error }),
+          ),
+        cap,
+      ]);
+      if (outcome === 'late') {
+        return {
+          late: `${label} did not come back within ${budget + slack} ms (its signal aborted at ${budget} ms)`,
+        };
+      }
+      return outcome;
+    } finally {
+      clearTimeout(abortTimer);
+      clearTimeout(capTimer);
+    }
   }
 
   /** Wait until the provider's background work is done (harness.settle, else pendingWork polling). */

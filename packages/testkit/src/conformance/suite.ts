@@ -1,5 +1,5 @@
 import type { MemoryProvider } from '@hermes-memory/core';
-import { CHECKS, type CheckDefinition } from './checks';
+import { CHECKS, type CheckDefinition } from './checks/index';
 import { CheckRuntime, resolveCapabilities } from './runtime';
 import type { CheckResult, ConformanceCheck, ConformanceOptions, ProviderHarness } from './types';
 
@@ -39,8 +39,12 @@ export function skipReason(
   const check = definition(id);
   const explicit = options.skip?.[id];
   if (explicit) return explicit;
-  if (check.capability && !resolveCapabilities(harness)[check.capability]) {
-    return `capability '${check.capability}' is not claimed by the harness`;
+  if (check.capability) {
+    const claimed = resolveCapabilities(harness)[check.capability];
+    if (claimed === false) return `capability '${check.capability}' is not claimed by the harness`;
+    if (check.capabilityValues && !check.capabilityValues.includes(String(claimed))) {
+      return `capability '${check.capability}' is '${String(claimed)}', this check is for ${check.capabilityValues.map((v) => `'${v}'`).join(' or ')}`;
+    }
   }
   return null;
 }

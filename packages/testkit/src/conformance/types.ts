@@ -1,4 +1,4 @@
-import type { AgentContext, InitContext, MemoryProvider } from '@hermes-memory/core';
+import type { AgentContext, InitContext, MemoryProvider, MemoryWriteAction } from '@hermes-memory/core';
 
 /** What every harness hook receives: the profile root the provider under test lives in. */
 export interface HarnessContext {
@@ -12,6 +12,26 @@ export interface HarnessInitContext extends HarnessContext {
 }
 
 /**
+ * How `prefetch` finds its text:
+ * - `queued`: it serves what `queuePrefetch` prepared after the previous turn (no I/O, no backend call);
+ * - `turn-start`: `onTurnStart(n, message)` starts recall for the current message and `prefetch`
+ *   serves it (Mem0);
+ * - `current-query`: `prefetch` itself asks the backend, within the signal's budget (ByteRover,
+ *   Supermemory's synchronous mode).
+ */
+export type PrefetchCapability = 'queued' | 'turn-start' | 'current-query';
+
+/**
+ * How `syncTurn` writes: `queued` hands the backend work to a background queue and returns first;
+ * `buffered` keeps the turn in memory (no I/O at all) and writes it at a flush, session end or
+ * shutdown.
+ */
+export type SyncCapability = 'queued' | 'buffered';
+
+/** Which builtin writes `onMemoryWrite` mirrors: `all` (add, replace, remove), `add-only`, or a list. */
+export type MirrorCapability = 'all' | 'add-only' | readonly MemoryWriteAction[];
+
+/**
  * What a provider claims. Every claimed capability has to pass its checks; an unclaimed one turns
  * its checks into printed skips (never silent ones).
  */
@@ -20,12 +40,53 @@ export interface ProviderCapabilities {
   tools: boolean;
   /** Writes survive `shutdown()` and a new provider on the same HERMES_HOME finds them. */
   persistence: boolean;
-  /** `prefetch` serves what `queuePrefetch` prepared. */
-  prefetch: boolean;
-  /** `onMemoryWrite` add/replace/remove keep a mirror of the builtin store consistent. */
-  mirrors: boolean;
-  /** `syncTurn` hands its backend work to a background queue and returns first. */
-  backgroundSync: boolean;
+  prefetch: false | PrefetchCapability;
+  sync: false | SyncCapability;
+  mirrors: false | MirrorCapability;
+  /**
+   * The provider talks to a backend over the network. Requires the harness's `backendCalls`,
+   * `pendingWork` and `injectFault`, and runs the fault checks (tools answer JSON, prefetch stays in
+   * budget, syncTurn never rejects, shutdown keeps its deadline while the backend hangs).
+   */
+  remote: boolean;
+  /**
+   * A write acknowledged by `syncTurn` (it resolved) survives `kill -9`. Requires the harness's
+   * `durabilityWorker`; proven by killing a child process mid-stream.
+   */
+  durability: boolean;
+}
+
+/**
+ * What a harness may claim. The booleans of earlier versions still read: `prefetch: true` is
+ * `'queued'`, `mirrors: true` is `'all'`, `backgroundSync: true` is `sync: 'queued'`.
+ */
+export type CapabilityClaims = Partial<Omit<ProviderCapabilities, 'prefetch' | 'mirrors' | 'sync'>> & {
+  prefetch?: boolean | PrefetchCapability;
+  sync?: false | SyncCapability;
+  mirrors?: boolean | MirrorCapability;
+  /** @deprecated use `sync: 'queued'` (true) or `sync: false`. */
+  backgroundSync?: boolean;
+};
+
+/** A backend fault the suite asks the harness to inject (a fake server's `fail`). */
+export type ConformanceFault = (
+  | { type: 'status'; status: number; retryAfter?: number }
+  | { type: 'timeout' }
+  | { type: 'reset' }
+  | { type: 'malformed' }
+) & {
+  /** How many requests get it. */
+  count: number;
+};
+
+/** The child side of the kill -9 check: a script that calls `runDurabilityWorker`. */
+export interface DurabilityWorker {
+  /** Absolute path of the worker module. */
+  script: string;
+  /** Node flags, e.g. `['--import', 'tsx']` for a TypeScript worker. */
+  execArgv?: readonly string[];
+  /** Environment for the child (default: this process's). */
+  env?: NodeJS.ProcessEnv;
 }
 
 /**
@@ -50,8 +111,11 @@ export interface ProviderHarness<P extends MemoryProvider = MemoryProvider> {
   create(context: HarnessContext): P | Promise<P>;
   /** Extra `initialize` context (settings, env, injected llm/embedder). */
   initContext?(context: HarnessInitContext): Partial<InitContext> | Promise<Partial<InitContext>>;
-  /** Capabilities the provider claims. Defaults: everything true except `mirrors`. */
-  capabilities?: Partial<ProviderCapabilities>;
+  /**
+   * Capabilities the provider claims. Defaults: tools, persistence, prefetch `queued`, sync
+   * `queued`; no mirrors, not remote, no durability.
+   */
+  capabilities?: CapabilityClaims;
   /** See {@link WritesOn}. Defaults to `{ syncTurn: true }` when `persistence` is claimed. */
   writesOn?: WritesOn;
   /**
@@ -79,6 +143,12 @@ export interface ProviderHarness<P extends MemoryProvider = MemoryProvider> {
   pendingWork?(provider: P): number;
   /** Count of backend requests (e.g. a fake server's request log length); prefetch must not add any. */
   backendCalls?(): number;
+  /** Make the backend fail the next requests (a fake server's `fail`). Required for `remote`. */
+  injectFault?(fault: ConformanceFault): void;
+  /** Drop faults not triggered yet. */
+  clearFaults?(): void;
+  /** The child side of the kill -9 check. Required for `durability`. */
+  durabilityWorker?: DurabilityWorker;
   /** Called once per check after its providers are shut down, before the temp home is removed. */
   cleanup?(context: HarnessContext): void | Promise<void>;
 }
@@ -91,7 +161,10 @@ export type ConformanceGroup =
   | 'prefetch'
   | 'sync'
   | 'persistence'
-  | 'mirror';
+  | 'mirror'
+  | 'remote'
+  | 'faults'
+  | 'durability';
 
 export interface ConformanceOptions {
   /** Check id → reason. Every skip is printed; an unknown id or an empty reason is an error. */
@@ -102,6 +175,15 @@ export interface ConformanceOptions {
   seed?: number;
   /** Upper bound for waiting on background work in `settle` and `recall` (default 10 000 ms). */
   settleTimeoutMs?: number;
+  /**
+   * The budget the deadline checks give a call (the signal aborts then) and the slack allowed
+   * after it, in ms (defaults 1000 and 1000). A call must come back within budget + slack.
+   */
+  deadlineMs?: number;
+  deadlineSlackMs?: number;
+  /** Turns the kill -9 check writes per round (default 12) and rounds (default 3). */
+  durabilityTurns?: number;
+  durabilityRounds?: number;
 }
 
 export type CheckStatus = 'passed' | 'failed' | 'skipped';
@@ -122,4 +204,6 @@ export interface ConformanceCheck {
   title: string;
   /** The capability that must be claimed for the check to run. */
   capability?: keyof ProviderCapabilities;
+  /** Only for these values of the capability (e.g. prefetch `queued`). */
+  capabilityValues?: readonly string[];
 }

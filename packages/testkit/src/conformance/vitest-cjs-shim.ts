@@ -5,7 +5,7 @@
  */
 function unavailable(): never {
   throw new Error(
-    'describeMemoryProvider needs vitest, which is ESM-only: import @hermes-memory/testkit from an ES module test file, or use runConformanceSuite() from CommonJS.',
+    'describeMemoryProvider needs vitest, which is ESM-only: import @hermes-memory/testkit/vitest from an ES module test file, or use runConformanceSuite() from CommonJS.',
   );
 }
 

@@ -1,20 +1,6 @@
-import type { IncomingHttpHeaders } from 'node:http';
+import type { FakeFault, RecordedRequest } from '../http/types';
 
-/** One request the fake server received, in arrival order. */
-export interface RecordedRequest {
-  method: string;
-  /** Path without the query string, e.g. `/v1/chat/completions`. */
-  path: string;
-  /** Lower-cased header names, as Node parses them (the Authorization header included). */
-  headers: IncomingHttpHeaders;
-  /** The body parsed as JSON, or the raw text when it is not JSON (undefined when empty). */
-  body: unknown;
-  rawBody: string;
-  /** The HTTP status the server answered with (undefined for hangs and resets). */
-  status?: number;
-  /** Set when a fault was injected for this request. */
-  fault?: FaultSpec['type'];
-}
+export type { RecordedRequest };
 
 /** A tool call the scripted model makes. `arguments` may be an object (serialised for you) or a raw string. */
 export interface FakeToolCall {
@@ -73,24 +59,8 @@ export type ChatResponder = (
 /** Turns texts into vectors for `/v1/embeddings`. */
 export type FakeEmbedder = (texts: readonly string[], model: string) => number[][] | Promise<number[][]>;
 
-/**
- * A fault for the next matching request(s):
- * - `status`: answer with this status and an OpenAI error body (`retryAfter` sets the Retry-After header, in seconds);
- * - `timeout`: never answer; the request hangs until the client aborts or the server closes;
- * - `reset`: destroy the socket without a response (ECONNRESET on the client);
- * - `malformed`: answer 200 with a body that is not valid JSON (or a broken SSE event when streaming).
- */
-export type FaultSpec = (
-  | { type: 'status'; status: number; retryAfter?: number; body?: string }
-  | { type: 'timeout' }
-  | { type: 'reset' }
-  | { type: 'malformed' }
-) & {
-  /** How many matching requests get the fault (default 1). */
-  count?: number;
-  /** Only requests whose path ends with this (e.g. `/embeddings`); default: every request. */
-  path?: string;
-};
+/** A fault for the next matching request(s); see the fake-server base's `FakeFault`. */
+export type FaultSpec = FakeFault;
 
 export interface FakeOpenAIOptions {
   /** When set, every request must carry `Authorization: Bearer <apiKey>`; others get 401. */

@@ -4,6 +4,7 @@ import type { ProviderHarness } from '../../src';
 export interface BrokenCase {
   check: string;
   message: RegExp;
+  /** The harness, or a function that builds it (remote cases start their fake backend first). */
   // biome-ignore lint/suspicious/noExplicitAny: harnesses for different provider subclasses
-  harness: ProviderHarness<any>;
+  harness: ProviderHarness<any> | (() => Promise<ProviderHarness<any>>);
 }
