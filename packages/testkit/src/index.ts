@@ -2,8 +2,9 @@
  * @hermes-memory/testkit — what every memory provider's tests use. Entries:
  *
  * - `.` (this one): the conformance checks as plain functions, the fake servers and helpers; it
- *   never loads vitest;
- * - `./vitest`: `describeMemoryProvider`, the suite registered as vitest tests;
+ *   loads vitest only inside a vitest run (for `describeMemoryProvider`, kept here for existing
+ *   test files);
+ * - `./vitest`: `describeMemoryProvider`, the suite registered as vitest tests (preferred);
  * - `./http`: the loopback fake-server base backend fakes build on;
  * - `./fake-openai`: the scripted OpenAI-compatible server alone (the lightest import).
  *
@@ -11,7 +12,9 @@
  * Python-compatibility tests.
  */
 
-// Conformance suite, runner-independent (vitest registration is in `./vitest`).
+// Conformance suite, runner-independent; `describeMemoryProvider` is also here for the test files
+// written before `./vitest` existed (it loads vitest only inside a vitest run).
+export { describeMemoryProvider } from './conformance/describe';
 export {
   CONFORMANCE_CHECK_IDS,
   conformanceChecks,

@@ -61,7 +61,8 @@ describe('fault server', () => {
 });
 
 describe('testkit fake server as a fault source', () => {
-  it('arms status faults on startFakeOpenAI and answers chats afterwards', async () => {
+  // Loads testkit's built entry at run time (seconds on a busy machine), hence the longer timeout.
+  it('arms status faults on startFakeOpenAI and answers chats afterwards', { timeout: 30_000 }, async () => {
     const { loadTestkitFaultServer } = await import('./targets');
     const testkit = await loadTestkitFaultServer();
     expect(testkit).not.toBeNull();
