@@ -1,0 +1,355 @@
+/**
+ * Candidate retrieval and scoring: FTS5 (BM25 over title, summary, details, tags, entities and
+ * sources), IDF-weighted anchor coverage, optional vector candidates, metadata (named entities,
+ * tags, scope), record quality, then association-graph expansion that lets a record borrow part
+ * of a strongly matching neighbour's score (decision 0905). Gates come after, in `select.ts`.
+ */
+import type { Signals } from '../events';
+import { type ContextRecord, type Scopes, TRUST_WEIGHT, isLive } from '../records';
+import type { ContinuityStore, Edge } from '../store';
+import { type AnalyzedQuery, entityWords, ftsOr, ftsTerm, wordSet } from './query';
+import { POSITIONAL_RELATIONS } from './relations';
+import type { VectorIndex } from './vectors';
+
+export interface RetrievalWeights {
+  bm25: number;
+  coverage: number;
+  vector: number;
+  metadata: number;
+  /** Share of a neighbour's score a record borrows through an edge. */
+  graph: number;
+  /** Per-hop decay of borrowed activation. */
+  graphDecay: number;
+}
+
+export const DEFAULT_WEIGHTS: Readonly<RetrievalWeights> = {
+  bm25: 0.45,
+  coverage: 0.35,
+  vector: 0.25,
+  metadata: 0.3,
+  graph: 0.5,
+  graphDecay: 0.7,
+};
+
+/** Smallest corpus size the coverage IDF assumes (see `idf`). */
+const MIN_IDF_CORPUS = 1_000;
+
+/** FTS5 column weights: title, summary, details, tags, entities, sources. */
+const COLUMN_WEIGHTS = [1.0, 1.0, 0.5, 1.0, 1.0, 0.3] as const;
+const BM25 = `bm25(records_fts, ${COLUMN_WEIGHTS.join(', ')})`;
+
+export type RankedRecord = ContextRecord & { seq: number };
+
+export interface Candidate {
+  record: RankedRecord;
+  /** Final score: own relevance × quality, plus what was borrowed through the graph. */
+  score: number;
+  /** Own relevance × quality. */
+  direct: number;
+  via: 'direct' | 'associated';
+  /** The record whose activation this one borrowed (graph expansion). */
+  parent?: string;
+  /** The relation of the last edge on that path. */
+  relation?: string;
+  signals: Signals;
+  /** Query anchors found in the record. */
+  matched: string[];
+}
+
+export interface RankOptions {
+  /** Pool size for each candidate source (default max(10 × limit, 100)). */
+  pool?: number;
+  limit: number;
+  /** Include archived, retracted, expired and superseded records (tool searches only). */
+  includeInactive?: boolean;
+  kinds?: readonly string[];
+  /** The conversation's scopes, for the scope signal. */
+  scopes?: Scopes;
+  /** Graph expansion depth in hops (0 = off). */
+  graphDepth?: number;
+  weights?: Partial<RetrievalWeights>;
+  signal?: AbortSignal;
+}
+
+interface TermStats {
+  total: number;
+  df: Map<string, number>;
+}
+
+export class Ranker {
+  private stats: { version: string; value: TermStats } | null = null;
+  private entityCache: { version: string; value: Set<string> } | null = null;
+
+  constructor(
+    private readonly store: ContinuityStore,
+    private readonly vectors: VectorIndex | null,
+  ) {}
+
+  /** Lower-cased entity words of active records (a sentence-initial word is a name when known). */
+  knownEntities(): Set<string> {
+    const version = this.store.version();
+    if (this.entityCache?.version === version) return this.entityCache.value;
+    const rows = this.store
+      .stmt("SELECT DISTINCT entities FROM records WHERE status = 'active'")
+      .all() as Array<{
+      entities: string;
+    }>;
+    const out = new Set<string>();
+    for (const r of rows) {
+      try {
+        for (const e of JSON.parse(r.entities) as string[]) for (const w of wordSet(e)) out.add(w);
+      } catch {
+        /* a malformed row written by hand: skip */
+      }
+    }
+    this.entityCache = { version, value: out };
+    return out;
+  }
+
+  private termStats(terms: readonly string[]): TermStats {
+    const version = this.store.version();
+    if (this.stats?.version !== version) {
+      const total = (this.store.stmt('SELECT count(*) AS n FROM records_fts').get() as { n: number }).n;
+      this.stats = { version, value: { total, df: new Map() } };
+    }
+    const stats = this.stats.value;
+    const count = this.store.stmt('SELECT count(*) AS n FROM records_fts WHERE records_fts MATCH ?');
+    for (const t of terms) {
+      if (!stats.df.has(t)) stats.df.set(t, (count.get(ftsTerm(t)) as { n: number }).n);
+    }
+    return stats;
+  }
+
+  /**
+   * BM25-style IDF over at least `MIN_IDF_CORPUS` documents: in a store of a handful of records
+   * the plain formula makes every word the store lacks outweigh all the words it has, so one
+   * generic verb in a question would sink a record that answers it.
+   */
+  private idf(stats: TermStats, term: string): number {
+    const df = stats.df.get(term) ?? 0;
+    const n = Math.max(stats.total, MIN_IDF_CORPUS);
+    return Math.log(1 + (n - df + 0.5) / (df + 0.5));
+  }
+
+  /** Posting lists longer than this are not read whole; candidates are probed one by one instead. */
+  private static readonly MAX_POSTINGS = 2_000;
+
+  /**
+   * The query anchors each record contains. FTS5 evaluates `rowid IN (...)` by re-running the
+   * MATCH per value, so membership comes from posting lists (rare terms) or `rowid = ?` probes
+   * (common ones). Records outside the BM25 pool (vector and graph candidates) keep BM25 0: any
+   * lexical score they have is below the pool's floor, and scoring them one by one costs ~0.3 ms each.
+   */
+  private lexical(
+    terms: readonly string[],
+    seqs: readonly number[],
+    stats: TermStats,
+  ): Map<number, string[]> {
+    const matched = new Map<number, string[]>();
+    const match = ftsOr(terms);
+    if (!match || seqs.length === 0) return matched;
+    const probe = this.store.stmt('SELECT 1 FROM records_fts WHERE records_fts MATCH ? AND rowid = ?');
+    const wanted = new Set(seqs);
+    for (const t of terms) {
+      const df = stats.df.get(t) ?? 0;
+      if (df === 0) continue;
+      const hits: number[] = [];
+      if (df <= Ranker.MAX_POSTINGS) {
+        for (const r of this.store
+          .stmt('SELECT rowid AS seq FROM records_fts WHERE records_fts MATCH ?')
+          .iterate(ftsTerm(t)) as Iterable<{ seq: number }>)
+          if (wanted.has(r.seq)) hits.push(r.seq);
+      } else {
+        const q = ftsTerm(t);
+        for (const seq of seqs) if (probe.get(q, seq)) hits.push(seq);
+      }
+      for (const seq of hits) {
+        const list = matched.get(seq);
+        if (list) list.push(t);
+        else matched.set(seq, [t]);
+      }
+    }
+    return matched;
+  }
+
+  async rank(query: AnalyzedQuery, options: RankOptions): Promise<Candidate[]> {
+    const weights = { ...DEFAULT_WEIGHTS, ...options.weights };
+    const pool = options.pool ?? Math.max(2 * options.limit, 100);
+    // Tool searches with only meta words ("memory") still search for them; prefetch gates them later.
+    const terms = query.anchors.length > 0 ? query.anchors : query.meta;
+    const stats = this.termStats(terms);
+    const now = this.store.now();
+
+    const seqs = new Set<number>();
+    const bm25 = new Map<number, number>();
+    const match = ftsOr(terms);
+    if (match) {
+      const statusFilter = options.includeInactive ? '' : "AND r.status = 'active'";
+      const rows = this.store
+        .stmt(
+          `SELECT records_fts.rowid AS seq, ${BM25} AS rank FROM records_fts JOIN records r ON r.seq = records_fts.rowid
+           WHERE records_fts MATCH ? ${statusFilter} ORDER BY rank LIMIT ?`,
+        )
+        .all(match, pool) as Array<{ seq: number; rank: number }>;
+      for (const r of rows) {
+        seqs.add(r.seq);
+        bm25.set(r.seq, -r.rank);
+      }
+    }
+    let denseFloor = 0;
+    let cosine = new Map<number, number>();
+    if (this.vectors && query.raw.trim()) {
+      const hits = await this.vectors.search(query.raw, pool, options.signal);
+      for (const h of hits) seqs.add(h.seq);
+      // The pool's floor is the zero point of the normalised vector signal (0 when it holds everything).
+      denseFloor = hits.length >= pool ? hits[hits.length - 1]!.cosine : 0;
+      cosine = new Map(hits.map((h) => [h.seq, h.cosine]));
+    }
+
+    const keep = (r: RankedRecord) =>
+      (options.includeInactive || isLive(r, now)) &&
+      (!options.kinds?.length || options.kinds.includes(r.kind));
+    const records = this.store.bySeq([...seqs]).filter(keep);
+    const byId = new Map<string, Candidate>();
+    const direct = this.score(query, terms, records, stats, bm25, cosine, denseFloor, weights, options);
+    for (const c of direct) byId.set(c.record.id, c);
+
+    const depth = options.graphDepth ?? 2;
+    if (depth > 0 && weights.graph > 0 && direct.length > 0) {
+      await this.expand(query, terms, byId, depth, stats, bm25, cosine, denseFloor, weights, options, keep);
+    }
+    return [...byId.values()].sort((a, b) => b.score - a.score || a.record.seq - b.record.seq);
+  }
+
+  private score(
+    query: AnalyzedQuery,
+    terms: readonly string[],
+    records: readonly RankedRecord[],
+    stats: TermStats,
+    bm25: Map<number, number>,
+    cosine: Map<number, number>,
+    denseFloor: number,
+    weights: RetrievalWeights,
+    options: RankOptions,
+  ): Candidate[] {
+    if (records.length === 0) return [];
+    const seqs = records.map((r) => r.seq);
+    const matched = this.lexical(terms, seqs, stats);
+    if (this.vectors) {
+      const missing = seqs.filter((s) => !cosine.has(s));
+      for (const [s, c] of this.vectors.cosines(query.raw, missing)) cosine.set(s, c);
+    }
+    const bestBm25 = Math.max(0, ...bm25.values());
+    const bestCos = Math.max(denseFloor, ...records.map((r) => cosine.get(r.seq) ?? -1));
+    const idfTotal = terms.reduce((sum, t) => sum + this.idf(stats, t), 0);
+    const anchorSet = new Set(query.anchors);
+    return records.map((record) => {
+      const m = matched.get(record.seq) ?? [];
+      const coverage = idfTotal > 0 ? m.reduce((s, t) => s + this.idf(stats, t), 0) / idfTotal : 0;
+      const cos = cosine.get(record.seq) ?? 0;
+      const vector =
+        bestCos > denseFloor ? Math.max(0, Math.min(1, (cos - denseFloor) / (bestCos - denseFloor))) : 0;
+      const metadata = metadataSignal(record, query, anchorSet, options.scopes);
+      const bm = bestBm25 > 0 ? (bm25.get(record.seq) ?? 0) / bestBm25 : 0;
+      const relevance =
+        weights.bm25 * bm +
+        weights.coverage * coverage +
+        (this.vectors ? weights.vector * vector : 0) +
+        weights.metadata * metadata;
+      const quality = qualityFactor(record);
+      const signals: Signals = { bm25: bm, coverage, vector, cosine: cos, metadata, graph: 0, quality };
+      const score = relevance * quality;
+      return { record, score, direct: score, via: 'direct', signals, matched: m };
+    });
+  }
+
+  /** Breadth-first over association edges from the strongest direct hits. */
+  private async expand(
+    query: AnalyzedQuery,
+    terms: readonly string[],
+    byId: Map<string, Candidate>,
+    depth: number,
+    stats: TermStats,
+    bm25: Map<number, number>,
+    cosine: Map<number, number>,
+    denseFloor: number,
+    weights: RetrievalWeights,
+    options: RankOptions,
+    keep: (r: RankedRecord) => boolean,
+  ): Promise<void> {
+    const seeds = [...byId.values()].sort((a, b) => b.direct - a.direct).slice(0, 20);
+    /** Best activation reaching each record, and from which seed. */
+    const activation = new Map<string, { value: number; parent: string; relation: string }>();
+    let frontier = new Map(
+      seeds.map((c) => [c.record.id, { value: c.direct, parent: c.record.id, relation: '' }]),
+    );
+    for (let hop = 1; hop <= depth && frontier.size > 0; hop++) {
+      const edges: Edge[] = this.store.edgesOf([...frontier.keys()]);
+      const next = new Map<string, { value: number; parent: string; relation: string }>();
+      for (const e of edges) {
+        for (const [from, to] of [
+          [e.src, e.dst],
+          [e.dst, e.src],
+        ] as const) {
+          const source = frontier.get(from);
+          if (!source) continue;
+          // Each hop after the first decays the activation once more.
+          const value = source.value * e.weight * (hop === 1 ? 1 : weights.graphDecay);
+          const best = activation.get(to);
+          if (!best || value > best.value) {
+            // A path is only as meaningful as its weakest link: one positional edge makes it positional.
+            const relation = POSITIONAL_RELATIONS.has(source.relation) ? source.relation : e.relation;
+            activation.set(to, { value, parent: source.parent, relation });
+            next.set(to, { value, parent: source.parent, relation });
+          }
+        }
+      }
+      frontier = next;
+    }
+    const fresh = [...activation.keys()].filter((id) => !byId.has(id));
+    if (fresh.length > 0) {
+      const records = this.store.byIds(fresh).filter(keep);
+      for (const c of this.score(query, terms, records, stats, bm25, cosine, denseFloor, weights, options))
+        byId.set(c.record.id, c);
+    }
+    for (const [id, a] of activation) {
+      const c = byId.get(id);
+      if (!c || a.parent === id) continue;
+      const borrowed = weights.graph * a.value;
+      c.signals.graph = borrowed;
+      c.score = c.direct + borrowed;
+      if (borrowed > c.direct) {
+        c.via = 'associated';
+        c.parent = a.parent;
+        c.relation = a.relation;
+      }
+    }
+  }
+}
+
+/** Named entities, tags and scope (0–1). */
+export function metadataSignal(
+  record: ContextRecord,
+  query: AnalyzedQuery,
+  anchors: ReadonlySet<string>,
+  scopes: Scopes | undefined,
+): number {
+  let entity = 0;
+  if (query.entities.length > 0) {
+    const words = entityWords(record);
+    if (query.entities.some((e) => words.has(e))) entity = 1;
+  }
+  let tag = 0;
+  for (const t of record.tags) for (const w of wordSet(t)) if (anchors.has(w)) tag = 1;
+  let scope = 0;
+  if (scopes) {
+    for (const [k, v] of Object.entries(record.scopes))
+      if (v && scopes[k as keyof Scopes]?.toLowerCase() === v.toLowerCase()) scope = 1;
+  }
+  return Math.min(1, 0.7 * entity + 0.2 * tag + 0.1 * scope);
+}
+
+/** Confidence and trust, mildly: relevance decides, quality breaks near-ties. */
+export function qualityFactor(record: Pick<ContextRecord, 'confidence' | 'trustLevel'>): number {
+  return 0.8 + 0.2 * (0.5 * record.confidence + 0.5 * TRUST_WEIGHT[record.trustLevel]);
+}
