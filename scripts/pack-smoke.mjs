@@ -11,7 +11,7 @@
  *    project typechecks against it with `tsc --strict --noEmit`, `skipLibCheck: false`, for
  *    `moduleResolution` nodenext (an `.mts` and a `.cts` file) and bundler. Install scripts are
  *    skipped here (nothing compiles; better-sqlite3 loads its binary only when a database opens).
- * 3. Behaviour: one project installs core, testkit, the template and holographic (scripts on) and
+ * 3. Behaviour: one project installs core, testkit, the template, holographic and continuity (scripts on) and
  *    runs them from `.mjs` and `.cjs`: a template provider stores and finds a fact, the fake server
  *    answers core's LLM client, and holographic bulk-imports facts on its encode worker (a file of
  *    its own, so a missing or misnamed worker shows here).
@@ -39,6 +39,27 @@ const packages = workspacePackages(repo).filter(
   (p) => p.manifest.private !== true || p.manifest.hermesMemory?.provider !== undefined,
 );
 const byName = new Map(packages.map((p) => [p.manifest.name, p]));
+
+/**
+ * Continuity as installed (its optional peer @hermes-memory/embeddings absent: lexical): a record
+ * added through the tool comes back in prefetch, "thanks!" recalls nothing, the file is private,
+ * and the ./cli subpath exports the store. `continuity`, `continuityCli`, `core` in scope.
+ */
+const CONTINUITY_CHECK = `
+  const cHome = fs.mkdtempSync(path.join(os.tmpdir(), 'hm-pack-continuity-'));
+  const cProvider = continuity.createProvider();
+  await cProvider.initialize('smoke', { hermesHome: cHome, platform: 'cli', agentContext: 'primary', logger: core.silentLogger });
+  const added = JSON.parse(await cProvider.handleToolCall('continuity_add', { kind: 'decision', title: 'Smoke', summary: 'The pack smoke test deploys with blue-green releases.' }));
+  assert.equal(added.success, true);
+  assert.match(await cProvider.prefetch('does the pack smoke test deploy with blue-green releases?'), new RegExp(added.record_id));
+  assert.equal(await cProvider.prefetch('thanks!'), '');
+  await cProvider.shutdown();
+  assert.equal(fs.statSync(path.join(cHome, 'continuity', 'continuity.db')).mode & 0o777, 0o600);
+  const cStore = continuityCli.openStore({ hermesHome: cHome });
+  assert.deepEqual([...continuityCli.exportItems(cStore)].map((i) => i.type), ['record']);
+  cStore.close();
+  fs.rmSync(cHome, { recursive: true, force: true });
+`;
 
 /** Bulk import through the installed holographic package; `fs`, `os`, `path`, `assert` in scope. */
 const HOLOGRAPHIC_CHECK = `
@@ -71,6 +92,8 @@ import * as testkitHttp from '@hermes-memory/testkit/http';
 import * as fakeOpenAI from '@hermes-memory/testkit/fake-openai';
 import * as template from '@hermes-memory/provider-template';
 import * as holographic from '@hermes-memory/holographic';
+import * as continuity from '@hermes-memory/continuity';
+import * as continuityCli from '@hermes-memory/continuity/cli';
 
 for (const key of ['MemoryProvider', 'MemoryManager', 'SerialQueue', 'scanWrite', 'toolError', 'canWrite']) {
   assert.ok(key in core, 'core export ' + key);
@@ -106,6 +129,7 @@ assert.equal((await client.chat({ messages: [{ role: 'user', content: 'ping' }] 
 await fake.close();
 fs.rmSync(home, { recursive: true, force: true });
 ${HOLOGRAPHIC_CHECK}
+${CONTINUITY_CHECK}
 console.log('esm ok');
 `;
 
@@ -118,6 +142,8 @@ const core = require('@hermes-memory/core');
 const testkit = require('@hermes-memory/testkit');
 const template = require('@hermes-memory/provider-template');
 const holographic = require('@hermes-memory/holographic');
+const continuity = require('@hermes-memory/continuity');
+const continuityCli = require('@hermes-memory/continuity/cli');
 
 (async () => {
   assert.equal(typeof core.MemoryProvider, 'function');
@@ -147,6 +173,7 @@ const holographic = require('@hermes-memory/holographic');
   await fake.close();
   fs.rmSync(home, { recursive: true, force: true });
   ${HOLOGRAPHIC_CHECK}
+  ${CONTINUITY_CHECK}
   console.log('cjs ok');
 })().catch((error) => {
   console.error(error);
@@ -287,7 +314,7 @@ function checkAlone(pkg, tarballs, work) {
 
 function checkBehaviour(tarballs, work) {
   const project = scratchProject(path.join(work, 'behaviour'));
-  const names = ['core', 'testkit', 'provider-template', 'holographic'].map((id) => `${INTERNAL}${id}`);
+  const names = ['core', 'testkit', 'provider-template', 'holographic', 'continuity'].map((id) => `${INTERNAL}${id}`);
   // Install scripts run here: holographic's better-sqlite3 builds (node-gyp needs npm_config_nodedir).
   run(
     'npm',
@@ -352,7 +379,7 @@ try {
     step = 'behaviour';
     const t = Date.now();
     checkBehaviour(tarballs, work);
-    console.log(`pack-smoke: core, testkit, template, holographic work from ESM and CJS (${seconds(t)}s)`);
+    console.log(`pack-smoke: core, testkit, template, holographic, continuity work from ESM and CJS (${seconds(t)}s)`);
   }
   console.log(`pack-smoke: ok (${seconds(started)}s)`);
 } catch (error) {

@@ -14,6 +14,7 @@ import { ingestTurns, openContinuityStore } from '../../bench/src/retrievers/con
 const embed = process.argv.includes('--embed');
 const dump = process.argv.includes('--dump');
 const skipTool = process.argv.includes('--skip-tool');
+const skipPrefetch = process.argv.includes('--skip-prefetch');
 const settingsArg = process.argv.find((a) => a.startsWith('--settings='));
 const settings = settingsArg ? JSON.parse(settingsArg.slice(11)) : undefined;
 const crossArg = process.argv.find((a) => a.startsWith('--cross='));
@@ -88,6 +89,7 @@ for (const conv of selected) {
     const first = ranked.findIndex((r) => q.gold.includes(r));
     if (first >= 0) tool.mrr += 1 / (first + 1);
 
+    if (skipPrefetch) continue;
     const text = await p.prefetch(q.question, { sessionId: 'dev' });
     const injected = [...text.matchAll(/· (ctx_[0-9a-f]+)\]/g)].map((m) => target.diaOf.get(m[1]!));
     pre.n++;
@@ -111,7 +113,7 @@ for (const conv of selected) {
         `MISS [${q.category}] ${q.question} gold=${q.gold.join(',')} injected=${injected.join(',')}`,
       );
   }
-  for (const other of data) {
+  for (const other of skipPrefetch ? [] : data) {
     if (other === conv) continue;
     for (const q of other.questions.filter((x) => x.category !== 5).slice(0, crossPerConv)) {
       const text = await p.prefetch(q.question, { sessionId: 'dev' });
@@ -123,7 +125,7 @@ for (const conv of selected) {
       }
     }
   }
-  for (const q of OFF_TOPIC) {
+  for (const q of skipPrefetch ? [] : OFF_TOPIC) {
     const text = await p.prefetch(q, { sessionId: 'dev' });
     off.n++;
     if (text) {

@@ -36,6 +36,13 @@ describe('provider basics', () => {
   it('rejects bad settings with a SettingsError naming the key', () => {
     const p = createContinuityProvider({ maxRecords: 'lots' });
     expect(() => p.initialize('s', initContext(tempDir()))).toThrow(/max_records/);
+    const q = createContinuityProvider();
+    expect(() => q.initialize('s', initContext(tempDir(), { providerConfig: { graph_depth: 9 } }))).toThrow(
+      /continuity: 'graph_depth' must be at most 5, got 9/,
+    );
+    expect(() =>
+      q.initialize('s', initContext(tempDir(), { providerConfig: { gates: { min_coverage: 2 } } })),
+    ).toThrow(/gates.min_coverage/);
   });
 
   it('inspection opens nothing when there is no store, and opens read-only otherwise', () => {
@@ -54,6 +61,21 @@ describe('provider basics', () => {
       inspector.recordStore!.add({ kind: 'decision', title: 'y', summary: 'Another decision.' }),
     ).toThrow();
     inspector.shutdown();
+  });
+
+  it("embeddings 'auto' loads the bundled Model2Vec from the optional peer and finds records by meaning", async () => {
+    const p = tempProvider({ embeddings: 'auto' });
+    await p.ready();
+    await call(p, 'continuity_add', {
+      kind: 'environment_fact',
+      title: 'Pet',
+      summary: 'Jane adopted a puppy last spring.',
+    });
+    const out = await call(p, 'continuity_search', { query: 'which animals live with her?' });
+    expect((out.results as Array<{ summary: string; matched: string[] }>)[0]).toMatchObject({
+      summary: 'Jane adopted a puppy last spring.',
+      matched: [],
+    });
   });
 
   it('exposes ten prefixed tools', () => {

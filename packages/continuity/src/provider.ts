@@ -22,12 +22,14 @@ import {
   type ToolCallOptions,
   type ToolSchema,
   canWrite,
+  loadDefaultEmbedder,
+  SettingsError,
   saveConfigValues,
   silentLogger,
+  validateConfigValues,
 } from '@hermes-memory/core';
 import { EventLog, ProviderState } from './events';
 import { extractMarkers, mirrorMemoryWrite } from './mirror';
-import { loadOptionalEmbedder } from './optional-embedder';
 import { pinnedRecords, renderPinned } from './pinned';
 import { Retriever } from './retrieval/retriever';
 import { VectorIndex } from './retrieval/vectors';
@@ -35,6 +37,10 @@ import { type ContinuitySettings, type ResolvedSettings, defaultDbPath, resolveS
 import { ContinuityStore } from './store';
 import { TOOL_SCHEMAS, handleTool } from './tools';
 import { CONTINUITY_CONFIG_SCHEMA } from './config-schema';
+
+/** The optional peer `@hermes-memory/embeddings`, resolved from this package (which declares it). */
+const EMBEDDINGS = '@hermes-memory/embeddings';
+const importEmbeddings = () => import(/* @vite-ignore */ EMBEDDINGS);
 
 export class ContinuityProvider extends MemoryProvider {
   readonly name = 'continuity';
@@ -80,8 +86,13 @@ export class ContinuityProvider extends MemoryProvider {
     this.sessionId = sessionId || null;
     this.hermesHome = context.hermesHome;
     this.llm = context.llm;
+    const configured = context.providerConfig ?? {};
+    // config.yaml values are checked against the schema `setup` and `doctor` use, with its messages.
+    const problems = validateConfigValues(CONTINUITY_CONFIG_SCHEMA, configured);
+    if (problems.length > 0)
+      throw new SettingsError(problems[0]!.key, `continuity: ${problems.map((p) => p.message).join('; ')}`);
     const { clock: _clock, ...own } = this.settings;
-    const raw = { ...(context.providerConfig ?? {}), ...(own as Record<string, unknown>) };
+    const raw = { ...configured, ...(own as Record<string, unknown>) };
     const resolved = resolveSettings(raw, context.hermesHome, {
       scopes: {
         ...(context.agentIdentity ? { profile: context.agentIdentity } : {}),
@@ -109,7 +120,7 @@ export class ContinuityProvider extends MemoryProvider {
       );
     this.attach(embedder);
     if (!embedder && resolved.embeddings === 'auto' && !inspection) {
-      this.embedderReady = loadOptionalEmbedder(this.logger).then((found) => {
+      this.embedderReady = loadDefaultEmbedder(importEmbeddings, this.logger).then((found) => {
         if (found && this.store === store && !store.closed) this.attach(found);
       });
     }

@@ -249,35 +249,16 @@ export class ContinuityStore {
     if (n.id && this.stmt('SELECT 1 FROM records WHERE id = ?').get(n.id))
       throw new InvalidArgumentError('id', `A record with id '${n.id}' already exists.`);
     const now = this.nowIso();
-    const info = this.stmt(
-      `INSERT INTO records (id, kind, title, summary, details, scope_project, scope_user, scope_repo,
-           scope_profile, tags, entities, confidence, importance, trust_level, status, expires_at,
-           observed_at, created_at, updated_at, content_key, skill_links)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'active', ?, ?, ?, ?, ?, ?)`,
-    ).run(
+    this.insertRecord({
+      ...n,
       id,
-      n.kind,
-      n.title,
-      n.summary,
-      n.details,
-      n.scopes.project ?? null,
-      n.scopes.user ?? null,
-      n.scopes.repo ?? null,
-      n.scopes.profile ?? null,
-      JSON.stringify(n.tags),
-      JSON.stringify(n.entities),
-      n.confidence,
-      n.importance,
-      n.trustLevel,
-      n.expiresAt,
-      n.observedAt ?? now,
-      now,
-      now,
-      key,
-      JSON.stringify(n.skillLinks),
-    );
-    this.insertSources(id, n.sources, 0);
-    this.reindex(Number(info.lastInsertRowid));
+      status: 'active',
+      statusReason: null,
+      supersededBy: null,
+      observedAt: n.observedAt ?? now,
+      createdAt: now,
+      updatedAt: now,
+    });
     return { record: this.get(id)!, created: true };
   }
 
@@ -599,39 +580,43 @@ export class ContinuityStore {
 
   /** Insert a validated record inside a `transaction` (imports keep their ids, statuses and times). */
   insertExact(record: ContextRecord): void {
-    this.stmt(
+    this.insertRecord(record);
+  }
+
+  /** The row, its sources and its FTS row, for a record whose every field is known. */
+  private insertRecord(r: ContextRecord): void {
+    const info = this.stmt(
       `INSERT INTO records (id, kind, title, summary, details, scope_project, scope_user, scope_repo,
-           scope_profile, tags, entities, confidence, importance, trust_level, status, status_reason,
-           superseded_by, expires_at, observed_at, created_at, updated_at, content_key, skill_links)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+         scope_profile, tags, entities, confidence, importance, trust_level, status, status_reason,
+         superseded_by, expires_at, observed_at, created_at, updated_at, content_key, skill_links)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ).run(
-      record.id,
-      record.kind,
-      record.title,
-      record.summary,
-      record.details,
-      record.scopes.project ?? null,
-      record.scopes.user ?? null,
-      record.scopes.repo ?? null,
-      record.scopes.profile ?? null,
-      JSON.stringify(record.tags),
-      JSON.stringify(record.entities),
-      record.confidence,
-      record.importance,
-      record.trustLevel,
-      record.status,
-      record.statusReason,
-      record.supersededBy,
-      record.expiresAt,
-      record.observedAt,
-      record.createdAt,
-      record.updatedAt,
-      contentKey(record.title, record.summary),
-      JSON.stringify(record.skillLinks),
+      r.id,
+      r.kind,
+      r.title,
+      r.summary,
+      r.details,
+      r.scopes.project ?? null,
+      r.scopes.user ?? null,
+      r.scopes.repo ?? null,
+      r.scopes.profile ?? null,
+      JSON.stringify(r.tags),
+      JSON.stringify(r.entities),
+      r.confidence,
+      r.importance,
+      r.trustLevel,
+      r.status,
+      r.statusReason,
+      r.supersededBy,
+      r.expiresAt,
+      r.observedAt,
+      r.createdAt,
+      r.updatedAt,
+      contentKey(r.title, r.summary),
+      JSON.stringify(r.skillLinks),
     );
-    this.insertSources(record.id, record.sources, 0);
-    const row = this.stmt('SELECT seq FROM records WHERE id = ?').get(record.id) as { seq: number };
-    this.reindex(row.seq);
+    this.insertSources(r.id, r.sources, 0);
+    this.reindex(Number(info.lastInsertRowid));
   }
 
   // ── rows → records ─────────────────────────────────────────────────────────────────────────

@@ -21,6 +21,7 @@ export type {
   LlmClient,
 } from './llm/types';
 export { type Embedder, cosineSimilarity } from './embeddings/types';
+export { type EmbeddingsImporter, loadDefaultEmbedder } from './embeddings/default-embedder';
 
 // The write scanner and the trivial-prompt check.
 export * from './scanner';

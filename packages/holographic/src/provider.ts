@@ -15,6 +15,7 @@ import {
   type ToolSchema,
   type Embedder,
   canWrite,
+  loadDefaultEmbedder,
   SettingsError,
   saveConfigValues,
   silentLogger,
@@ -25,7 +26,6 @@ import path from 'node:path';
 import { extractFacts } from './extract';
 import { HOLOGRAPHIC_CONFIG_SCHEMA, REFERENCE_CONFIG_PATH } from './config-schema';
 import { type HolographicSettings, type ResolvedSettings, resolveSettings } from './settings';
-import { loadOptionalEmbedder } from './optional-embedder';
 import { FactStore } from './store';
 import {
   FACT_FEEDBACK_SCHEMA,
@@ -35,6 +35,10 @@ import {
   handleFactStore,
 } from './tools';
 import type { ScoredFact } from './types';
+
+/** The optional peer `@hermes-memory/embeddings`, resolved from this package (which declares it). */
+const EMBEDDINGS = '@hermes-memory/embeddings';
+const importEmbeddings = () => import(/* @vite-ignore */ EMBEDDINGS);
 
 export class HolographicProvider extends MemoryProvider {
   readonly name = 'holographic';
@@ -94,7 +98,7 @@ export class HolographicProvider extends MemoryProvider {
       const store = this.store;
       const logger = this.logger;
       const required = resolved.embeddings === true;
-      this.embedderReady = loadOptionalEmbedder(logger).then((found) => {
+      this.embedderReady = loadDefaultEmbedder(importEmbeddings, logger).then((found) => {
         if (found && !store.closed) store.setEmbedder(found);
         else if (!found && required)
           logger.warn(

@@ -9,6 +9,8 @@ import { loadModel2VecEmbedder } from './model2vec';
  * lazily: its static imports of packages still being built must not take the other retrievers down.
  */
 const holographic = () => import('./holographic');
+/** The continuity adapter (owned by the continuity package), lazily for the same reason. */
+const continuity = () => import('./continuity');
 
 /** A retriever the bench knows about; `load` fails with a reason when its package is not ready. */
 export interface RetrieverEntry {
@@ -34,6 +36,14 @@ export const RETRIEVERS: readonly RetrieverEntry[] = [
       (await holographic()).createHolographicRetriever({ embeddings: false, compat: 'reference' }),
   },
   { name: 'model2vec', load: async () => createDenseRetriever('model2vec', await loadModel2VecEmbedder()) },
+  {
+    name: 'continuity',
+    load: async () => (await continuity()).createContinuityRetriever({ embeddings: false }),
+  },
+  {
+    name: 'continuity+embeddings',
+    load: async () => (await continuity()).createContinuityRetriever({ embeddings: true }),
+  },
 ];
 
 export const RETRIEVER_NAMES: readonly string[] = RETRIEVERS.map((r) => r.name);

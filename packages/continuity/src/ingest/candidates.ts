@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import type { SourceDocument, SourceSegment } from '../documents';
 import { classifyKind, titleFrom } from '../mirror';
-import { LIMITS, type RecordKind, oneLine } from '../records';
+import { LIMITS, type RecordInput, type RecordKind, oneLine } from '../records';
 import { namedEntities } from '../retrieval/query';
 
 export const CANDIDATE_TYPE = 'continuity-candidate';
@@ -126,6 +126,26 @@ export function candidateFromSegment(doc: SourceDocument, seg: SourceSegment): C
     summary,
     details,
     entities: namedEntities(seg.text).slice(0, 8).map(capitalise),
+  };
+}
+
+/**
+ * The record a candidate becomes: reviewed corpus text is trusted `high` (a person approved it),
+ * dated when its document was written, and linked to its segment (for `continuity_hydrate`).
+ */
+export function candidateInput(c: CandidateRecord): RecordInput {
+  return {
+    kind: c.kind,
+    title: c.title,
+    summary: c.summary,
+    details: c.details,
+    entities: c.entities,
+    tags: c.tags,
+    confidence: 0.7,
+    importance: 0.5,
+    trustLevel: 'high',
+    observedAt: c.observed_at,
+    sources: [{ type: 'corpus_segment', ref: c.source.path, segmentId: c.source.segment_id }],
   };
 }
 

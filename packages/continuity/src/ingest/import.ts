@@ -5,10 +5,10 @@
  * anything is written, and the whole import is one transaction.
  */
 import { DocumentStore } from '../documents';
-import { type RecordInput, contentKey, normalizeRecordInput } from '../records';
+import { contentKey, normalizeRecordInput } from '../records';
 import { checkRecordSafety } from '../safety';
 import type { ContinuityStore } from '../store';
-import type { CandidateRecord } from './candidates';
+import { type CandidateRecord, candidateInput } from './candidates';
 
 export interface ImportReport {
   imported: number;
@@ -39,19 +39,7 @@ export function importCandidates(
       throw new Error(
         `candidate ${c.candidate_id}: its source segment ${c.source.segment_id} is not in this store (ingest first)`,
       );
-    const input: RecordInput = {
-      kind: c.kind,
-      title: c.title,
-      summary: c.summary,
-      details: c.details,
-      entities: c.entities,
-      tags: c.tags,
-      confidence: 0.7,
-      importance: 0.5,
-      trustLevel: 'high',
-      observedAt: c.observed_at,
-      sources: [{ type: 'corpus_segment', ref: c.source.path, segmentId: seg.id }],
-    };
+    const input = candidateInput(c);
     try {
       checkRecordSafety(normalizeRecordInput(input), 'reject');
     } catch (error) {

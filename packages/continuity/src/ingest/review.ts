@@ -7,7 +7,7 @@
 import { contentKey, normalizeRecordInput } from '../records';
 import { UnsafeRecordError, checkRecordSafety } from '../safety';
 import type { ContinuityStore } from '../store';
-import type { CandidateCheck, CandidateRecord } from './candidates';
+import { type CandidateCheck, type CandidateRecord, candidateInput } from './candidates';
 
 const MIN_CHARS = 12;
 const MIN_WORDS = 3;
@@ -28,17 +28,7 @@ function qualityChecks(c: CandidateRecord): CandidateCheck[] {
 
 function safetyChecks(c: CandidateRecord): CandidateCheck[] {
   try {
-    checkRecordSafety(
-      normalizeRecordInput({
-        kind: c.kind,
-        title: c.title,
-        summary: c.summary,
-        details: c.details,
-        entities: c.entities,
-        tags: c.tags,
-      }),
-      'reject',
-    );
+    checkRecordSafety(normalizeRecordInput(candidateInput(c)), 'reject');
     return [];
   } catch (error) {
     const reason = error instanceof UnsafeRecordError ? error.reason : 'invalid';

@@ -22,6 +22,18 @@ const STOPWORDS = new Set(
 );
 
 /**
+ * Light verbs and vague words that fit any topic ("take", "new", "use", "lot"). They still find and
+ * rank records, but a record need not contain them to cover the message (coverage ignores them).
+ */
+const LIGHT_WORDS = new Set(
+  (
+    'take takes took taken taking make makes made making get gets getting go goes went gone going put puts ' +
+    'use uses used using new want wants wanted need needs needed come came see saw seen look looks think thought ' +
+    'lot lots way ways much many good bad best better'
+  ).split(/\s+/),
+);
+
+/**
  * Words about memory itself. A question like "what do you remember?" shares them with every record
  * that talks about memory, notes or saving, which says nothing about relevance (the memory-meta
  * collision gate).
@@ -47,6 +59,8 @@ export interface AnalyzedQuery {
   raw: string;
   /** Topic words (lower-case, de-duplicated, in order), at most `MAX_ANCHORS`. */
   anchors: string[];
+  /** The anchors coverage is measured on: without light words, unless that leaves none. */
+  coverageAnchors: string[];
   /** Memory-meta words present in the query. */
   meta: string[];
   /** Lower-cased names the query mentions (capitalised words that are not sentence starters). */
@@ -117,12 +131,15 @@ export function analyzeQuery(raw: string, knownEntities?: ReadonlySet<string>): 
         entities.push(lower);
     }
   }
+  const kept = anchors.slice(0, MAX_ANCHORS);
+  const weighty = kept.filter((w) => !LIGHT_WORDS.has(w));
   return {
     raw: text,
-    anchors: anchors.slice(0, MAX_ANCHORS),
+    anchors: kept,
+    coverageAnchors: weighty.length > 0 ? weighty : kept,
     meta,
     entities,
-    lowInformation: isTrivialPrompt(text) || anchors.length === 0,
+    lowInformation: isTrivialPrompt(text) || weighty.length === 0,
   };
 }
 

@@ -76,6 +76,20 @@ interface TermStats {
   df: Map<string, number>;
 }
 
+/** What scoring one query needs, shared by the direct pass and the graph pass. */
+interface RankPass {
+  query: AnalyzedQuery;
+  terms: readonly string[];
+  stats: TermStats;
+  /** BM25 of the pool (records outside it score 0). */
+  bm25: Map<number, number>;
+  cosine: Map<number, number>;
+  denseFloor: number;
+  weights: RetrievalWeights;
+  options: RankOptions;
+  keep: (r: RankedRecord) => boolean;
+}
+
 export class Ranker {
   private stats: { version: string; value: TermStats } | null = null;
   private entityCache: { version: string; value: Set<string> } | null = null;
@@ -209,29 +223,18 @@ export class Ranker {
     const keep = (r: RankedRecord) =>
       (options.includeInactive || isLive(r, now)) &&
       (!options.kinds?.length || options.kinds.includes(r.kind));
-    const records = this.store.bySeq([...seqs]).filter(keep);
+    const pass: RankPass = { query, terms, stats, bm25, cosine, denseFloor, weights, options, keep };
     const byId = new Map<string, Candidate>();
-    const direct = this.score(query, terms, records, stats, bm25, cosine, denseFloor, weights, options);
+    const direct = this.score(pass, this.store.bySeq([...seqs]).filter(keep));
     for (const c of direct) byId.set(c.record.id, c);
 
     const depth = options.graphDepth ?? 2;
-    if (depth > 0 && weights.graph > 0 && direct.length > 0) {
-      await this.expand(query, terms, byId, depth, stats, bm25, cosine, denseFloor, weights, options, keep);
-    }
+    if (depth > 0 && weights.graph > 0 && direct.length > 0) this.expand(pass, byId, depth);
     return [...byId.values()].sort((a, b) => b.score - a.score || a.record.seq - b.record.seq);
   }
 
-  private score(
-    query: AnalyzedQuery,
-    terms: readonly string[],
-    records: readonly RankedRecord[],
-    stats: TermStats,
-    bm25: Map<number, number>,
-    cosine: Map<number, number>,
-    denseFloor: number,
-    weights: RetrievalWeights,
-    options: RankOptions,
-  ): Candidate[] {
+  private score(pass: RankPass, records: readonly RankedRecord[]): Candidate[] {
+    const { query, terms, stats, bm25, cosine, denseFloor, weights, options } = pass;
     if (records.length === 0) return [];
     const seqs = records.map((r) => r.seq);
     const matched = this.lexical(terms, seqs, stats);
@@ -241,11 +244,14 @@ export class Ranker {
     }
     const bestBm25 = Math.max(0, ...bm25.values());
     const bestCos = Math.max(denseFloor, ...records.map((r) => cosine.get(r.seq) ?? -1));
-    const idfTotal = terms.reduce((sum, t) => sum + this.idf(stats, t), 0);
+    // Coverage is over the weighty anchors (light words may match, but are not required).
+    const covered = new Set(query.anchors.length > 0 ? query.coverageAnchors : terms);
+    const idfTotal = terms.reduce((sum, t) => sum + (covered.has(t) ? this.idf(stats, t) : 0), 0);
     const anchorSet = new Set(query.anchors);
     return records.map((record) => {
       const m = matched.get(record.seq) ?? [];
-      const coverage = idfTotal > 0 ? m.reduce((s, t) => s + this.idf(stats, t), 0) / idfTotal : 0;
+      const coverage =
+        idfTotal > 0 ? m.reduce((s, t) => s + (covered.has(t) ? this.idf(stats, t) : 0), 0) / idfTotal : 0;
       const cos = cosine.get(record.seq) ?? 0;
       const vector =
         bestCos > denseFloor ? Math.max(0, Math.min(1, (cos - denseFloor) / (bestCos - denseFloor))) : 0;
@@ -264,19 +270,8 @@ export class Ranker {
   }
 
   /** Breadth-first over association edges from the strongest direct hits. */
-  private async expand(
-    query: AnalyzedQuery,
-    terms: readonly string[],
-    byId: Map<string, Candidate>,
-    depth: number,
-    stats: TermStats,
-    bm25: Map<number, number>,
-    cosine: Map<number, number>,
-    denseFloor: number,
-    weights: RetrievalWeights,
-    options: RankOptions,
-    keep: (r: RankedRecord) => boolean,
-  ): Promise<void> {
+  private expand(pass: RankPass, byId: Map<string, Candidate>, depth: number): void {
+    const { weights } = pass;
     const seeds = [...byId.values()].sort((a, b) => b.direct - a.direct).slice(0, 20);
     /** Best activation reaching each record, and from which seed. */
     const activation = new Map<string, { value: number; parent: string; relation: string }>();
@@ -308,9 +303,7 @@ export class Ranker {
     }
     const fresh = [...activation.keys()].filter((id) => !byId.has(id));
     if (fresh.length > 0) {
-      const records = this.store.byIds(fresh).filter(keep);
-      for (const c of this.score(query, terms, records, stats, bm25, cosine, denseFloor, weights, options))
-        byId.set(c.record.id, c);
+      for (const c of this.score(pass, this.store.byIds(fresh).filter(pass.keep))) byId.set(c.record.id, c);
     }
     for (const [id, a] of activation) {
       const c = byId.get(id);
