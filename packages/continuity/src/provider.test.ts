@@ -63,7 +63,10 @@ describe('provider basics', () => {
     inspector.shutdown();
   });
 
-  it("embeddings 'auto' loads the bundled Model2Vec from the optional peer and finds records by meaning", async () => {
+  // Reads the bundled model from disk and builds its tables: seconds on a busy machine.
+  it("embeddings 'auto' loads the bundled Model2Vec from the optional peer and finds records by meaning", {
+    timeout: 30_000,
+  }, async () => {
     const p = tempProvider({ embeddings: 'auto' });
     await p.ready();
     await call(p, 'continuity_add', {

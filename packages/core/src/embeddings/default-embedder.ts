@@ -1,7 +1,7 @@
 import type { Logger } from '../logging/logger';
 import type { Embedder } from './types';
 
-/** `() => import('@hermes-memory/embeddings')`, written in the provider package that declares the peer. */
+/** A dynamic import of the embeddings package, written in the provider package that declares the peer. */
 export type EmbeddingsImporter = () => Promise<unknown>;
 
 const loaded = new WeakMap<EmbeddingsImporter, Promise<Embedder | undefined>>();
