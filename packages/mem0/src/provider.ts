@@ -1,0 +1,606 @@
+import path from 'node:path';
+import {
+  CircuitBreaker,
+  CircuitOpenError,
+  type Clock,
+  type ConfigField,
+  describeError,
+  guardToolCall,
+  type HookOptions,
+  type InitContext,
+  integerArg,
+  isTrivialPrompt,
+  type Logger,
+  MemoryProvider,
+  type MemoryTarget,
+  type MemoryWriteAction,
+  type MemoryWriteMetadata,
+  mergeJsonConfig,
+  type ProbeResult,
+  type ProviderFactoryContext,
+  type ProviderHealth,
+  PrefetchSlot,
+  type PrefetchOptions,
+  parseBoolean,
+  parseToolArgs,
+  type RecallStatus,
+  type SessionSwitchOptions,
+  type ShutdownOptions,
+  type SyncTurnOptions,
+  scanWrite,
+  silentLogger,
+  systemClock,
+  TimeoutError,
+  type ToolCallOptions,
+  type ToolSchema,
+  toolError,
+  toolResult,
+  type TurnStartInfo,
+  UnsupportedFeatureError,
+  canWrite,
+  withDeadline,
+} from '@hermes-memory/core';
+import { isMem0ClientError, isNotFound } from './backend/errors';
+import { PlatformBackend } from './backend/platform';
+import { SelfHostedBackend } from './backend/self-hosted';
+import type { AddResult, Mem0Backend, Mem0Message } from './backend/types';
+import {
+  isConfigured,
+  MEM0_CONFIG_FILE,
+  type Mem0ProviderSettings,
+  type ResolvedMem0Config,
+  readMem0Json,
+  resolveMem0Config,
+  resolveUserId,
+  unavailableReasonFor,
+} from './config';
+import { formatRecallBlock, type Mem0Hit, truncateAtSentence } from './text';
+import {
+  ADD_TOOL,
+  DELETE_TOOL,
+  SEARCH_DEFAULT_TOP_K,
+  SEARCH_MAX_TOP_K,
+  SEARCH_TOOL,
+  TOOL_NAMES,
+  TOOL_SCHEMAS,
+  UPDATE_TOOL,
+} from './tools';
+import { TurnWriter } from './turn-writer';
+
+const UNAVAILABLE = 'Mem0 temporarily unavailable (multiple consecutive failures). Will retry automatically.';
+const MODE_LABELS = {
+  platform: 'platform (cloud API)',
+  selfhosted: 'self-hosted (HTTP API)',
+  oss: 'OSS (self-hosted)',
+} as const;
+const PREFETCH_TOP_K = 10;
+const DEFAULT_SHUTDOWN_MS = 5000;
+
+/**
+ * Mem0 as the agent's external memory: the Platform through the official SDK, or a self-hosted
+ * server over HTTP. Mem0 extracts facts from each turn server-side; recall is a semantic search
+ * for the turn's message, started at turn start.
+ *
+ * Hot path: turn 1's prefetch may wait for its search (at most 3 s); every later prefetch serves
+ * what is ready — this turn's search if it already finished, else the previous turn's, which
+ * finished while the model answered — and never waits. Writes go through `TurnWriter` (skip, not
+ * queue, behind a slow write); every call has a deadline and passes the circuit breaker.
+ */
+export class Mem0Provider extends MemoryProvider {
+  readonly name = 'mem0';
+
+  private readonly settingsInput: Mem0ProviderSettings;
+  private readonly factoryContext: ProviderFactoryContext | undefined;
+  /** From the factory context (no I/O in `isAvailable`); replaced at `initialize`. */
+  private config: ResolvedMem0Config | undefined;
+  private configError: unknown;
+  private readonly clock: Clock;
+  private logger: Logger = silentLogger;
+  private backend: Mem0Backend | undefined;
+  private initError = '';
+  private userId = '';
+  private channel = 'cli';
+  private hermesHome = '';
+  private writable = false;
+  private closed = false;
+  private initialized = false;
+  /** Whether a prefetch already ran: only the first may wait for the backend. */
+  private prefetched = false;
+  private turn = 0;
+  private breaker: CircuitBreaker;
+  private slot: PrefetchSlot<string>;
+  private writer: TurnWriter;
+  private lifetime = new AbortController();
+  private lastRecallCount = 0;
+
+  constructor(settings: Mem0ProviderSettings = {}, context?: ProviderFactoryContext) {
+    super();
+    this.settingsInput = settings;
+    this.factoryContext = context;
+    this.clock = settings.clock ?? systemClock;
+    try {
+      this.config = resolveMem0Config(settings, {
+        providerConfig: context?.providerConfig,
+        env: context?.env,
+        file: readMem0Json(context?.hermesHome),
+      });
+    } catch (error) {
+      this.configError = error;
+    }
+    if (context?.logger) this.logger = context.logger;
+    this.breaker = this.newBreaker();
+    this.slot = this.newSlot();
+    this.writer = this.newWriter();
+  }
+
+  // ---- availability and configuration (no I/O) -------------------------------------------------
+
+  isAvailable(): boolean {
+    // A broken config is "available" so that initialize reports the error instead of hiding it.
+    if (this.configError !== undefined) return true;
+    return this.config !== undefined && isConfigured(this.config);
+  }
+
+  override unavailableReason(): string {
+    if (this.configError !== undefined) return describeError(this.configError);
+    return this.config ? unavailableReasonFor(this.config) : '';
+  }
+
+  override configPaths(): readonly string[] {
+    const home = this.hermesHome || this.factoryContext?.hermesHome;
+    return home ? [path.join(home, MEM0_CONFIG_FILE)] : [];
+  }
+
+  override getConfigSchema(): ConfigField[] {
+    return [
+      {
+        key: 'api_key',
+        description: 'Mem0 Platform API key (app.mem0.ai), or the key of a self-hosted server',
+        secret: true,
+        required: true,
+        envVar: 'MEM0_API_KEY',
+        url: 'https://app.mem0.ai/dashboard/api-keys',
+      },
+      { key: 'host', description: 'Self-hosted Mem0 server URL (empty for the Platform)', envVar: 'MEM0_HOST' },
+      { key: 'user_id', description: 'Whose memories ("hermes-user" lets a gateway user id win)', default: 'hermes-user' },
+      { key: 'agent_id', description: 'Agent id attached to writes', default: 'hermes' },
+      { key: 'rerank', description: 'Rerank searches (Platform only)', type: 'boolean', default: false },
+    ];
+  }
+
+  /** Merge-writes the non-secret values into `$HERMES_HOME/mem0.json` (0600, atomic). Keys go to `.env`. */
+  override saveConfig(values: Readonly<Record<string, unknown>>, hermesHome: string): void {
+    const secret = new Set(this.getConfigSchema().filter((f) => f.secret).map((f) => f.key));
+    const patch: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(values)) {
+      if (!secret.has(key) && value !== undefined) patch[key] = value;
+    }
+    if (Object.keys(patch).length > 0) mergeJsonConfig(path.join(hermesHome, MEM0_CONFIG_FILE), patch);
+  }
+
+  // ---- lifecycle -------------------------------------------------------------------------------
+
+  async initialize(_sessionId: string, context: InitContext): Promise<void> {
+    this.logger = context.logger ?? this.logger;
+    this.hermesHome = context.hermesHome;
+    this.closed = false;
+    this.prefetched = false;
+    this.turn = 0;
+    this.lifetime = new AbortController();
+    this.breaker = this.newBreaker();
+    this.slot = this.newSlot();
+    this.writer = this.newWriter();
+    const config = resolveMem0Config(this.settingsInput, {
+      providerConfig: context.providerConfig ?? this.factoryContext?.providerConfig,
+      env: context.env ?? this.factoryContext?.env,
+      file: readMem0Json(context.hermesHome),
+    });
+    this.config = config;
+    this.configError = undefined;
+    this.userId = resolveUserId(config.userId, context.userId);
+    this.channel = context.platform || 'cli';
+    this.writable = canWrite(context.agentContext);
+    try {
+      this.backend = await this.openBackend(config);
+      this.initError = '';
+    } catch (error) {
+      this.backend = undefined;
+      this.initError = describeError(error);
+      throw error;
+    } finally {
+      this.initialized = true;
+    }
+  }
+
+  private async openBackend(config: ResolvedMem0Config): Promise<Mem0Backend> {
+    if (config.backend === 'oss') {
+      throw new UnsupportedFeatureError(
+        'Mem0 OSS mode',
+        'Mem0 OSS mode (in-process mem0ai/oss) is not available in this version; use the Platform (MEM0_API_KEY) or a self-hosted server (MEM0_HOST).',
+      );
+    }
+    if (config.backend === 'selfhosted') {
+      return new SelfHostedBackend({
+        host: config.host,
+        apiKey: config.apiKey,
+        timeoutMs: config.requestTimeoutMs,
+        clock: this.clock,
+      });
+    }
+    return PlatformBackend.create({ apiKey: config.apiKey, host: config.platformURL, telemetry: config.telemetry });
+  }
+
+  override async shutdown(options?: ShutdownOptions): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.writer.close();
+    const drained = await this.writer.idle(options?.timeoutMs ?? DEFAULT_SHUTDOWN_MS);
+    if (!drained) this.logger.warn('Mem0: shut down with a write still in flight; it was abandoned.');
+    this.slot.close();
+    this.lifetime.abort(new Error('Mem0 provider shut down.'));
+    const backend = this.backend;
+    this.backend = undefined;
+    await backend?.close();
+  }
+
+  override async flush(timeoutMs?: number): Promise<boolean> {
+    return this.writer.idle(timeoutMs ?? DEFAULT_SHUTDOWN_MS);
+  }
+
+  // ---- prompt and recall -----------------------------------------------------------------------
+
+  override systemPromptBlock(): string {
+    const config = this.config;
+    if (!this.initialized || !config || !this.backend) return '';
+    const rerank = config.backend === 'platform' ? ' Rerank is available on search.' : '';
+    return [
+      '# Mem0 Memory',
+      `Active. Mode: ${MODE_LABELS[config.backend]}. User: ${this.userId}.`,
+      `Call ${SEARCH_TOOL} before answering anything that may depend on earlier conversations or on facts about the user; for multi-hop questions, run several searches. Use ${ADD_TOOL} to store a durable fact verbatim, and ${UPDATE_TOOL} or ${DELETE_TOOL} with an id from a search to correct one.${rerank}`,
+    ].join('\n');
+  }
+
+  override onTurnStart(turnNumber: number, message: string, _info?: TurnStartInfo): void {
+    this.turn = turnNumber;
+    this.slot.setTurn(turnNumber);
+    if (!isTrivialPrompt(message)) this.startSearch(message);
+  }
+
+  /** Start (or join) the background search for `query`; the slot keeps its formatted block. */
+  private startSearch(query: string): void {
+    const backend = this.backend;
+    const config = this.config;
+    if (this.closed || !backend || !config || query.trim() === '' || this.breaker.state === 'open') return;
+    this.slot.start(query, async (signal) => {
+      const hits = await this.call(
+        'search',
+        (s) => backend.search({ query, userId: this.userId, topK: PREFETCH_TOP_K, rerank: config.rerank }, s),
+        { signal },
+      );
+      this.lastRecallCount = hits.length;
+      return formatRecallBlock(hits);
+    });
+  }
+
+  override async prefetch(query: string, options?: PrefetchOptions): Promise<string> {
+    if (this.closed || !this.backend || !this.config) return '';
+    const first = !this.prefetched;
+    this.prefetched = true;
+    const ready = this.slot.take(query);
+    if (ready !== undefined) return ready;
+    if (first && this.turn <= 1) {
+      // Turn 1 has nothing prepared: wait for its search, within the reference's 3 s.
+      if (this.breaker.state === 'open') return '';
+      this.startSearch(query);
+      return (await this.slot.join(query, this.config.prefetchTimeoutMs, options?.signal)) ?? '';
+    }
+    // Later turns never wait: the previous turn's search finished while the model answered.
+    return this.slot.take() ?? '';
+  }
+
+  // ---- writes ----------------------------------------------------------------------------------
+
+  override syncTurn(user: string, assistant: string, _options?: SyncTurnOptions): void {
+    const backend = this.backend;
+    const config = this.config;
+    if (this.closed || !this.writable || !backend || !config) return;
+    if (this.breaker.state === 'open') return;
+    const messages: Mem0Message[] = [];
+    if (user.trim() !== '') messages.push({ role: 'user', content: truncateAtSentence(user, config.syncMaxChars) });
+    if (assistant.trim() !== '') {
+      messages.push({ role: 'assistant', content: truncateAtSentence(assistant, config.syncMaxChars) });
+    }
+    if (messages.length === 0) return;
+    const userId = this.userId;
+    this.writer.push(() =>
+      this.call('add', (s) =>
+        backend.add(
+          { messages, userId, agentId: config.agentId, infer: config.syncInfer, metadata: { channel: this.channel } },
+          s,
+        ),
+      ).catch((error: unknown) => {
+        this.logger.warn(`Mem0 sync failed: ${describeError(error)}`);
+      }),
+    );
+  }
+
+  /**
+   * Built-in `add`s are stored verbatim (`infer: false`), as a stored variant of the reference does.
+   * Replace and remove are not mirrored: Mem0 keeps its own ids and extracted facts, with no link
+   * back to a MEMORY.md line (decision 0900).
+   */
+  override onMemoryWrite(
+    action: MemoryWriteAction,
+    target: MemoryTarget,
+    content: string,
+    _metadata?: MemoryWriteMetadata,
+    _options?: HookOptions,
+  ): void {
+    const backend = this.backend;
+    const config = this.config;
+    if (action !== 'add' || this.closed || !this.writable || !backend || !config || content.trim() === '') return;
+    if (this.breaker.state === 'open') return;
+    const userId = this.userId;
+    this.writer.push(() =>
+      this.call('add', (s) =>
+        backend.add(
+          {
+            messages: [{ role: 'user', content }],
+            userId,
+            agentId: config.agentId,
+            infer: false,
+            metadata: { channel: this.channel, write_origin: 'builtin_memory_mirror', target },
+          },
+          s,
+        ),
+      ).catch((error: unknown) => {
+        this.logger.warn(`Mem0 memory mirror failed: ${describeError(error)}`);
+      }),
+    );
+  }
+
+  override onSessionSwitch(_newSessionId: string, _options: SessionSwitchOptions): undefined {
+    // Searches of the old session must not answer the new one.
+    this.slot.newGeneration();
+    return undefined;
+  }
+
+  // ---- tools -----------------------------------------------------------------------------------
+
+  getToolSchemas(): ToolSchema[] {
+    return TOOL_SCHEMAS.map((schema) => ({ ...schema }));
+  }
+
+  override handleToolCall(name: string, args: unknown, options?: ToolCallOptions): Promise<string> {
+    return guardToolCall(async () => {
+      if (!TOOL_NAMES.includes(name)) return toolError(`Unknown tool: ${name}`);
+      const backend = this.backend;
+      const config = this.config;
+      if (this.closed || !backend || !config) {
+        return toolError(`Mem0 backend not initialized: ${this.closed ? 'shut down' : this.initError || 'not started'}.`);
+      }
+      if (this.breaker.state === 'open') return toolError(UNAVAILABLE);
+      const parsed = parseToolArgs(args);
+      const missing = (keys: string[]) => keys.find((key) => stringArg(parsed[key]) === '');
+      const signal = options?.signal;
+
+      if (name === SEARCH_TOOL) {
+        const absent = missing(['query']);
+        if (absent) return toolError(`Missing required parameter: ${absent}`);
+        const topK = integerArg(parsed, 'top_k', { fallback: SEARCH_DEFAULT_TOP_K, min: 1, max: SEARCH_MAX_TOP_K });
+        const rerank = parseBoolean(parsed.rerank) ?? config.rerank;
+        const query = stringArg(parsed.query);
+        return this.toolCall('Search failed', async () => {
+          const hits = await this.call(
+            'search',
+            (s) => backend.search({ query, userId: this.userId, topK, rerank }, s),
+            { signal },
+          );
+          if (hits.length === 0) return toolResult({ result: 'No relevant memories found.' });
+          return toolResult({ results: hits.map(({ id, memory, score }) => ({ id, memory, score })), count: hits.length });
+        });
+      }
+
+      if (!this.writable) return toolError('Mem0 memory is read-only in this context (subagent, cron or flush).');
+
+      if (name === ADD_TOOL) {
+        const absent = missing(['content']);
+        if (absent) return toolError(`Missing required parameter: ${absent}`);
+        const content = stringArg(parsed.content);
+        const scan = scanWrite(content);
+        if (!scan.ok) return toolError(scan.message);
+        return this.toolCall('Failed to store', async () => {
+          const added: AddResult = await this.call(
+            'add',
+            (s) =>
+              backend.add(
+                {
+                  messages: [{ role: 'user', content }],
+                  userId: this.userId,
+                  agentId: config.agentId,
+                  infer: false,
+                  metadata: { channel: this.channel },
+                },
+                s,
+              ),
+            { signal, countClientErrors: true },
+          );
+          return toolResult({
+            result: added.queued ? 'Fact queued for storage.' : 'Fact stored.',
+            event_id: added.eventId ?? null,
+          });
+        });
+      }
+
+      const absent = missing(name === UPDATE_TOOL ? ['memory_id', 'text'] : ['memory_id']);
+      if (absent) return toolError(`Missing required parameter: ${absent}`);
+      const memoryId = stringArg(parsed.memory_id);
+      if (name === UPDATE_TOOL) {
+        const text = stringArg(parsed.text);
+        const scan = scanWrite(text);
+        if (!scan.ok) return toolError(scan.message);
+        return this.toolCall('Update failed', async () => {
+          await this.call('update', (s) => backend.update(memoryId, text, s), { signal });
+          return toolResult({ result: 'Memory updated.', memory_id: memoryId });
+        }, memoryId);
+      }
+      return this.toolCall('Delete failed', async () => {
+        await this.call('delete', (s) => backend.delete(memoryId, s), { signal });
+        return toolResult({ result: 'Memory deleted.', memory_id: memoryId });
+      }, memoryId);
+    });
+  }
+
+  /** A tool's backend work, with the reference's error texts. */
+  private async toolCall(label: string, work: () => Promise<string>, memoryId?: string): Promise<string> {
+    try {
+      return await work();
+    } catch (error) {
+      if (CircuitOpenError.isInstance(error)) return toolError(UNAVAILABLE);
+      if (memoryId !== undefined && isNotFound(error)) return toolError(`Memory not found: ${memoryId}`);
+      return toolError(`${label}: ${describeError(error)}`);
+    }
+  }
+
+  // ---- the one way out to the backend ----------------------------------------------------------
+
+  /**
+   * Every backend call: through the breaker, bounded by `requestTimeoutMs` and the caller's signal
+   * (a call the SDK cannot cancel is abandoned at its deadline and counted as a failure). Client
+   * errors do not trip the breaker unless `countClientErrors` (mem0_add, as in the reference).
+   */
+  private async call<T>(
+    label: string,
+    work: (signal: AbortSignal) => Promise<T>,
+    options: { signal?: AbortSignal | undefined; countClientErrors?: boolean } = {},
+  ): Promise<T> {
+    const config = this.config;
+    if (!config) throw new Error('Mem0 is not initialized.');
+    const breaker = this.breaker;
+    if (!breaker.tryAcquire()) throw new CircuitOpenError(UNAVAILABLE, breaker.retryAt);
+    const parent = options.signal ? AbortSignal.any([options.signal, this.lifetime.signal]) : this.lifetime.signal;
+    try {
+      const value = await withDeadline(work, {
+        timeoutMs: config.requestTimeoutMs,
+        signal: parent,
+        label: `Mem0 ${label}`,
+        clock: this.clock,
+      });
+      breaker.recordSuccess();
+      return value;
+    } catch (error) {
+      if (parent.aborted && !TimeoutError.isInstance(error)) {
+        // Our own shutdown or a session switch stopped it: not the backend's fault.
+        breaker.recordFailure(CALLER_ABORTED);
+      } else if (options.countClientErrors && isMem0ClientError(error)) {
+        breaker.recordFailure();
+      } else {
+        breaker.recordFailure(error);
+      }
+      throw error;
+    }
+  }
+
+  // ---- status ----------------------------------------------------------------------------------
+
+  override health(): ProviderHealth | null {
+    if (this.breaker.state !== 'open') return null;
+    return {
+      status: 'down',
+      reason: `Mem0 circuit breaker open after ${this.breaker.failures} consecutive failures; retrying in ${Math.ceil(Math.max(0, this.breaker.retryAt - this.clock.now()) / 1000)} s`,
+      since: this.breaker.openedAt,
+      consecutiveFailures: this.breaker.failures,
+    };
+  }
+
+  override async probe(options?: HookOptions): Promise<ProbeResult> {
+    const backend = this.backend;
+    if (!backend) return { status: 'skipped', message: `Mem0 is not initialized${this.initError ? `: ${this.initError}` : ''}.` };
+    const started = this.clock.now();
+    try {
+      await withDeadline((s) => backend.ping(s), {
+        timeoutMs: this.config?.requestTimeoutMs ?? 10_000,
+        ...(options?.signal ? { signal: options.signal } : {}),
+        label: 'Mem0 probe',
+        clock: this.clock,
+      });
+      return {
+        status: 'ok',
+        message: `Mem0 ${MODE_LABELS[backend.kind]} reachable as user ${this.userId}.`,
+        latencyMs: this.clock.now() - started,
+      };
+    } catch (error) {
+      return { status: 'failed', message: `Mem0 ${MODE_LABELS[backend.kind]}: ${describeError(error)}` };
+    }
+  }
+
+  override recallStatus(): RecallStatus | null {
+    if (!this.backend) return null;
+    return { providerLabel: 'Mem0', count: this.lastRecallCount };
+  }
+
+  /** Every memory of the user (export); bounded by the request deadline per page. */
+  async listMemories(signal?: AbortSignal): Promise<Mem0Hit[]> {
+    const backend = this.backend;
+    if (!backend) throw new Error(`Mem0 backend not initialized: ${this.initError || 'not started'}.`);
+    return this.call('list', (s) => backend.list(this.userId, s), { signal });
+  }
+
+  /** The user id reads and writes use (after the gateway ladder). */
+  get activeUserId(): string {
+    return this.userId;
+  }
+
+  /** Background work in flight: queued turn writes, the write running, searches running. */
+  get pendingWork(): number {
+    return this.writer.pending + (this.slot.isInFlight() ? 1 : 0);
+  }
+
+  /** Turns `syncTurn` skipped because the previous write was still running. */
+  get skippedTurns(): number {
+    return this.writer.skipped;
+  }
+
+  /** Wait until queued writes and running searches settled (tests, examples). */
+  async idle(timeoutMs = 10_000): Promise<boolean> {
+    const writes = await this.writer.idle(timeoutMs);
+    const searches = await this.slot.idle(timeoutMs);
+    return writes && searches;
+  }
+
+  private newBreaker(): CircuitBreaker {
+    const config = this.config;
+    return new CircuitBreaker({
+      threshold: config?.breakerThreshold ?? 5,
+      cooldownMs: config?.breakerCooldownMs ?? 120_000,
+      isFailure: (error) => error !== CALLER_ABORTED && !isMem0ClientError(error),
+      name: 'Mem0',
+      clock: this.clock,
+      onStateChange: (state) => {
+        if (state === 'open') {
+          this.logger.warn(
+            `Mem0 circuit breaker tripped after ${this.breaker.failures} consecutive failures; pausing Mem0 calls for ${Math.round((config?.breakerCooldownMs ?? 120_000) / 1000)} s.`,
+          );
+        }
+      },
+    });
+  }
+
+  private newSlot(): PrefetchSlot<string> {
+    return new PrefetchSlot<string>({ concurrency: 'per-key', maxAgeTurns: 1, clock: this.clock, logger: this.logger });
+  }
+
+  private newWriter(): TurnWriter {
+    return new TurnWriter({ waitMs: this.config?.syncWaitMs ?? 5000, clock: this.clock, logger: this.logger });
+  }
+}
+
+/** The marker a call stopped by our own shutdown reports to the breaker (never counted). */
+const CALLER_ABORTED = Symbol('mem0 call aborted by the provider');
+
+/** A tool argument as text; missing, null and non-text values are "". */
+function stringArg(value: unknown): string {
+  if (typeof value === 'string') return value.trim() === '' ? '' : value;
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  return '';
+}

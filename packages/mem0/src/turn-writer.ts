@@ -1,0 +1,85 @@
+import { type Clock, type ClockTimer, type Logger, silentLogger, systemClock } from '@hermes-memory/core';
+
+/** Whether `work` settles within `ms` on `clock` (never rejects). */
+export function settlesWithin(work: Promise<unknown>, ms: number, clock: Clock): Promise<boolean> {
+  return new Promise<boolean>((resolve) => {
+    let timer: ClockTimer | undefined;
+    const done = (settled: boolean) => {
+      if (timer !== undefined) clock.clearTimeout(timer);
+      timer = undefined;
+      resolve(settled);
+    };
+    timer = clock.setTimeout(() => done(false), Math.max(0, ms));
+    work.then(
+      () => done(true),
+      () => done(true),
+    );
+  });
+}
+
+/**
+ * The per-turn writes of `syncTurn`, off the caller's path and in order. The reference's rule for a
+ * slow backend: a turn waits up to `waitMs` for the previous write; if that is still running the turn
+ * is skipped, not queued, so a backlog never builds up and nothing is ingested twice (a write that
+ * timed out on our side may still land on the server).
+ */
+export class TurnWriter {
+  private decisions: Promise<void> = Promise.resolve();
+  private active: Promise<void> | undefined;
+  private waiting = 0;
+  private closed = false;
+  /** Turns skipped because the previous write was still running. */
+  skipped = 0;
+
+  constructor(
+    private readonly options: { waitMs: number; clock?: Clock; logger?: Logger },
+  ) {}
+
+  private get clock(): Clock {
+    return this.options.clock ?? systemClock;
+  }
+
+  /** Queue one turn's write; returns at once. `send` must not throw synchronously. */
+  push(send: () => Promise<unknown>): void {
+    if (this.closed) return;
+    this.waiting += 1;
+    this.decisions = this.decisions.then(async () => {
+      try {
+        const previous = this.active;
+        if (previous && !(await settlesWithin(previous, this.options.waitMs, this.clock))) {
+          this.skipped += 1;
+          (this.options.logger ?? silentLogger).warn(
+            `Mem0: the previous turn's write is still running after ${this.options.waitMs} ms; this turn was skipped to avoid duplicate ingestion.`,
+          );
+          return;
+        }
+        const write: Promise<void> = send().then(
+          () => undefined,
+          () => undefined,
+        );
+        this.active = write;
+        void write.then(() => {
+          if (this.active === write) this.active = undefined;
+        });
+      } finally {
+        this.waiting -= 1;
+      }
+    });
+  }
+
+  /** Turns waiting for their decision plus the write in flight. */
+  get pending(): number {
+    return this.waiting + (this.active ? 1 : 0);
+  }
+
+  /** Wait for every queued turn and the last write, at most `timeoutMs`. */
+  async idle(timeoutMs: number): Promise<boolean> {
+    const all = this.decisions.then(() => this.active);
+    return settlesWithin(all, timeoutMs, this.clock);
+  }
+
+  /** Refuse new turns (shutdown). */
+  close(): void {
+    this.closed = true;
+  }
+}
