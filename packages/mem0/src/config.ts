@@ -158,13 +158,16 @@ export function resolveMem0Config(
     userId: stringOf('user_id', pick('user_id')) ?? MEM0_DEFAULTS.userId,
     agentId: stringOf('agent_id', pick('agent_id')) ?? MEM0_DEFAULTS.agentId,
     rerank: booleanOf('rerank', pick('rerank')) ?? MEM0_DEFAULTS.rerank,
-    syncMaxChars: integerOf('sync_max_chars', pick('sync_max_chars'), 20, 100_000) ?? MEM0_DEFAULTS.syncMaxChars,
+    syncMaxChars:
+      integerOf('sync_max_chars', pick('sync_max_chars'), 20, 100_000) ?? MEM0_DEFAULTS.syncMaxChars,
     syncInfer: booleanOf('sync_infer', pick('sync_infer')) ?? MEM0_DEFAULTS.syncInfer,
     oss: oss as Source | undefined,
     prefetchTimeoutMs:
-      integerOf('prefetch_timeout_ms', pick('prefetch_timeout_ms'), 0, 600_000) ?? MEM0_DEFAULTS.prefetchTimeoutMs,
+      integerOf('prefetch_timeout_ms', pick('prefetch_timeout_ms'), 0, 600_000) ??
+      MEM0_DEFAULTS.prefetchTimeoutMs,
     requestTimeoutMs:
-      integerOf('request_timeout_ms', pick('request_timeout_ms'), 1, 600_000) ?? MEM0_DEFAULTS.requestTimeoutMs,
+      integerOf('request_timeout_ms', pick('request_timeout_ms'), 1, 600_000) ??
+      MEM0_DEFAULTS.requestTimeoutMs,
     syncWaitMs: integerOf('sync_wait_ms', pick('sync_wait_ms'), 0, 600_000) ?? MEM0_DEFAULTS.syncWaitMs,
     breakerThreshold:
       integerOf('breaker_threshold', pick('breaker_threshold'), 1, 1000) ?? MEM0_DEFAULTS.breakerThreshold,
@@ -207,7 +210,10 @@ function booleanOf(key: string, value: unknown): boolean | undefined {
   if (value === undefined) return undefined;
   const parsed = parseBoolean(value);
   if (parsed === undefined) {
-    throw new SettingsError(key, `Mem0 setting "${key}" must be true or false, got ${JSON.stringify(value)}.`);
+    throw new SettingsError(
+      key,
+      `Mem0 setting "${key}" must be true or false, got ${JSON.stringify(value)}.`,
+    );
   }
   return parsed;
 }
@@ -216,7 +222,10 @@ function integerOf(key: string, value: unknown, min: number, max: number): numbe
   if (value === undefined) return undefined;
   const n = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
   if (typeof n !== 'number' || !Number.isInteger(n) || n < min || n > max) {
-    throw new SettingsError(key, `Mem0 setting "${key}" must be an integer from ${min} to ${max}, got ${JSON.stringify(value)}.`);
+    throw new SettingsError(
+      key,
+      `Mem0 setting "${key}" must be an integer from ${min} to ${max}, got ${JSON.stringify(value)}.`,
+    );
   }
   return n;
 }

@@ -7,7 +7,6 @@ import type { ProviderFactoryContext } from '@hermes-memory/core';
 import type { Mem0ProviderSettings } from './config';
 import { Mem0Provider } from './provider';
 
-export { Mem0Provider } from './provider';
 export {
   DEFAULT_USER_ID,
   MEM0_CONFIG_FILE,
@@ -19,6 +18,7 @@ export {
   resolveMem0Config,
   resolveUserId,
 } from './config';
+export { Mem0Provider } from './provider';
 export { formatRecallBlock, type Mem0Hit, toHits, truncateAtSentence, unwrapResults } from './text';
 export { TOOL_NAMES, TOOL_SCHEMAS } from './tools';
 
@@ -26,7 +26,10 @@ export { TOOL_NAMES, TOOL_SCHEMAS } from './tools';
  * Create the provider. `context` (from plugin discovery: HERMES_HOME, the environment with
  * `<home>/.env`, `memory.mem0` of config.yaml) lets `isAvailable()` answer without I/O.
  */
-export function createMem0Provider(settings: Mem0ProviderSettings = {}, context?: ProviderFactoryContext): Mem0Provider {
+export function createMem0Provider(
+  settings: Mem0ProviderSettings = {},
+  context?: ProviderFactoryContext,
+): Mem0Provider {
   return new Mem0Provider(settings, context);
 }
 

@@ -4,6 +4,7 @@ import {
   CircuitOpenError,
   type Clock,
   type ConfigField,
+  canWrite,
   describeError,
   guardToolCall,
   type HookOptions,
@@ -16,11 +17,11 @@ import {
   type MemoryWriteAction,
   type MemoryWriteMetadata,
   mergeJsonConfig,
+  type PrefetchOptions,
+  PrefetchSlot,
   type ProbeResult,
   type ProviderFactoryContext,
   type ProviderHealth,
-  PrefetchSlot,
-  type PrefetchOptions,
   parseBoolean,
   parseToolArgs,
   type RecallStatus,
@@ -33,14 +34,13 @@ import {
   TimeoutError,
   type ToolCallOptions,
   type ToolSchema,
+  type TurnStartInfo,
   toolError,
   toolResult,
-  type TurnStartInfo,
   UnsupportedFeatureError,
-  canWrite,
   withDeadline,
 } from '@hermes-memory/core';
-import { isMem0ClientError, isNotFound } from './backend/errors';
+import { isMem0ClientError } from './backend/errors';
 import { PlatformBackend } from './backend/platform';
 import { SelfHostedBackend } from './backend/self-hosted';
 import type { AddResult, Mem0Backend, Mem0Message } from './backend/types';
@@ -161,8 +161,16 @@ export class Mem0Provider extends MemoryProvider {
         envVar: 'MEM0_API_KEY',
         url: 'https://app.mem0.ai/dashboard/api-keys',
       },
-      { key: 'host', description: 'Self-hosted Mem0 server URL (empty for the Platform)', envVar: 'MEM0_HOST' },
-      { key: 'user_id', description: 'Whose memories ("hermes-user" lets a gateway user id win)', default: 'hermes-user' },
+      {
+        key: 'host',
+        description: 'Self-hosted Mem0 server URL (empty for the Platform)',
+        envVar: 'MEM0_HOST',
+      },
+      {
+        key: 'user_id',
+        description: 'Whose memories ("hermes-user" lets a gateway user id win)',
+        default: 'hermes-user',
+      },
       { key: 'agent_id', description: 'Agent id attached to writes', default: 'hermes' },
       { key: 'rerank', description: 'Rerank searches (Platform only)', type: 'boolean', default: false },
     ];
@@ -170,7 +178,11 @@ export class Mem0Provider extends MemoryProvider {
 
   /** Merge-writes the non-secret values into `$HERMES_HOME/mem0.json` (0600, atomic). Keys go to `.env`. */
   override saveConfig(values: Readonly<Record<string, unknown>>, hermesHome: string): void {
-    const secret = new Set(this.getConfigSchema().filter((f) => f.secret).map((f) => f.key));
+    const secret = new Set(
+      this.getConfigSchema()
+        .filter((f) => f.secret)
+        .map((f) => f.key),
+    );
     const patch: Record<string, unknown> = {};
     for (const [key, value] of Object.entries(values)) {
       if (!secret.has(key) && value !== undefined) patch[key] = value;
@@ -227,7 +239,11 @@ export class Mem0Provider extends MemoryProvider {
         clock: this.clock,
       });
     }
-    return PlatformBackend.create({ apiKey: config.apiKey, host: config.platformURL, telemetry: config.telemetry });
+    return PlatformBackend.create({
+      apiKey: config.apiKey,
+      host: config.platformURL,
+      telemetry: config.telemetry,
+    });
   }
 
   override async shutdown(options?: ShutdownOptions): Promise<void> {
@@ -306,7 +322,8 @@ export class Mem0Provider extends MemoryProvider {
     if (this.closed || !this.writable || !backend || !config) return;
     if (this.breaker.state === 'open') return;
     const messages: Mem0Message[] = [];
-    if (user.trim() !== '') messages.push({ role: 'user', content: truncateAtSentence(user, config.syncMaxChars) });
+    if (user.trim() !== '')
+      messages.push({ role: 'user', content: truncateAtSentence(user, config.syncMaxChars) });
     if (assistant.trim() !== '') {
       messages.push({ role: 'assistant', content: truncateAtSentence(assistant, config.syncMaxChars) });
     }
@@ -315,7 +332,13 @@ export class Mem0Provider extends MemoryProvider {
     this.writer.push(() =>
       this.call('add', (s) =>
         backend.add(
-          { messages, userId, agentId: config.agentId, infer: config.syncInfer, metadata: { channel: this.channel } },
+          {
+            messages,
+            userId,
+            agentId: config.agentId,
+            infer: config.syncInfer,
+            metadata: { channel: this.channel },
+          },
           s,
         ),
       ).catch((error: unknown) => {
@@ -338,7 +361,8 @@ export class Mem0Provider extends MemoryProvider {
   ): void {
     const backend = this.backend;
     const config = this.config;
-    if (action !== 'add' || this.closed || !this.writable || !backend || !config || content.trim() === '') return;
+    if (action !== 'add' || this.closed || !this.writable || !backend || !config || content.trim() === '')
+      return;
     if (this.breaker.state === 'open') return;
     const userId = this.userId;
     this.writer.push(() =>
@@ -377,7 +401,9 @@ export class Mem0Provider extends MemoryProvider {
       const backend = this.backend;
       const config = this.config;
       if (this.closed || !backend || !config) {
-        return toolError(`Mem0 backend not initialized: ${this.closed ? 'shut down' : this.initError || 'not started'}.`);
+        return toolError(
+          `Mem0 backend not initialized: ${this.closed ? 'shut down' : this.initError || 'not started'}.`,
+        );
       }
       if (this.breaker.state === 'open') return toolError(UNAVAILABLE);
       const parsed = parseToolArgs(args);
@@ -387,7 +413,11 @@ export class Mem0Provider extends MemoryProvider {
       if (name === SEARCH_TOOL) {
         const absent = missing(['query']);
         if (absent) return toolError(`Missing required parameter: ${absent}`);
-        const topK = integerArg(parsed, 'top_k', { fallback: SEARCH_DEFAULT_TOP_K, min: 1, max: SEARCH_MAX_TOP_K });
+        const topK = integerArg(parsed, 'top_k', {
+          fallback: SEARCH_DEFAULT_TOP_K,
+          min: 1,
+          max: SEARCH_MAX_TOP_K,
+        });
         const rerank = parseBoolean(parsed.rerank) ?? config.rerank;
         const query = stringArg(parsed.query);
         return this.toolCall('Search failed', async () => {
@@ -397,11 +427,15 @@ export class Mem0Provider extends MemoryProvider {
             { signal },
           );
           if (hits.length === 0) return toolResult({ result: 'No relevant memories found.' });
-          return toolResult({ results: hits.map(({ id, memory, score }) => ({ id, memory, score })), count: hits.length });
+          return toolResult({
+            results: hits.map(({ id, memory, score }) => ({ id, memory, score })),
+            count: hits.length,
+          });
         });
       }
 
-      if (!this.writable) return toolError('Mem0 memory is read-only in this context (subagent, cron or flush).');
+      if (!this.writable)
+        return toolError('Mem0 memory is read-only in this context (subagent, cron or flush).');
 
       if (name === ADD_TOOL) {
         const absent = missing(['content']);
@@ -439,15 +473,23 @@ export class Mem0Provider extends MemoryProvider {
         const text = stringArg(parsed.text);
         const scan = scanWrite(text);
         if (!scan.ok) return toolError(scan.message);
-        return this.toolCall('Update failed', async () => {
-          await this.call('update', (s) => backend.update(memoryId, text, s), { signal });
-          return toolResult({ result: 'Memory updated.', memory_id: memoryId });
-        }, memoryId);
+        return this.toolCall(
+          'Update failed',
+          async () => {
+            await this.call('update', (s) => backend.update(memoryId, text, s), { signal });
+            return toolResult({ result: 'Memory updated.', memory_id: memoryId });
+          },
+          memoryId,
+        );
       }
-      return this.toolCall('Delete failed', async () => {
-        await this.call('delete', (s) => backend.delete(memoryId, s), { signal });
-        return toolResult({ result: 'Memory deleted.', memory_id: memoryId });
-      }, memoryId);
+      return this.toolCall(
+        'Delete failed',
+        async () => {
+          await this.call('delete', (s) => backend.delete(memoryId, s), { signal });
+          return toolResult({ result: 'Memory deleted.', memory_id: memoryId });
+        },
+        memoryId,
+      );
     });
   }
 
@@ -457,7 +499,9 @@ export class Mem0Provider extends MemoryProvider {
       return await work();
     } catch (error) {
       if (CircuitOpenError.isInstance(error)) return toolError(UNAVAILABLE);
-      if (memoryId !== undefined && isNotFound(error)) return toolError(`Memory not found: ${memoryId}`);
+      // The reference answers every client error of update and delete (404, an invalid id) this way.
+      if (memoryId !== undefined && isMem0ClientError(error))
+        return toolError(`Memory not found: ${memoryId}`);
       return toolError(`${label}: ${describeError(error)}`);
     }
   }
@@ -478,7 +522,9 @@ export class Mem0Provider extends MemoryProvider {
     if (!config) throw new Error('Mem0 is not initialized.');
     const breaker = this.breaker;
     if (!breaker.tryAcquire()) throw new CircuitOpenError(UNAVAILABLE, breaker.retryAt);
-    const parent = options.signal ? AbortSignal.any([options.signal, this.lifetime.signal]) : this.lifetime.signal;
+    const parent = options.signal
+      ? AbortSignal.any([options.signal, this.lifetime.signal])
+      : this.lifetime.signal;
     try {
       const value = await withDeadline(work, {
         timeoutMs: config.requestTimeoutMs,
@@ -515,7 +561,11 @@ export class Mem0Provider extends MemoryProvider {
 
   override async probe(options?: HookOptions): Promise<ProbeResult> {
     const backend = this.backend;
-    if (!backend) return { status: 'skipped', message: `Mem0 is not initialized${this.initError ? `: ${this.initError}` : ''}.` };
+    if (!backend)
+      return {
+        status: 'skipped',
+        message: `Mem0 is not initialized${this.initError ? `: ${this.initError}` : ''}.`,
+      };
     const started = this.clock.now();
     try {
       await withDeadline((s) => backend.ping(s), {
@@ -587,11 +637,20 @@ export class Mem0Provider extends MemoryProvider {
   }
 
   private newSlot(): PrefetchSlot<string> {
-    return new PrefetchSlot<string>({ concurrency: 'per-key', maxAgeTurns: 1, clock: this.clock, logger: this.logger });
+    return new PrefetchSlot<string>({
+      concurrency: 'per-key',
+      maxAgeTurns: 1,
+      clock: this.clock,
+      logger: this.logger,
+    });
   }
 
   private newWriter(): TurnWriter {
-    return new TurnWriter({ waitMs: this.config?.syncWaitMs ?? 5000, clock: this.clock, logger: this.logger });
+    return new TurnWriter({
+      waitMs: this.config?.syncWaitMs ?? 5000,
+      clock: this.clock,
+      logger: this.logger,
+    });
   }
 }
 

@@ -44,7 +44,8 @@ export function toHits(response: unknown): Mem0Hit[] {
   for (const item of unwrapResults(response)) {
     if (typeof item !== 'object' || item === null) continue;
     const record = item as Record<string, unknown>;
-    const memory = typeof record.memory === 'string' ? record.memory : typeof record.text === 'string' ? record.text : '';
+    const memory =
+      typeof record.memory === 'string' ? record.memory : typeof record.text === 'string' ? record.text : '';
     if (memory === '') continue;
     const id = typeof record.id === 'string' || typeof record.id === 'number' ? String(record.id) : '';
     const score = typeof record.score === 'number' && Number.isFinite(record.score) ? record.score : null;

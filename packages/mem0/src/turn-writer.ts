@@ -31,9 +31,7 @@ export class TurnWriter {
   /** Turns skipped because the previous write was still running. */
   skipped = 0;
 
-  constructor(
-    private readonly options: { waitMs: number; clock?: Clock; logger?: Logger },
-  ) {}
+  constructor(private readonly options: { waitMs: number; clock?: Clock; logger?: Logger }) {}
 
   private get clock(): Clock {
     return this.options.clock ?? systemClock;

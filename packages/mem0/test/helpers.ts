@@ -5,7 +5,12 @@ import { type Clock, type InitContext, silentLogger } from '@hermes-memory/core'
 import { afterAll } from 'vitest';
 import type { Mem0ProviderSettings } from '../src';
 import { Mem0Provider } from '../src';
-import { type FakeMem0Platform, type FakeMem0Server, startFakeMem0Platform, startFakeMem0Server } from '../src/testing';
+import {
+  type FakeMem0Platform,
+  type FakeMem0Server,
+  startFakeMem0Platform,
+  startFakeMem0Server,
+} from '../src/testing';
 
 export const PLATFORM_KEY = 'm0-test-key-0123456789';
 export const SERVER_KEY = 'selfhosted-key-0123456789';
@@ -27,7 +32,10 @@ export function tempHome(): string {
 }
 
 export async function platformFake(): Promise<FakeMem0Platform> {
-  const fake = await startFakeMem0Platform({ apiKey: PLATFORM_KEY, now: () => new Date('2026-01-01T00:00:00Z') });
+  const fake = await startFakeMem0Platform({
+    apiKey: PLATFORM_KEY,
+    now: () => new Date('2026-01-01T00:00:00Z'),
+  });
   closers.push(() => fake.close());
   return fake;
 }
@@ -38,16 +46,29 @@ export async function serverFake(): Promise<FakeMem0Server> {
   return fake;
 }
 
-export function platformSettings(fake: { url: string }, extra: Mem0ProviderSettings = {}): Mem0ProviderSettings {
+export function platformSettings(
+  fake: { url: string },
+  extra: Mem0ProviderSettings = {},
+): Mem0ProviderSettings {
   return { apiKey: PLATFORM_KEY, platformURL: fake.url, ...extra };
 }
 
-export function serverSettings(fake: { url: string }, extra: Mem0ProviderSettings = {}): Mem0ProviderSettings {
+export function serverSettings(
+  fake: { url: string },
+  extra: Mem0ProviderSettings = {},
+): Mem0ProviderSettings {
   return { apiKey: SERVER_KEY, host: fake.url, ...extra };
 }
 
 export function initContext(home: string, extra: Partial<InitContext> = {}): InitContext {
-  return { hermesHome: home, platform: 'cli', agentContext: 'primary', env: {}, logger: silentLogger, ...extra };
+  return {
+    hermesHome: home,
+    platform: 'cli',
+    agentContext: 'primary',
+    env: {},
+    logger: silentLogger,
+    ...extra,
+  };
 }
 
 /** A provider initialized against a fake, shut down after the file. */
@@ -72,7 +93,11 @@ export async function until(condition: () => boolean, what = 'condition', turns 
 }
 
 /** The JSON a tool answered. */
-export async function tool(provider: Mem0Provider, name: string, args: unknown): Promise<Record<string, unknown>> {
+export async function tool(
+  provider: Mem0Provider,
+  name: string,
+  args: unknown,
+): Promise<Record<string, unknown>> {
   return JSON.parse(await provider.handleToolCall(name, args)) as Record<string, unknown>;
 }
 

@@ -33,7 +33,9 @@ for (const kind of ['platform', 'selfhosted'] as const) {
     },
     snapshot: () => backend.dump().memories,
     backendCalls: () => backend.requests.length,
-    settle: (provider) => provider.idle(),
+    settle: async (provider) => {
+      await provider.idle();
+    },
     // Recall as a turn does it: the turn's search starts at turn start and prefetch serves it.
     recall: async (provider, query) => {
       await provider.onTurnStart(++turn, query);

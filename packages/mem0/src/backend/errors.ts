@@ -15,11 +15,3 @@ export function isMem0ClientError(error: unknown): boolean {
   const message = error instanceof Error ? error.message : String(error);
   return CLIENT_ERROR_TEXT.test(message);
 }
-
-/** Not-found answers of update and delete: the tool says "Memory not found: <id>". */
-export function isNotFound(error: unknown): boolean {
-  if (error instanceof Error && error.name === 'MemoryNotFoundError') return true;
-  if (APICallError.isInstance(error) && error.statusCode === 404) return true;
-  const message = error instanceof Error ? error.message : String(error);
-  return /404|not found/i.test(message);
-}

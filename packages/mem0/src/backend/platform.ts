@@ -19,10 +19,16 @@ export class PlatformBackend implements Mem0Backend {
    * Import the SDK only when a Platform provider starts (it pulls axios and friends), with its
    * telemetry off unless the user asked for it: the SDK reads `MEM0_TELEMETRY` once, at import.
    */
-  static async create(options: { apiKey: string; host: string; telemetry: boolean }): Promise<PlatformBackend> {
+  static async create(options: {
+    apiKey: string;
+    host: string;
+    telemetry: boolean;
+  }): Promise<PlatformBackend> {
     if (!options.telemetry && process.env.MEM0_TELEMETRY === undefined) process.env.MEM0_TELEMETRY = 'false';
     const sdk = await import('mem0ai');
-    const Client = sdk.MemoryClient ?? (sdk as unknown as { default: { MemoryClient: typeof MemoryClient } }).default.MemoryClient;
+    const Client =
+      sdk.MemoryClient ??
+      (sdk as unknown as { default: { MemoryClient: typeof MemoryClient } }).default.MemoryClient;
     return new PlatformBackend(new Client({ apiKey: options.apiKey, host: options.host }));
   }
 
@@ -42,11 +48,15 @@ export class PlatformBackend implements Mem0Backend {
       userId: request.userId,
       agentId: request.agentId,
       infer: request.infer,
-      ...(request.metadata && Object.keys(request.metadata).length > 0 ? { metadata: { ...request.metadata } } : {}),
+      ...(request.metadata && Object.keys(request.metadata).length > 0
+        ? { metadata: { ...request.metadata } }
+        : {}),
     });
     // The SDK types this as Memory[]; the v3 endpoint answers {status: "PENDING", eventId}.
     const eventId =
-      typeof response === 'object' && response !== null && typeof (response as { eventId?: unknown }).eventId === 'string'
+      typeof response === 'object' &&
+      response !== null &&
+      typeof (response as { eventId?: unknown }).eventId === 'string'
         ? (response as { eventId: string }).eventId
         : undefined;
     return { queued: true, ...(eventId ? { eventId } : {}) };
@@ -66,7 +76,11 @@ export class PlatformBackend implements Mem0Backend {
     const all: Mem0Hit[] = [];
     for (let page = 1; page <= LIST_MAX_PAGES; page++) {
       signal.throwIfAborted();
-      const response = await this.client.getAll({ filters: { user_id: userId }, page, pageSize: LIST_PAGE_SIZE });
+      const response = await this.client.getAll({
+        filters: { user_id: userId },
+        page,
+        pageSize: LIST_PAGE_SIZE,
+      });
       const hits = toHits(response);
       all.push(...hits);
       const next = (response as { next?: unknown } | undefined)?.next;
@@ -82,4 +96,3 @@ export class PlatformBackend implements Mem0Backend {
 
   async close(): Promise<void> {}
 }
-

@@ -1,6 +1,6 @@
 import { type Clock, createHttpClient, type HttpClient } from '@hermes-memory/core';
-import { toHits } from '../text';
 import type { Mem0Hit } from '../text';
+import { toHits } from '../text';
 import type { AddRequest, AddResult, Mem0Backend, SearchRequest } from './types';
 
 /**
@@ -16,7 +16,9 @@ export class SelfHostedBackend implements Mem0Backend {
     this.http = createHttpClient({
       baseURL: options.host,
       name: 'Mem0',
-      ...(options.apiKey !== '' ? { auth: { type: 'header', name: 'X-API-Key', value: options.apiKey } } : {}),
+      ...(options.apiKey !== ''
+        ? { auth: { type: 'header', name: 'X-API-Key', value: options.apiKey } }
+        : {}),
       timeoutMs: options.timeoutMs,
       retry: { maxRetries: 2 },
       ...(options.clock ? { clock: options.clock } : {}),

@@ -3,7 +3,8 @@
  * self-hosted Mem0 server, on 127.0.0.1, for tests and offline demos. Needs
  * `@hermes-memory/testkit` installed (a dev dependency of your tests).
  */
-export { type FakeMem0Platform, type FakeMem0PlatformOptions, startFakeMem0Platform } from './platform';
-export { type FakeMem0Server, type FakeMem0ServerOptions, startFakeMem0Server } from './self-hosted';
+
 export type { HoldControls } from './holds';
 export type { FakeHistoryEntry, FakeMem0State, FakeMemory } from './memory-store';
+export { type FakeMem0Platform, type FakeMem0PlatformOptions, startFakeMem0Platform } from './platform';
+export { type FakeMem0Server, type FakeMem0ServerOptions, startFakeMem0Server } from './self-hosted';

@@ -29,13 +29,19 @@ export interface FakeHistoryEntry {
 export interface FakeMem0State {
   memories: FakeMemory[];
   history: FakeHistoryEntry[];
-  events: Array<{ id: string; status: 'PENDING' | 'SUCCEEDED'; results: Array<{ id: string; event: string; data: { memory: string } }> }>;
+  events: Array<{
+    id: string;
+    status: 'PENDING' | 'SUCCEEDED';
+    results: Array<{ id: string; event: string; data: { memory: string } }>;
+  }>;
   nextId: number;
 }
 
 export const ENTITY_KEYS = ['user_id', 'agent_id', 'app_id', 'run_id'] as const;
 const STOPWORDS = new Set(
-  'a an and are as at be by do does did for from has have how i in is it its me my of on or our so that the their them they this to was we were what when where which who why will with you your'.split(' '),
+  'a an and are as at be by do does did for from has have how i in is it its me my of on or our so that the their them they this to was we were what when where which who why will with you your'.split(
+    ' ',
+  ),
 );
 
 export function newState(): FakeMem0State {
@@ -62,7 +68,10 @@ export function words(text: string): string[] {
  * of three words or more becomes a fact. Questions and the assistant's words are not facts.
  * With `infer: false` every message is stored verbatim, as Mem0 does.
  */
-export function extractFacts(messages: ReadonlyArray<{ role?: unknown; content?: unknown }>, infer: boolean): string[] {
+export function extractFacts(
+  messages: ReadonlyArray<{ role?: unknown; content?: unknown }>,
+  infer: boolean,
+): string[] {
   const facts: string[] = [];
   for (const message of messages) {
     if (typeof message.content !== 'string' || message.content.trim() === '') continue;
@@ -97,7 +106,8 @@ export function addMemories(state: FakeMem0State, input: AddInput): FakeMemory[]
   for (const fact of extractFacts(input.messages, input.infer)) {
     const hash = createHash('md5').update(fact).digest('hex');
     const duplicate =
-      input.infer && state.memories.some((m) => m.hash === hash && m.user_id === (input.entities.user_id ?? null));
+      input.infer &&
+      state.memories.some((m) => m.hash === hash && m.user_id === (input.entities.user_id ?? null));
     if (duplicate) continue;
     const memory: FakeMemory = {
       id: nextUuid(state),
@@ -144,9 +154,12 @@ export function historyEntry(
  */
 export function matchesFilter(memory: FakeMemory, filter: Record<string, unknown>): boolean {
   return Object.entries(filter).every(([key, value]) => {
-    if (key === 'AND' && Array.isArray(value)) return value.every((f) => matchesFilter(memory, f as Record<string, unknown>));
-    if (key === 'OR' && Array.isArray(value)) return value.some((f) => matchesFilter(memory, f as Record<string, unknown>));
-    if ((ENTITY_KEYS as readonly string[]).includes(key)) return value === '*' || memory[key as keyof FakeMemory] === value;
+    if (key === 'AND' && Array.isArray(value))
+      return value.every((f) => matchesFilter(memory, f as Record<string, unknown>));
+    if (key === 'OR' && Array.isArray(value))
+      return value.some((f) => matchesFilter(memory, f as Record<string, unknown>));
+    if ((ENTITY_KEYS as readonly string[]).includes(key))
+      return value === '*' || memory[key as keyof FakeMemory] === value;
     return memory.metadata?.[key] === value;
   });
 }

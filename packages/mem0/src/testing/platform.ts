@@ -1,4 +1,12 @@
-import { type FakeServer, type FakeRequest, intParam, paginate, reply, startFakeServer } from '@hermes-memory/testkit/http';
+import {
+  type FakeRequest,
+  type FakeServer,
+  intParam,
+  paginate,
+  reply,
+  startFakeServer,
+} from '@hermes-memory/testkit/http';
+import { type HoldControls, holdableRoutes } from './holds';
 import {
   addMemories,
   ENTITY_KEYS,
@@ -12,7 +20,6 @@ import {
   searchMemories,
   UUID,
 } from './memory-store';
-import { type HoldControls, holdableRoutes } from './holds';
 
 export interface FakeMem0PlatformOptions {
   /** The key the fake accepts as `Authorization: Token <key>`. Default `m0-test-key`. */
@@ -37,7 +44,9 @@ type Body = Record<string, unknown>;
  * /v1/memories/{id}/` (ids are UUIDs), `DELETE /v1/memories/`, history. `Token` auth, FastAPI-style
  * `{detail}` errors. Extraction and search are simple stand-ins (sentences, word overlap).
  */
-export async function startFakeMem0Platform(options: FakeMem0PlatformOptions = {}): Promise<FakeMem0Platform> {
+export async function startFakeMem0Platform(
+  options: FakeMem0PlatformOptions = {},
+): Promise<FakeMem0Platform> {
   const apiKey = options.apiKey ?? 'm0-test-key';
   const now = () => (options.now ? options.now() : new Date()).toISOString();
   const pending: Array<() => void> = [];
@@ -58,7 +67,12 @@ export async function startFakeMem0Platform(options: FakeMem0PlatformOptions = {
   const find = (state: FakeMem0State, id: string) => state.memories.find((m) => m.id === id);
 
   route('GET', '/v1/ping/', () =>
-    reply.json({ status: 'ok', org_id: 'org-fake', project_id: 'project-fake', user_email: 'developer@example.com' }),
+    reply.json({
+      status: 'ok',
+      org_id: 'org-fake',
+      project_id: 'project-fake',
+      user_email: 'developer@example.com',
+    }),
   );
 
   route('POST', '/v3/memories/add/', (req, state) => {
@@ -66,19 +80,36 @@ export async function startFakeMem0Platform(options: FakeMem0PlatformOptions = {
     const messages = input.messages;
     if (!Array.isArray(messages) || messages.length === 0) return bad('messages must be a non-empty list');
     const entities: Partial<Record<(typeof ENTITY_KEYS)[number], string>> = {};
-    for (const key of ENTITY_KEYS) if (typeof input[key] === 'string' && input[key] !== '') entities[key] = input[key] as string;
-    if (Object.keys(entities).length === 0) return bad('At least one of user_id, agent_id, app_id or run_id is required.');
-    const metadata = typeof input.metadata === 'object' && input.metadata !== null ? (input.metadata as Body) : null;
-    const event = { id: nextUuid(state), status: 'PENDING' as 'PENDING' | 'SUCCEEDED', results: [] as FakeMem0State['events'][number]['results'] };
+    for (const key of ENTITY_KEYS)
+      if (typeof input[key] === 'string' && input[key] !== '') entities[key] = input[key] as string;
+    if (Object.keys(entities).length === 0)
+      return bad('At least one of user_id, agent_id, app_id or run_id is required.');
+    const metadata =
+      typeof input.metadata === 'object' && input.metadata !== null ? (input.metadata as Body) : null;
+    const event = {
+      id: nextUuid(state),
+      status: 'PENDING' as 'PENDING' | 'SUCCEEDED',
+      results: [] as FakeMem0State['events'][number]['results'],
+    };
     state.events.push(event);
     const run = () => {
-      const added = addMemories(state, { messages, infer: input.infer !== false, entities, metadata, now: now() });
+      const added = addMemories(state, {
+        messages,
+        infer: input.infer !== false,
+        entities,
+        metadata,
+        now: now(),
+      });
       event.status = 'SUCCEEDED';
       event.results = added.map((m) => ({ id: m.id, event: 'ADD', data: { memory: m.memory } }));
     };
     if (options.deferAdds) pending.push(run);
     else run();
-    return reply.json({ message: 'Memory processing has been queued for background execution', status: 'PENDING', event_id: event.id });
+    return reply.json({
+      message: 'Memory processing has been queued for background execution',
+      status: 'PENDING',
+      event_id: event.id,
+    });
   });
 
   route('GET', '/v1/event/:id/', (req, state) => {
@@ -89,17 +120,23 @@ export async function startFakeMem0Platform(options: FakeMem0PlatformOptions = {
   route('POST', '/v3/memories/search/', (req, state) => {
     const input = body(req);
     if (typeof input.query !== 'string' || input.query.trim() === '') return bad('query is required');
-    if (!namesEntity(input.filters)) return bad('filters must name at least one of user_id, agent_id, app_id or run_id.');
+    if (!namesEntity(input.filters))
+      return bad('filters must name at least one of user_id, agent_id, app_id or run_id.');
     const filters = input.filters as Body;
     const topK = typeof input.top_k === 'number' ? input.top_k : 10;
     const threshold = typeof input.threshold === 'number' ? input.threshold : 0;
-    const hits = searchMemories(state.memories.filter((m) => matchesFilter(m, filters)), input.query, { topK, threshold });
+    const hits = searchMemories(
+      state.memories.filter((m) => matchesFilter(m, filters)),
+      input.query,
+      { topK, threshold },
+    );
     return reply.json({ results: hits.map(wire) });
   });
 
   route('POST', '/v3/memories/', (req, state) => {
     const input = body(req);
-    if (!namesEntity(input.filters)) return bad('filters must name at least one of user_id, agent_id, app_id or run_id.');
+    if (!namesEntity(input.filters))
+      return bad('filters must name at least one of user_id, agent_id, app_id or run_id.');
     const matching = state.memories.filter((m) => matchesFilter(m, input.filters as Body));
     const page = intParam(req.query, 'page', 1);
     const size = Math.min(1000, intParam(req.query, 'page_size', 100));
@@ -113,7 +150,10 @@ export async function startFakeMem0Platform(options: FakeMem0PlatformOptions = {
     });
   });
 
-  const withMemory = (handler: (req: FakeRequest, state: FakeMem0State, memory: FakeMemory) => ReturnType<typeof reply.json>) =>
+  const withMemory =
+    (
+      handler: (req: FakeRequest, state: FakeMem0State, memory: FakeMemory) => ReturnType<typeof reply.json>,
+    ) =>
     (req: FakeRequest, state: FakeMem0State) => {
       const id = req.params.id ?? '';
       if (!UUID.test(id)) return bad(`'${id}' is not a valid UUID.`);
@@ -121,30 +161,44 @@ export async function startFakeMem0Platform(options: FakeMem0PlatformOptions = {
       return memory ? handler(req, state, memory) : bad('Memory not found', 404);
     };
 
-  route('GET', '/v1/memories/:id/', withMemory((_req, _state, memory) => reply.json(wire(memory))));
+  route(
+    'GET',
+    '/v1/memories/:id/',
+    withMemory((_req, _state, memory) => reply.json(wire(memory))),
+  );
 
-  route('PUT', '/v1/memories/:id/', withMemory((req, state, memory) => {
+  route(
+    'PUT',
+    '/v1/memories/:id/',
+    withMemory((req, state, memory) => {
       const input = body(req);
-      if (input.text === undefined && input.metadata === undefined) return bad('text or metadata is required');
+      if (input.text === undefined && input.metadata === undefined)
+        return bad('text or metadata is required');
       const old = memory.memory;
       if (typeof input.text === 'string') memory.memory = input.text;
-      if (typeof input.metadata === 'object' && input.metadata !== null) memory.metadata = input.metadata as Body;
+      if (typeof input.metadata === 'object' && input.metadata !== null)
+        memory.metadata = input.metadata as Body;
       memory.updated_at = now();
       state.history.push(historyEntry(state, memory, 'UPDATE', old, memory.memory, memory.updated_at));
       return reply.json(wire(memory));
     }),
   );
 
-  route('DELETE', '/v1/memories/:id/', withMemory((_req, state, memory) => {
+  route(
+    'DELETE',
+    '/v1/memories/:id/',
+    withMemory((_req, state, memory) => {
       state.memories = state.memories.filter((m) => m !== memory);
       state.history.push(historyEntry(state, memory, 'DELETE', memory.memory, null, now()));
       return reply.json({ message: 'Memory deleted successfully!' });
     }),
   );
 
-  route('GET', '/v1/memories/:id/history/', withMemory((_req, state, memory) =>
-    reply.json(state.history.filter((h) => h.memory_id === memory.id)),
-  ));
+  route(
+    'GET',
+    '/v1/memories/:id/history/',
+    withMemory((_req, state, memory) => reply.json(state.history.filter((h) => h.memory_id === memory.id))),
+  );
 
   route('DELETE', '/v1/memories/', (req, state) => {
     const filter: Body = {};
@@ -152,7 +206,8 @@ export async function startFakeMem0Platform(options: FakeMem0PlatformOptions = {
       const value = req.query.get(key);
       if (value) filter[key] = value;
     }
-    if (Object.keys(filter).length === 0) return bad('At least one of user_id, agent_id, app_id or run_id is required.');
+    if (Object.keys(filter).length === 0)
+      return bad('At least one of user_id, agent_id, app_id or run_id is required.');
     state.memories = state.memories.filter((m) => !matchesFilter(m, filter));
     return reply.json({ message: 'Memories deleted successfully!' });
   });

@@ -1,4 +1,5 @@
 import { type FakeRequest, type FakeServer, reply, startFakeServer } from '@hermes-memory/testkit/http';
+import { type HoldControls, holdableRoutes } from './holds';
 import {
   addMemories,
   ENTITY_KEYS,
@@ -10,7 +11,6 @@ import {
   newState,
   searchMemories,
 } from './memory-store';
-import { type HoldControls, holdableRoutes } from './holds';
 
 export interface FakeMem0ServerOptions {
   /** When set, every request must carry `X-API-Key: <key>`. Default: no key (as a local server). */
@@ -32,7 +32,9 @@ export async function startFakeMem0Server(options: FakeMem0ServerOptions = {}): 
   const now = () => (options.now ? options.now() : new Date()).toISOString();
   const server = await startFakeServer<FakeMem0State>({
     name: 'fake Mem0 server',
-    ...(options.apiKey ? { auth: { type: 'header' as const, name: 'X-API-Key', value: options.apiKey } } : {}),
+    ...(options.apiKey
+      ? { auth: { type: 'header' as const, name: 'X-API-Key', value: options.apiKey } }
+      : {}),
     state: newState,
     errorBody: (_status, message) => ({ detail: message }),
   });
@@ -52,11 +54,20 @@ export async function startFakeMem0Server(options: FakeMem0ServerOptions = {}): 
 
   route('POST', '/memories', (req, state) => {
     const input = body(req);
-    if (!Array.isArray(input.messages) || input.messages.length === 0) return bad('messages must be a non-empty list', 422);
+    if (!Array.isArray(input.messages) || input.messages.length === 0)
+      return bad('messages must be a non-empty list', 422);
     const entities = entitiesOf((key) => input[key]);
-    if (Object.keys(entities).length === 0) return bad('At least one identifier (user_id, agent_id, run_id) is required.');
-    const metadata = typeof input.metadata === 'object' && input.metadata !== null ? (input.metadata as Body) : null;
-    const added = addMemories(state, { messages: input.messages, infer: input.infer !== false, entities, metadata, now: now() });
+    if (Object.keys(entities).length === 0)
+      return bad('At least one identifier (user_id, agent_id, run_id) is required.');
+    const metadata =
+      typeof input.metadata === 'object' && input.metadata !== null ? (input.metadata as Body) : null;
+    const added = addMemories(state, {
+      messages: input.messages,
+      infer: input.infer !== false,
+      entities,
+      metadata,
+      now: now(),
+    });
     return reply.json({ results: added.map((m) => ({ id: m.id, memory: m.memory, event: 'ADD' })) });
   });
 
@@ -69,24 +80,44 @@ export async function startFakeMem0Server(options: FakeMem0ServerOptions = {}): 
   route('POST', '/search', (req, state) => {
     const input = body(req);
     if (typeof input.query !== 'string') return bad('query is required', 422);
-    const filters = { ...entitiesOf((key) => input[key]), ...(typeof input.filters === 'object' && input.filters ? (input.filters as Body) : {}) };
+    const filters = {
+      ...entitiesOf((key) => input[key]),
+      ...(typeof input.filters === 'object' && input.filters ? (input.filters as Body) : {}),
+    };
     if (!namesEntity(filters)) return bad('At least one identifier is required.');
-    const topK = typeof input.top_k === 'number' ? input.top_k : typeof input.limit === 'number' ? input.limit : 10;
-    const hits = searchMemories(state.memories.filter((m) => matchesFilter(m, filters)), input.query, { topK, threshold: 0 });
+    const topK =
+      typeof input.top_k === 'number' ? input.top_k : typeof input.limit === 'number' ? input.limit : 10;
+    const hits = searchMemories(
+      state.memories.filter((m) => matchesFilter(m, filters)),
+      input.query,
+      { topK, threshold: 0 },
+    );
     return reply.json({ results: hits.map(wire) });
   });
 
-  const withMemory = (handler: (req: FakeRequest, state: FakeMem0State, memory: FakeMemory) => ReturnType<typeof reply.json>) =>
+  const withMemory =
+    (
+      handler: (req: FakeRequest, state: FakeMem0State, memory: FakeMemory) => ReturnType<typeof reply.json>,
+    ) =>
     (req: FakeRequest, state: FakeMem0State) => {
       const memory = state.memories.find((m) => m.id === req.params.id);
       return memory ? handler(req, state, memory) : bad('Memory not found', 404);
     };
 
-  route('GET', '/memories/:id', withMemory((_req, _state, memory) => reply.json(wire(memory))));
-  route('GET', '/memories/:id/history', withMemory((_req, state, memory) =>
-    reply.json(state.history.filter((h) => h.memory_id === memory.id)),
-  ));
-  route('PUT', '/memories/:id', withMemory((req, state, memory) => {
+  route(
+    'GET',
+    '/memories/:id',
+    withMemory((_req, _state, memory) => reply.json(wire(memory))),
+  );
+  route(
+    'GET',
+    '/memories/:id/history',
+    withMemory((_req, state, memory) => reply.json(state.history.filter((h) => h.memory_id === memory.id))),
+  );
+  route(
+    'PUT',
+    '/memories/:id',
+    withMemory((req, state, memory) => {
       const text = body(req).text;
       if (typeof text !== 'string' || text === '') return bad('text is required', 422);
       const old = memory.memory;
@@ -96,7 +127,10 @@ export async function startFakeMem0Server(options: FakeMem0ServerOptions = {}): 
       return reply.json({ message: 'Memory updated successfully!' });
     }),
   );
-  route('DELETE', '/memories/:id', withMemory((_req, state, memory) => {
+  route(
+    'DELETE',
+    '/memories/:id',
+    withMemory((_req, state, memory) => {
       state.memories = state.memories.filter((m) => m !== memory);
       state.history.push(historyEntry(state, memory, 'DELETE', memory.memory, null, now()));
       return reply.json({ message: 'Memory deleted successfully' });
