@@ -350,7 +350,7 @@ export class Mem0Provider extends MemoryProvider {
   /**
    * Built-in `add`s are stored verbatim (`infer: false`), as a stored variant of the reference does.
    * Replace and remove are not mirrored: Mem0 keeps its own ids and extracted facts, with no link
-   * back to a MEMORY.md line (decision 0900).
+   * back to a MEMORY.md line (decision 0910).
    */
   override onMemoryWrite(
     action: MemoryWriteAction,

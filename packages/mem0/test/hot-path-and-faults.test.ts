@@ -94,7 +94,7 @@ describe('mem0 under backend faults (both backends)', () => {
       for (let i = 0; i < 6; i++)
         await runWithClock(clock, () => memory.handleToolCall('mem0_search', { query: 'x' }));
       expect(provider.health()?.status).toBe('down');
-      expect(memory.getProviderHealth('mem0').status).toBe('down');
+      expect(memory.getProviderHealth('mem0')?.status).toBe('down');
       fake.clearFaults();
       await clock.advance(120_000);
       expect(JSON.parse(await memory.handleToolCall('mem0_search', { query: 'tea' })).error).toBeUndefined();
