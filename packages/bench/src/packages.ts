@@ -10,7 +10,9 @@ type PackageName =
   | '@hermes-memory/holographic'
   | '@hermes-memory/embeddings'
   | '@hermes-memory/provider-template'
-  | '@hermes-memory/testkit';
+  | '@hermes-memory/testkit'
+  | '@hermes-memory/mem0'
+  | '@hermes-memory/mem0/testing';
 
 const cache = new Map<PackageName, Promise<Record<string, unknown>>>();
 
@@ -28,6 +30,10 @@ function importOnce(name: PackageName): Promise<Record<string, unknown>> {
       return import('@hermes-memory/provider-template') as Promise<Record<string, unknown>>;
     case '@hermes-memory/testkit':
       return import('@hermes-memory/testkit') as Promise<Record<string, unknown>>;
+    case '@hermes-memory/mem0':
+      return import('@hermes-memory/mem0') as Promise<Record<string, unknown>>;
+    case '@hermes-memory/mem0/testing':
+      return import('@hermes-memory/mem0/testing') as Promise<Record<string, unknown>>;
   }
 }
 

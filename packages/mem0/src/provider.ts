@@ -259,8 +259,9 @@ export class Mem0Provider extends MemoryProvider {
     await backend?.close();
   }
 
+  /** Waits for queued turn writes and running searches (the manager's `flushPending`). */
   override async flush(timeoutMs?: number): Promise<boolean> {
-    return this.writer.idle(timeoutMs ?? DEFAULT_SHUTDOWN_MS);
+    return this.idle(timeoutMs ?? DEFAULT_SHUTDOWN_MS);
   }
 
   // ---- prompt and recall -----------------------------------------------------------------------
@@ -613,8 +614,7 @@ export class Mem0Provider extends MemoryProvider {
 
   /** Wait until queued writes and running searches settled (tests, examples). */
   async idle(timeoutMs = 10_000): Promise<boolean> {
-    const writes = await this.writer.idle(timeoutMs);
-    const searches = await this.slot.idle(timeoutMs);
+    const [writes, searches] = await Promise.all([this.writer.idle(timeoutMs), this.slot.idle(timeoutMs)]);
     return writes && searches;
   }
 

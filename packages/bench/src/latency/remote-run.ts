@@ -1,0 +1,39 @@
+/**
+ * `node --import tsx src/latency/remote-run.ts [provider...] [--runs N]`: the remote providers'
+ * turn overhead alone (the latency suite runs it too), printed as a markdown table.
+ */
+import os from 'node:os';
+import { parseArgs } from 'node:util';
+import { ms, table } from '../report/markdown';
+import { REMOTE_PROVIDERS, remoteTurnOverhead } from './remote';
+
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
+  options: { runs: { type: 'string', default: '1000' } },
+});
+const runs = Number(values.runs);
+const chosen = REMOTE_PROVIDERS.filter((p) => positionals.length === 0 || positionals.includes(p.name));
+const rows = [];
+for (const entry of chosen)
+  rows.push(...(await remoteTurnOverhead(entry, runs, (m) => process.stderr.write(`${m}\n`))));
+console.log(
+  `${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, Node ${process.version}, load ${os
+    .loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ')}\n`,
+);
+console.log(
+  table(
+    ['step', 'setup', 'runs', 'p50', 'p99', 'max', 'budget'],
+    rows.map((r) => [
+      r.step,
+      r.setup,
+      r.summary.n,
+      ms(r.summary.p50),
+      ms(r.summary.p99),
+      ms(r.summary.max),
+      r.budgetMs >= 1000 ? `≤ ${r.budgetMs / 1000} s (max)` : `p99 < ${r.budgetMs} ms`,
+    ]),
+  ),
+);
+process.exit(0);
