@@ -3,6 +3,7 @@ import { loadPackage } from '../packages';
 import { initContext, tempHome } from '../providers';
 import { type Summary, summarize } from '../stats';
 import { loadMemoryManagerClass, type MemoryManagerLike } from './manager-shape';
+import { QUERIES } from './queries';
 
 /** A remote provider against the fake its package ships (`./testing`), driven through MemoryManager. */
 export interface RemoteProviderEntry {
@@ -54,14 +55,6 @@ export interface RemoteRow {
   /** Our budget, ms (p99 for the warm path and sync, max for the first turn). */
   budgetMs: number;
 }
-
-const QUERIES = [
-  'What did we decide about the database migration?',
-  'Which editor does the user prefer?',
-  'How do I deploy the staging server again?',
-  'Remind me what the project deadline is',
-  'What language is the backend written in?',
-];
 
 type TurnManager = MemoryManagerLike & { onTurnStart(turn: number, message: string): Promise<void> };
 

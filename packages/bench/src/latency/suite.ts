@@ -9,6 +9,7 @@ import type { SuiteContext, SuiteResult } from '../report/suite';
 import { barChart } from '../report/svg';
 import { round, type Summary, summarize, timeRuns } from '../stats';
 import { loadMemoryManagerClass, type MemoryManagerLike } from './manager-shape';
+import { QUERIES } from './queries';
 import { REMOTE_PROVIDERS, remoteTurnOverhead } from './remote';
 
 export interface LatencyRow {
@@ -36,14 +37,6 @@ export const REFERENCE_BUDGETS = [
   { phase: 'handle_tool_call() for cloud provider', budget: '100 ms – 2 s' },
   { phase: 'sync_all()', budget: '< 5 ms' },
   { phase: 'queue_prefetch_all()', budget: '< 5 ms' },
-];
-
-const QUERIES = [
-  'What did we decide about the database migration?',
-  'Which editor does the user prefer?',
-  'How do I deploy the staging server again?',
-  'Remind me what the project deadline is',
-  'What language is the backend written in?',
 ];
 
 function fact(i: number): string {

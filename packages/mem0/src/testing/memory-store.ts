@@ -195,3 +195,40 @@ export function searchMemories(
     .sort((a, b) => b.score - a.score || a.created_at.localeCompare(b.created_at))
     .slice(0, Math.max(1, options.topK));
 }
+
+export type Entities = Partial<Record<(typeof ENTITY_KEYS)[number], string>>;
+
+/** The entity ids (`user_id`, …) a request names, from its body or its query. */
+export function entitiesOf(source: (key: string) => unknown): Entities {
+  const entities: Entities = {};
+  for (const key of ENTITY_KEYS) {
+    const value = source(key);
+    if (typeof value === 'string' && value !== '') entities[key] = value;
+  }
+  return entities;
+}
+
+/** A memory as the API returns it (the dedupe hash stays inside). */
+export function toWire({ hash: _hash, ...rest }: FakeMemory): Omit<FakeMemory, 'hash'> {
+  return rest;
+}
+
+/** Change a memory's text and/or metadata, with its history entry. */
+export function updateMemory(
+  state: FakeMem0State,
+  memory: FakeMemory,
+  change: { text?: string; metadata?: Record<string, unknown> },
+  now: string,
+): void {
+  const old = memory.memory;
+  if (change.text !== undefined) memory.memory = change.text;
+  if (change.metadata !== undefined) memory.metadata = change.metadata;
+  memory.updated_at = now;
+  state.history.push(historyEntry(state, memory, 'UPDATE', old, memory.memory, now));
+}
+
+/** Delete one memory, with its history entry. */
+export function deleteMemory(state: FakeMem0State, memory: FakeMemory, now: string): void {
+  state.memories = state.memories.filter((m) => m !== memory);
+  state.history.push(historyEntry(state, memory, 'DELETE', memory.memory, null, now));
+}

@@ -9,16 +9,19 @@ import {
 import { type HoldControls, holdableRoutes } from './holds';
 import {
   addMemories,
+  deleteMemory,
   ENTITY_KEYS,
+  entitiesOf,
   type FakeMem0State,
   type FakeMemory,
-  historyEntry,
   matchesFilter,
   namesEntity,
   newState,
   nextUuid,
   searchMemories,
+  toWire,
   UUID,
+  updateMemory,
 } from './memory-store';
 
 export interface FakeMem0PlatformOptions {
@@ -60,10 +63,7 @@ export async function startFakeMem0Platform(
   const bad = (message: string, status = 400) => reply.json({ detail: message }, status);
   const body = (req: FakeRequest): Body =>
     typeof req.body === 'object' && req.body !== null && !Array.isArray(req.body) ? (req.body as Body) : {};
-  const wire = (m: FakeMemory) => {
-    const { hash: _hash, ...rest } = m;
-    return rest;
-  };
+  const wire = toWire;
   const find = (state: FakeMem0State, id: string) => state.memories.find((m) => m.id === id);
 
   route('GET', '/v1/ping/', () =>
@@ -79,9 +79,7 @@ export async function startFakeMem0Platform(
     const input = body(req);
     const messages = input.messages;
     if (!Array.isArray(messages) || messages.length === 0) return bad('messages must be a non-empty list');
-    const entities: Partial<Record<(typeof ENTITY_KEYS)[number], string>> = {};
-    for (const key of ENTITY_KEYS)
-      if (typeof input[key] === 'string' && input[key] !== '') entities[key] = input[key] as string;
+    const entities = entitiesOf((key) => input[key]);
     if (Object.keys(entities).length === 0)
       return bad('At least one of user_id, agent_id, app_id or run_id is required.');
     const metadata =
@@ -174,12 +172,17 @@ export async function startFakeMem0Platform(
       const input = body(req);
       if (input.text === undefined && input.metadata === undefined)
         return bad('text or metadata is required');
-      const old = memory.memory;
-      if (typeof input.text === 'string') memory.memory = input.text;
-      if (typeof input.metadata === 'object' && input.metadata !== null)
-        memory.metadata = input.metadata as Body;
-      memory.updated_at = now();
-      state.history.push(historyEntry(state, memory, 'UPDATE', old, memory.memory, memory.updated_at));
+      updateMemory(
+        state,
+        memory,
+        {
+          ...(typeof input.text === 'string' ? { text: input.text } : {}),
+          ...(typeof input.metadata === 'object' && input.metadata !== null
+            ? { metadata: input.metadata as Body }
+            : {}),
+        },
+        now(),
+      );
       return reply.json(wire(memory));
     }),
   );
@@ -188,8 +191,7 @@ export async function startFakeMem0Platform(
     'DELETE',
     '/v1/memories/:id/',
     withMemory((_req, state, memory) => {
-      state.memories = state.memories.filter((m) => m !== memory);
-      state.history.push(historyEntry(state, memory, 'DELETE', memory.memory, null, now()));
+      deleteMemory(state, memory, now());
       return reply.json({ message: 'Memory deleted successfully!' });
     }),
   );

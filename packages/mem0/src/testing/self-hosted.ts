@@ -2,14 +2,16 @@ import { type FakeRequest, type FakeServer, reply, startFakeServer } from '@herm
 import { type HoldControls, holdableRoutes } from './holds';
 import {
   addMemories,
-  ENTITY_KEYS,
+  deleteMemory,
+  entitiesOf,
   type FakeMem0State,
   type FakeMemory,
-  historyEntry,
   matchesFilter,
   namesEntity,
   newState,
   searchMemories,
+  toWire,
+  updateMemory,
 } from './memory-store';
 
 export interface FakeMem0ServerOptions {
@@ -42,15 +44,7 @@ export async function startFakeMem0Server(options: FakeMem0ServerOptions = {}): 
   const bad = (message: string, status = 400) => reply.json({ detail: message }, status);
   const body = (req: FakeRequest): Body =>
     typeof req.body === 'object' && req.body !== null && !Array.isArray(req.body) ? (req.body as Body) : {};
-  const wire = ({ hash: _hash, ...rest }: FakeMemory) => rest;
-  const entitiesOf = (source: (key: string) => unknown) => {
-    const entities: Partial<Record<(typeof ENTITY_KEYS)[number], string>> = {};
-    for (const key of ENTITY_KEYS) {
-      const value = source(key);
-      if (typeof value === 'string' && value !== '') entities[key] = value;
-    }
-    return entities;
-  };
+  const wire = toWire;
 
   route('POST', '/memories', (req, state) => {
     const input = body(req);
@@ -120,10 +114,7 @@ export async function startFakeMem0Server(options: FakeMem0ServerOptions = {}): 
     withMemory((req, state, memory) => {
       const text = body(req).text;
       if (typeof text !== 'string' || text === '') return bad('text is required', 422);
-      const old = memory.memory;
-      memory.memory = text;
-      memory.updated_at = now();
-      state.history.push(historyEntry(state, memory, 'UPDATE', old, text, memory.updated_at));
+      updateMemory(state, memory, { text }, now());
       return reply.json({ message: 'Memory updated successfully!' });
     }),
   );
@@ -131,8 +122,7 @@ export async function startFakeMem0Server(options: FakeMem0ServerOptions = {}): 
     'DELETE',
     '/memories/:id',
     withMemory((_req, state, memory) => {
-      state.memories = state.memories.filter((m) => m !== memory);
-      state.history.push(historyEntry(state, memory, 'DELETE', memory.memory, null, now()));
+      deleteMemory(state, memory, now());
       return reply.json({ message: 'Memory deleted successfully' });
     }),
   );
