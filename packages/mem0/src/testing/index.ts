@@ -1,7 +1,7 @@
 /**
  * `@hermes-memory/mem0/testing`: protocol-faithful fakes of the Mem0 Platform API and of a
- * self-hosted Mem0 server, on 127.0.0.1, for tests and offline demos. Needs
- * `@hermes-memory/testkit` installed (a dev dependency of your tests).
+ * self-hosted Mem0 server, on 127.0.0.1, for tests and offline demos, built on the testkit's
+ * fake-server base.
  */
 
 export type { HoldControls } from './holds';
