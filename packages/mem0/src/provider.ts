@@ -311,7 +311,9 @@ export class Mem0Provider extends MemoryProvider {
       this.startSearch(query);
       return (await this.slot.join(query, this.config.prefetchTimeoutMs, options?.signal)) ?? '';
     }
-    // Later turns never wait: the previous turn's search finished while the model answered.
+    // Later turns never wait: the previous turn's search finished while the model answered. A host
+    // that skips onTurnStart still gets this turn's search started here, for the next turn.
+    this.startSearch(query);
     return this.slot.take() ?? '';
   }
 

@@ -50,6 +50,25 @@ describe('mem0 hot path', () => {
   });
 });
 
+describe('mem0 recall without onTurnStart', () => {
+  it('a host that never calls onTurnStart still gets recall, one turn behind, never waiting after turn 1', async () => {
+    const fake = await platformFake();
+    const provider = new Mem0Provider(platformSettings(fake));
+    const memory = await managed(provider);
+    await memory.handleToolCall('mem0_add', { content: 'The user grows chillies on the balcony.' });
+    expect(await memory.prefetchAll('chillies balcony')).toContain('grows chillies'); // turn 1 waits
+    const release = fake.hold('POST /v3/memories/search/');
+    expect(await memory.prefetchAll('balcony chillies harvest')).toBe(''); // started, not awaited
+    await until(() => fake.heldRequests() === 1, 'the held search');
+    release();
+    await provider.idle();
+    expect(await memory.prefetchAll('something else entirely')).toContain('grows chillies');
+    await provider.idle();
+    expect(fake.requestsTo('POST /v3/memories/search/')).toHaveLength(3);
+    await memory.shutdownAll();
+  });
+});
+
 const FAULTS = [
   { type: 'status', status: 503, retryAfter: 1 },
   { type: 'status', status: 500 },
