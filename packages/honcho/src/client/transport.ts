@@ -1,0 +1,200 @@
+/**
+ * Deadlines, retries and error reporting for the official SDK's requests.
+ *
+ * `@honcho-ai/sdk` 2.5.0 takes no per-call signal in its high-level API (`peer.chat`,
+ * `session.addMessages`, …), retries POSTs blindly, keeps retrying after its caller gave up, and
+ * sleeps on the real clock. Its HTTP client does accept a `signal` and a `timeout` per request,
+ * and every high-level call goes through that client's public `request` / `stream` / `upload`.
+ * So the SDK keeps doing its own fetches (its routes, headers and bodies are the wire protocol),
+ * while each request is wrapped here: the signal of the call that caused it (an
+ * `AsyncLocalStorage` scope set by `HonchoClient.call`) reaches the fetch, retries follow core's
+ * policy (only what the server cannot have acted on is repeated for writes), and failures become
+ * core `APICallError`s that name method, path and status — never the key. See decision 1000.
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import {
+  APICallError,
+  type Clock,
+  createScrubber,
+  type HealthMonitor,
+  isClientError,
+  retry,
+  serverMessage,
+  systemClock,
+  TimeoutError,
+} from '@hermes-memory/core';
+import type { HonchoHTTPClient } from '@honcho-ai/sdk/dist/http/client';
+
+/** What a high-level call hands to every request it makes. */
+interface CallScope {
+  signal: AbortSignal | undefined;
+}
+
+const scope = new AsyncLocalStorage<CallScope>();
+
+/** Run `work` so that every SDK request it makes carries `signal`. */
+export function runWithSignal<T>(signal: AbortSignal | undefined, work: () => Promise<T>): Promise<T> {
+  return scope.run({ signal }, work);
+}
+
+export interface TransportOptions {
+  /** The key, to scrub from anything reported. */
+  apiKey?: string | undefined;
+  /** Per-attempt timeout (ms). */
+  timeoutMs: number;
+  /** Retries after the first attempt, for requests that may be repeated. Default 2. */
+  maxRetries?: number;
+  /** First backoff; doubles per retry. Default 500 ms. */
+  baseDelayMs?: number;
+  clock?: Clock;
+  /** Fed with every request's outcome (client errors count as answers). */
+  health?: HealthMonitor;
+  /** A failed `POST /v3/workspaces` (the SDK memoises it per client, rejection included). */
+  onWorkspaceFailure?: () => void;
+}
+
+/** Requests whose repetition would store something twice: only retried when the server cannot have acted. */
+const WRITE_PATHS = [/\/messages$/, /\/messages\/upload$/, /\/conclusions$/, /\/schedule_dream$/, /\/clone$/];
+/** Statuses that mean the request was not processed (safe to repeat even for writes). */
+const NOT_ACTED_ON = new Set([408, 429, 503]);
+
+export function isIdempotent(method: string, path: string): boolean {
+  if (method !== 'POST' && method !== 'PATCH') return true;
+  return !WRITE_PATHS.some((pattern) => pattern.test(path));
+}
+
+interface HonchoErrorLike {
+  name: string;
+  message: string;
+  status?: number;
+  body?: unknown;
+  retryAfter?: number;
+}
+
+function isHonchoError(error: unknown): error is HonchoErrorLike {
+  return error instanceof Error && typeof (error as { status?: unknown }).status === 'number';
+}
+
+export class HonchoTransport {
+  private readonly clock: Clock;
+  private readonly scrub: (text: string) => string;
+
+  constructor(private readonly options: TransportOptions) {
+    this.clock = options.clock ?? systemClock;
+    this.scrub = createScrubber([options.apiKey]);
+  }
+
+  /** Route `http`'s public request methods through this transport (the SDK's fetch stays). */
+  install(http: HonchoHTTPClient): void {
+    const request = http.request.bind(http);
+    const stream = http.stream.bind(http);
+    const upload = http.upload.bind(http);
+    const target = http as {
+      request: HonchoHTTPClient['request'];
+      stream: HonchoHTTPClient['stream'];
+      upload: HonchoHTTPClient['upload'];
+    };
+    target.request = (method, path, options = {}) =>
+      this.send(method, path, (signal, timeout) => request(method, path, { ...options, signal, timeout }));
+    target.stream = (method, path, options = {}) =>
+      this.send(method, path, (signal, timeout) => stream(method, path, { ...options, signal, timeout }));
+    target.upload = (path, formData, options = {}) =>
+      this.send('POST', path, (signal, timeout) => upload(path, formData, { ...options, signal, timeout }));
+  }
+
+  private async send<T>(
+    method: string,
+    path: string,
+    attempt: (signal: AbortSignal, timeoutMs: number) => Promise<T>,
+  ): Promise<T> {
+    const verb = method.toUpperCase();
+    const callSignal = scope.getStore()?.signal;
+    const idempotent = isIdempotent(verb, path);
+    const health = this.options.health;
+    try {
+      const result = await retry(() => this.once(verb, path, idempotent, callSignal, attempt), {
+        maxRetries: this.options.maxRetries ?? 2,
+        baseDelayMs: this.options.baseDelayMs ?? 500,
+        clock: this.clock,
+        ...(callSignal ? { signal: callSignal } : {}),
+      });
+      health?.recordSuccess();
+      return result;
+    } catch (error) {
+      if (verb === 'POST' && /^\/v\d+\/workspaces$/.test(path)) this.options.onWorkspaceFailure?.();
+      if (health && !callSignal?.aborted) {
+        if (isClientError(error)) health.recordSuccess();
+        else health.recordFailure(error);
+      }
+      throw error;
+    }
+  }
+
+  /** One attempt, with a signal of its own (so no listener outlives it on the caller's signal). */
+  private async once<T>(
+    method: string,
+    path: string,
+    idempotent: boolean,
+    callSignal: AbortSignal | undefined,
+    attempt: (signal: AbortSignal, timeoutMs: number) => Promise<T>,
+  ): Promise<T> {
+    callSignal?.throwIfAborted();
+    const controller = new AbortController();
+    const forward = () => controller.abort(callSignal?.reason);
+    callSignal?.addEventListener('abort', forward, { once: true });
+    try {
+      return await attempt(controller.signal, this.options.timeoutMs);
+    } catch (error) {
+      if (callSignal?.aborted) throw callSignal.reason ?? error;
+      throw this.toApiError(error, method, path, idempotent);
+    } finally {
+      callSignal?.removeEventListener('abort', forward);
+    }
+  }
+
+  private toApiError(error: unknown, method: string, path: string, idempotent: boolean): unknown {
+    if (APICallError.isInstance(error)) return error;
+    const url = path;
+    if (isHonchoError(error)) {
+      const status = error.status && error.status > 0 ? error.status : undefined;
+      if (status === undefined) {
+        const timedOut = error.name === 'TimeoutError';
+        return new APICallError({
+          url,
+          method,
+          path,
+          message: this.scrub(
+            `Honcho: ${method} ${path} ${timedOut ? `timed out after ${this.options.timeoutMs} ms` : `failed: ${error.message}`}`,
+          ),
+          isRetryable: idempotent,
+          cause: timedOut ? new TimeoutError(error.message, this.options.timeoutMs) : error,
+        });
+      }
+      const said = (error.body !== undefined ? serverMessage(error.body) : undefined) ?? error.message;
+      const retryable = status >= 500 || status === 408 || status === 409 || status === 429;
+      const retryAfterMs = error.retryAfter;
+      return new APICallError({
+        url,
+        method,
+        path,
+        statusCode: status,
+        message: this.scrub(`Honcho: ${method} ${path} failed with HTTP ${status}${said ? `: ${said}` : ''}`),
+        isRetryable: retryable && (idempotent || NOT_ACTED_ON.has(status)),
+        ...(said ? { serverMessage: this.scrub(said) } : {}),
+        ...(retryAfterMs !== undefined ? { responseHeaders: { 'retry-after-ms': String(retryAfterMs) } } : {}),
+        ...(error.body !== undefined ? { data: error.body } : {}),
+      });
+    }
+    if (error instanceof SyntaxError) {
+      return new APICallError({
+        url,
+        method,
+        path,
+        message: `Honcho: ${method} ${path} returned a body that is not JSON`,
+        isRetryable: false,
+        cause: error,
+      });
+    }
+    return error;
+  }
+}

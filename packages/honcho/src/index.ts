@@ -1,0 +1,38 @@
+/**
+ * @hermes-memory/honcho — Honcho memory for Hermes agents: peers, sessions and dialectic user
+ * modelling through the official `@honcho-ai/sdk`, with nothing on the hot path after turn 1.
+ */
+import type { ProviderFactoryContext } from '@hermes-memory/core';
+import { HonchoProvider, type HonchoProviderSettings } from './provider';
+
+export { HonchoProvider, INIT_WAIT_MS, type HonchoProviderSettings } from './provider';
+export { loadHonchoConfig, configCandidates, type LoadConfigOptions } from './config/load';
+export { resolveHonchoConfig, isConfigured } from './config/resolve';
+export { profileHostKey, resolveActiveHost } from './config/hosts';
+export type {
+  HonchoConfig,
+  RecallMode,
+  ReasoningLevel,
+  SessionStrategy,
+  WriteFrequency,
+  ObservationFlags,
+} from './config/types';
+export { resolveSessionName, sessionIdOf, type SessionNameInput } from './identity/session-name';
+export { resolveUserPeer, resolveAiPeerId, type RuntimeIdentity, type UserPeer } from './identity/peers';
+export { chunkMessage } from './session/chunk';
+export { HONCHO_TOOL_SCHEMAS } from './tools/schemas';
+
+/** Create the provider; `context` is what plugin discovery passes (home, env with `<home>/.env`). */
+export function createHonchoProvider(
+  settings: HonchoProviderSettings = {},
+  context?: Partial<ProviderFactoryContext>,
+): HonchoProvider {
+  return new HonchoProvider(settings, context);
+}
+
+/** The factory plugin discovery calls (`memory.provider: honcho`). */
+export const createProvider = createHonchoProvider;
+
+// package.json's version, put in by the build (tsup.preset.ts); running from source reports 0.0.0-dev.
+declare const __PACKAGE_VERSION__: string | undefined;
+export const VERSION: string = typeof __PACKAGE_VERSION__ === 'string' ? __PACKAGE_VERSION__ : '0.0.0-dev';

@@ -1,0 +1,622 @@
+/**
+ * HonchoProvider: Hermes memory on Honcho through the official SDK. Startup never waits on the
+ * network for more than 0.1 s; turn 1 may wait its two budgets for base context and dialectic;
+ * every later prefetch serves what the previous turn prepared in the background. Writes go
+ * through the write-frequency buffer; tools answer JSON whatever happens.
+ */
+import { existsSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import {
+  APICallError,
+  type ChatMessage,
+  type Clock,
+  type ConfigField,
+  HealthMonitor,
+  type HookOptions,
+  type InitContext,
+  type Logger,
+  MemoryProvider,
+  type MemoryTarget,
+  type MemoryWriteAction,
+  type PrefetchOptions,
+  type ProbeResult,
+  type ProviderFactoryContext,
+  type ProviderHealth,
+  type RecallStatus,
+  SerialQueue,
+  type SessionSwitchOptions,
+  type ShutdownOptions,
+  type SyncTurnOptions,
+  type ToolCallOptions,
+  type ToolSchema,
+  canWrite,
+  mergeJsonConfig,
+  sanitizeContext,
+  silentLogger,
+  sleep,
+  systemClock,
+  toolResult,
+} from '@hermes-memory/core';
+import { HonchoBackend } from './client/backend';
+import { HonchoClient } from './client/honcho-client';
+import { configCandidates, loadHonchoConfig } from './config/load';
+import { isConfigured } from './config/resolve';
+import type { HonchoConfig, ObservationFlags, RecallMode } from './config/types';
+import type { JsonObject } from './config/values';
+import { resolveAiPeerId, resolveUserPeer } from './identity/peers';
+import { resolveSessionName, sessionIdOf } from './identity/session-name';
+import { formatBaseContext } from './recall/base-context';
+import { PREWARM_QUERY, runDialecticDepth } from './recall/dialectic';
+import { cutAtWord, isTrivialHonchoPrompt, truncateToChars } from './recall/text';
+import { type Snapshot, TwoLayerRecall } from './recall/two-layer';
+import { chunkMessage } from './session/chunk';
+import { migrateMemoryFiles } from './session/migration';
+import { MessageWriter, type OutgoingMessage } from './session/writer';
+import { routeObserver, runHonchoTool } from './tools/handlers';
+import { HONCHO_TOOL_SCHEMAS } from './tools/schemas';
+
+/** Startup waits this long for session init, then lets it finish in the background. */
+export const INIT_WAIT_MS = 100;
+const DEFAULT_TIMEOUT_S = 30;
+
+export interface HonchoProviderSettings {
+  /** honcho.json keys set in code (camelCase, as in the file); they beat the file and the environment. */
+  config?: JsonObject;
+  /** The clock for waits, cadences and retries (tests pass a `ManualClock`). */
+  clock?: Clock;
+  /** The working directory the session name derives from (default `process.cwd()`). */
+  cwd?: string;
+  /** The user's home, where `~/.honcho/config.json` is looked for (default `HOME`). */
+  userHome?: string;
+  /** The async writer's wait before its retry, ms (default 2000). */
+  writerRetryDelayMs?: number;
+}
+
+const SYSTEM_PROMPTS: Record<RecallMode, string> = {
+  hybrid:
+    '# Honcho memory\nHoncho models the user across sessions. Relevant context is injected automatically each turn. Use honcho_profile for the curated fact card, honcho_search for raw excerpts of past conversations, honcho_reasoning to ask Honcho a question about the user, honcho_context for this session, and honcho_conclude to save a durable fact about the user.',
+  context:
+    '# Honcho memory\nHoncho models the user across sessions. What it knows that is relevant is injected automatically each turn as memory context.',
+  tools:
+    '# Honcho memory\nHoncho models the user across sessions. Nothing is injected automatically: call honcho_profile for the curated fact card, honcho_search for raw excerpts, honcho_reasoning to ask about the user, honcho_context for this session, and honcho_conclude to save a durable fact.',
+};
+
+/** The git root's folder name for `per-repo` (no process spawned: walk up to a `.git`). */
+function gitRepoName(cwd: string): string | undefined {
+  let dir = path.resolve(cwd);
+  for (;;) {
+    if (existsSync(path.join(dir, '.git'))) return path.basename(dir);
+    const parent = path.dirname(dir);
+    if (parent === dir) return undefined;
+    dir = parent;
+  }
+}
+
+function isAuthFailure(error: unknown): boolean {
+  return APICallError.isInstance(error) && (error.statusCode === 401 || error.statusCode === 403);
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+export class HonchoProvider extends MemoryProvider {
+  readonly name = 'honcho';
+
+  private readonly settings: HonchoProviderSettings;
+  private readonly clock: Clock;
+  private readonly factoryEnv: Readonly<Record<string, string | undefined>> | undefined;
+  private readonly factoryHome: string | undefined;
+  private config: HonchoConfig;
+  private logger: Logger = silentLogger;
+  private hermesHome = '';
+  private health_ = new HealthMonitor();
+
+  private active = false;
+  private cronSkipped = false;
+  private writable = false;
+  private recallMode: RecallMode = 'hybrid';
+  private sessionId = '';
+  private gatewayKey: string | undefined;
+  private sessionTitle: string | undefined;
+  private sessionKey = '';
+  private userPeerId = '';
+  private aiPeerId = '';
+  private observation: ObservationFlags;
+  private backend: HonchoBackend | undefined;
+  private writer: MessageWriter | undefined;
+  private recall: TwoLayerRecall | undefined;
+  private readonly background: SerialQueue;
+  private lifetime = new AbortController();
+
+  private init: Promise<void> | undefined;
+  private ready = false;
+  private initError: unknown;
+  private sessionEpoch = 0;
+  private lastRecall: RecallStatus | null = null;
+
+  constructor(settings: HonchoProviderSettings = {}, context?: Partial<ProviderFactoryContext>) {
+    super();
+    this.settings = settings;
+    this.clock = settings.clock ?? systemClock;
+    this.factoryEnv = context?.env;
+    this.factoryHome = context?.hermesHome;
+    if (context?.logger) this.logger = context.logger;
+    this.background = new SerialQueue({ name: 'honcho', clock: this.clock });
+    // Read once at creation (the factory context carries the home and env), so isAvailable() does no I/O.
+    this.config = this.loadConfig(context?.hermesHome, context?.env ?? process.env);
+    this.observation = { ...this.config.observation };
+  }
+
+  private loadConfig(hermesHome: string | undefined, env: Readonly<Record<string, string | undefined>>): HonchoConfig {
+    return loadHonchoConfig({
+      hermesHome: hermesHome ?? path.join(os.homedir(), '.hermes'),
+      env,
+      ...(this.settings.userHome ? { userHome: this.settings.userHome } : {}),
+      ...(this.settings.config ? { overrides: this.settings.config } : {}),
+    });
+  }
+
+  /** The resolved config (after `initialize`, the one in force). */
+  get resolvedConfig(): HonchoConfig {
+    return this.config;
+  }
+
+  isAvailable(): boolean {
+    return isConfigured(this.config);
+  }
+
+  override unavailableReason(): string {
+    if (isConfigured(this.config)) return '';
+    if (!this.config.enabled && (this.config.apiKey || this.config.baseUrl)) return 'Honcho is disabled (enabled: false).';
+    return 'Honcho needs an API key (HONCHO_API_KEY or apiKey in honcho.json) or a baseUrl for a self-hosted server.';
+  }
+
+  async initialize(sessionId: string, context: InitContext): Promise<void> {
+    this.logger = context.logger ?? this.logger;
+    this.hermesHome = context.hermesHome;
+    const env = context.env ?? this.factoryEnv ?? process.env;
+    this.config = this.loadConfig(context.hermesHome, env);
+    for (const warning of this.config.warnings) this.logger.warn(`Honcho: ${warning}`);
+    this.observation = { ...this.config.observation };
+    this.sessionId = sessionId;
+    const extra = context as InitContext & { gatewaySessionKey?: string; toolsOnly?: boolean };
+    this.gatewayKey = extra.gatewaySessionKey;
+    this.sessionTitle = context.sessionTitle;
+    this.writable = canWrite(context.agentContext);
+    this.cronSkipped =
+      !extra.toolsOnly && (context.agentContext === 'cron' || context.agentContext === 'flush' || context.platform === 'cron');
+    this.lifetime = new AbortController();
+    context.signal?.addEventListener('abort', () => this.lifetime.abort(context.signal?.reason), { once: true });
+    if (this.cronSkipped || !isConfigured(this.config)) {
+      this.active = false;
+      return;
+    }
+    this.recallMode = extra.toolsOnly ? 'tools' : this.config.recallMode;
+    this.sessionKey = this.resolveSessionKey(sessionId);
+    const user = resolveUserPeer(this.config, { userId: context.userId, userIdAlt: context.userIdAlt }, this.gatewayKey ?? this.sessionKey);
+    if (user.source === 'session-key') {
+      this.logger.info(
+        `Honcho: no peerName configured; the user peer is '${user.id}'. Set peerName in honcho.json to keep one identity across chats.`,
+      );
+    }
+    this.userPeerId = user.id;
+    this.aiPeerId = resolveAiPeerId(this.config);
+    const timeoutMs = (this.config.timeoutSeconds ?? DEFAULT_TIMEOUT_S) * 1000;
+    this.health_ = new HealthMonitor({ clock: this.clock });
+    const client = new HonchoClient({
+      apiKey: this.config.apiKey,
+      apiKeyInFile: this.config.apiKeyInFile,
+      baseUrl: this.config.baseUrl,
+      environment: this.config.environment,
+      workspaceId: this.config.workspaceId,
+      timeoutMs,
+      clock: this.clock,
+      health: this.health_,
+    });
+    this.backend = new HonchoBackend(client);
+    this.writer = new MessageWriter({
+      frequency: this.config.writeFrequency,
+      send: (session, messages, signal) => this.backend!.addMessages(session, messages, signal),
+      ready: () => this.whenReady(),
+      clock: this.clock,
+      logger: this.logger,
+      ...(this.settings.writerRetryDelayMs !== undefined ? { retryDelayMs: this.settings.writerRetryDelayMs } : {}),
+    });
+    this.recall = this.createRecall(timeoutMs);
+    this.active = true;
+    this.ready = false;
+    this.init = undefined;
+    if (this.recallMode === 'tools') {
+      if (this.config.initOnSessionStart) this.startInit();
+      return;
+    }
+    // Context and hybrid modes: start session init, wait at most 0.1 s, let it finish in the background.
+    const init = this.startInit();
+    await Promise.race([init.catch(() => undefined), sleep(INIT_WAIT_MS, { clock: this.clock }).catch(() => undefined)]);
+  }
+
+  /** Who observes `target` (the tools' routing): see `routeObserver`. */
+  private observerOf(target: string): string {
+    return routeObserver({ aiPeerId: this.aiPeerId, observation: this.observation }, target);
+  }
+
+  private resolveSessionKey(sessionId: string): string {
+    const cwd = this.settings.cwd ?? process.cwd();
+    const name = resolveSessionName(this.config, {
+      sessionId,
+      sessionTitle: this.sessionTitle,
+      gatewaySessionKey: this.gatewayKey,
+      cwd,
+      gitRepoName: this.config.sessionStrategy === 'per-repo' ? gitRepoName(cwd) : undefined,
+    });
+    return sessionIdOf(name);
+  }
+
+  private createRecall(timeoutMs: number): TwoLayerRecall {
+    const config = this.config;
+    return new TwoLayerRecall({
+      contextCadence: config.contextCadence,
+      dialecticCadence: config.dialecticCadence,
+      injectionFrequency: config.injectionFrequency,
+      firstTurnBaseWaitMs: Math.min(config.firstTurnBaseWait * 1000, timeoutMs),
+      firstTurnDialecticWaitMs: Math.min(config.firstTurnDialecticWait * 1000, timeoutMs),
+      hungAfterMs: timeoutMs * 2,
+      clock: this.clock,
+      isAuthFailure,
+      fetchBase: (query, signal) => this.fetchBase(query, signal),
+      runDialectic: (query, options) => this.runDialectic(query, options),
+    });
+  }
+
+  /** Session init: peers and flags, existing messages, the one-time migration, the dialectic prewarm. */
+  private startInit(): Promise<void> {
+    if (this.init) return this.init;
+    const epoch = this.sessionEpoch;
+    const backend = this.backend!;
+    const sessionKey = this.sessionKey;
+    const run = async () => {
+      const opened = await backend.openSession(sessionKey, this.userPeerId, this.aiPeerId, this.config.observation, this.lifetime.signal);
+      if (epoch !== this.sessionEpoch) return;
+      this.observation = opened.observation;
+      if (opened.messageCount === 0 && this.config.sessionStrategy !== 'per-session' && this.writable) {
+        await this.migrate(backend, sessionKey);
+      }
+      this.ready = true;
+      this.initError = undefined;
+      if (this.recallMode !== 'tools' && !this.config.queryRewrite) this.recall?.fireDialectic(PREWARM_QUERY, PREWARM_QUERY);
+    };
+    const init = run();
+    this.init = init;
+    init.catch((error: unknown) => {
+      if (this.init !== init) return;
+      // A later call starts init again: a transient outage at startup must not disable memory.
+      this.init = undefined;
+      this.initError = error;
+      this.logger.warn(`Honcho: session init failed: ${describe(error)}`);
+    });
+    return init;
+  }
+
+  /** Resolves when the session is set up (starting init if needed); rejects with the init error. */
+  private whenReady(signal?: AbortSignal): Promise<void> {
+    if (this.ready) return Promise.resolve();
+    const init = this.startInit();
+    if (!signal) return init;
+    return new Promise<void>((resolve, reject) => {
+      const onAbort = () => reject(signal.reason);
+      if (signal.aborted) return onAbort();
+      signal.addEventListener('abort', onAbort, { once: true });
+      init.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+    });
+  }
+
+  private async migrate(backend: HonchoBackend, sessionKey: string): Promise<void> {
+    try {
+      const uploaded = await migrateMemoryFiles({
+        hermesHome: this.hermesHome,
+        workspaceId: backend.workspaceId,
+        userPeerId: this.userPeerId,
+        aiPeerId: this.aiPeerId,
+        now: () => new Date(this.clock.now()),
+        upload: (peer, name, text, metadata) => backend.uploadText(sessionKey, peer, name, text, metadata, this.lifetime.signal),
+      });
+      if (uploaded.length > 0) this.logger.info(`Honcho: migrated ${uploaded.join(', ')} to Honcho.`);
+    } catch (error) {
+      this.logger.warn(`Honcho: memory-file migration failed (retried at the next session): ${describe(error)}`);
+    }
+  }
+
+  private async fetchBase(query: string, signal: AbortSignal): Promise<string> {
+    await this.whenReady(signal);
+    const backend = this.backend!;
+    const user = this.userPeerId;
+    const ai = this.aiPeerId;
+    const sections = this.config.sessionStartSections;
+    const wantsUser = sections.includes('peerRepresentation') || sections.includes('peerCard');
+    const wantsAi = sections.includes('aiRepresentation') || sections.includes('aiCard');
+    const [session, userView, aiView] = await Promise.all([
+      sections.includes('summary') ? backend.sessionContext(this.sessionKey, signal) : undefined,
+      wantsUser ? backend.peerView(this.observerOf(user), user, query || undefined, signal) : undefined,
+      wantsAi ? backend.peerView(ai, ai, undefined, signal) : undefined,
+    ]);
+    return formatBaseContext(
+      {
+        summary: session?.summary,
+        userRepresentation: userView?.representation,
+        userCard: userView?.card,
+        aiRepresentation: aiView?.representation,
+        aiCard: aiView?.card,
+      },
+      sections,
+    );
+  }
+
+  private async runDialectic(query: string, options: { cold: boolean; signal: AbortSignal; prompt?: string }): Promise<string> {
+    await this.whenReady(options.signal);
+    const config = this.config;
+    const user = this.userPeerId;
+    const observer = config.observation.aiObserveOthers ? this.aiPeerId : user;
+    const input = cutAtWord(query, config.dialecticMaxInputChars);
+    const settings = {
+      depth: config.dialecticDepth,
+      depthLevels: config.dialecticDepthLevels,
+      reasoningLevel: config.dialecticReasoningLevel,
+      reasoningHeuristic: config.reasoningHeuristic,
+      reasoningLevelCap: config.reasoningLevelCap,
+    };
+    const ask = (prompt: string, level: Parameters<HonchoBackend['chat']>[3]) =>
+      this.backend!.chat(observer, user, prompt, level, options.signal);
+    const answer = options.prompt
+      ? await ask(options.prompt, config.dialecticReasoningLevel)
+      : (await runDialecticDepth(settings, { query: input, cold: options.cold, signal: options.signal }, ask)).result;
+    const text = answer.trim();
+    return text.length > config.dialecticMaxChars ? truncateToChars(text, config.dialecticMaxChars) : text;
+  }
+
+  override getToolSchemas(): ToolSchema[] {
+    if (this.cronSkipped) return [];
+    const mode = this.active ? this.recallMode : this.config.recallMode;
+    return mode === 'context' ? [] : HONCHO_TOOL_SCHEMAS.map((tool) => ({ ...tool }));
+  }
+
+  override systemPromptBlock(): string {
+    if (!this.active) return '';
+    return SYSTEM_PROMPTS[this.recallMode];
+  }
+
+  override onTurnStart(turnNumber: number, _message: string, _info?: HookOptions): void {
+    this.recall?.setTurn(turnNumber);
+  }
+
+  override async prefetch(query: string, options?: PrefetchOptions): Promise<string> {
+    const recall = this.recall;
+    if (!this.active || this.recallMode === 'tools' || !recall) return '';
+    if (!this.ready) this.startInit().catch(() => undefined);
+    const trivial = isTrivialHonchoPrompt(query);
+    const served = await recall.serve(query, { trivial, ...(options?.signal ? { signal: options.signal } : {}) });
+    const parts = [served.base, served.dialectic].filter((part) => part.trim() !== '');
+    let text = parts.join('\n\n');
+    if (this.config.contextTokens !== undefined) text = truncateToChars(text, this.config.contextTokens * 4);
+    this.lastRecall = text ? { providerLabel: 'Honcho', count: 0 } : null;
+    return text;
+  }
+
+  override queuePrefetch(query: string, _options?: PrefetchOptions): void {
+    if (!this.active || this.recallMode === 'tools' || !this.recall) return;
+    if (!this.ready) {
+      this.startInit().catch(() => undefined);
+      return;
+    }
+    if (!query.trim() || isTrivialHonchoPrompt(query)) return;
+    this.recall.queue(query);
+  }
+
+  override recallStatus(): RecallStatus | null {
+    return this.lastRecall;
+  }
+
+  override async syncTurn(userContent: string, assistantContent: string, options?: SyncTurnOptions): Promise<void> {
+    const writer = this.writer;
+    if (!this.active || !writer || !this.writable || !this.config.saveMessages) return;
+    if (this.recallMode === 'tools' && !this.ready) return;
+    if (!this.ready) this.startInit().catch(() => undefined);
+    const limit = this.config.messageMaxChars;
+    const messages: OutgoingMessage[] = [];
+    for (const [peerId, raw] of [
+      [this.userPeerId, userContent],
+      [this.aiPeerId, assistantContent],
+    ] as const) {
+      const text = sanitizeContext(raw).trim();
+      if (!text) continue;
+      for (const content of chunkMessage(text, limit)) messages.push({ sessionId: this.sessionKey, peerId, content });
+    }
+    try {
+      await writer.save(messages, options?.signal);
+    } catch (error) {
+      // Kept unsent: the next flush (or session end) sends it.
+      this.logger.warn(`Honcho: saving the turn failed, kept for the next flush: ${describe(error)}`);
+    }
+  }
+
+  override async handleToolCall(toolName: string, args: unknown, options?: ToolCallOptions): Promise<string> {
+    if (this.cronSkipped) return toolResult({ error: 'Honcho is not active (cron context).' });
+    if (!this.active || !this.backend) return toolResult({ error: 'Honcho is not configured.' });
+    if (!HONCHO_TOOL_SCHEMAS.some((tool) => tool.name === toolName)) return toolResult({ error: `Unknown tool: ${toolName}` });
+    if (!this.ready) {
+      try {
+        await this.whenReady(options?.signal);
+      } catch (error) {
+        if (options?.signal?.aborted) return toolResult({ error: 'Honcho is still initializing; try again shortly.' });
+        return toolResult({ error: `Honcho could not be initialized: ${describe(error)}` });
+      }
+    }
+    return runHonchoTool(toolName, args, {
+      backend: this.backend,
+      sessionId: this.sessionKey,
+      userPeerId: this.userPeerId,
+      aiPeerId: this.aiPeerId,
+      observation: this.observation,
+      dialecticDynamic: this.config.dialecticDynamic,
+      turn: this.recall?.turn ?? 0,
+      writable: this.writable,
+      signal: options?.signal,
+      onReasoning: () => this.recall?.noteExplicitDialectic(),
+    });
+  }
+
+  /**
+   * A builtin USER.md add becomes a conclusion about the user. Replace and remove are not mirrored:
+   * Honcho's conclusions are derived facts without a link to the line they came from, so there is
+   * nothing to correct by id (decision 1001).
+   */
+  override onMemoryWrite(action: MemoryWriteAction, target: MemoryTarget, content: string): void {
+    if (!this.active || !this.writable || action !== 'add' || target !== 'user' || !content.trim()) return;
+    const backend = this.backend!;
+    this.background.push(async () => {
+      await this.whenReady(this.lifetime.signal);
+      const user = this.userPeerId;
+      await backend.createConclusion(this.observerOf(user), user, content.trim(), this.sessionKey, this.lifetime.signal);
+    }, 'conclusion');
+  }
+
+  override onSessionSwitch(newSessionId: string, options: SessionSwitchOptions): undefined {
+    this.sessionId = newSessionId;
+    if (!this.active) return undefined;
+    const key = this.gatewayKey ? this.sessionKey : this.resolveSessionKey(newSessionId);
+    // Results in flight for the old session are dropped, and cadences restart.
+    this.recall?.newSession();
+    if (key !== this.sessionKey || options.reset) {
+      this.sessionEpoch += 1;
+      this.sessionKey = key;
+      this.ready = false;
+      this.init = undefined;
+      if (this.recallMode !== 'tools') this.startInit().catch(() => undefined);
+    }
+    return undefined;
+  }
+
+  override async onSessionEnd(_messages: readonly ChatMessage[], options?: HookOptions): Promise<void> {
+    if (!this.active || !this.writer) return;
+    await this.writer.flushAll(options?.signal);
+  }
+
+  override async flush(timeoutMs?: number): Promise<boolean> {
+    if (!this.active || !this.writer) return true;
+    const controller = new AbortController();
+    const timer = timeoutMs !== undefined ? this.clock.setTimeout(() => controller.abort(), timeoutMs) : undefined;
+    try {
+      await this.writer.flushAll(controller.signal);
+      return await this.background.drain(timeoutMs);
+    } catch {
+      return false;
+    } finally {
+      if (timer !== undefined) this.clock.clearTimeout(timer);
+    }
+  }
+
+  override async shutdown(options?: ShutdownOptions): Promise<void> {
+    if (this.active && this.writer) {
+      try {
+        await this.writer.flushAll(options?.signal);
+        await this.background.drain(options?.timeoutMs);
+      } catch (error) {
+        this.logger.warn(`Honcho: flush at shutdown failed: ${describe(error)}`);
+      }
+    }
+    this.recall?.close();
+    this.writer?.close();
+    this.lifetime.abort(new Error('Honcho provider shut down'));
+    this.active = false;
+  }
+
+  /** Queued writes and running background recall (for tests and the conformance kit). */
+  get pendingWork(): number {
+    return (this.writer?.pending ?? 0) + this.background.size + (this.background.active ? 1 : 0) + (this.recall?.pending ?? 0);
+  }
+
+  /** Wait until queued writes and background recall are done (or `timeoutMs` passed). */
+  async idle(timeoutMs = 10_000): Promise<boolean> {
+    const [a, b, c] = await Promise.all([
+      this.writer?.drain(timeoutMs) ?? true,
+      this.background.drain(timeoutMs),
+      this.recall?.idle(timeoutMs) ?? true,
+    ]);
+    return a && b && c;
+  }
+
+  /** Diagnostics: the reference's `liveness_snapshot`. */
+  livenessSnapshot(): Snapshot | undefined {
+    return this.recall?.snapshot();
+  }
+
+  override health(): ProviderHealth | null {
+    if (!this.active) return null;
+    const report = this.health_.snapshot();
+    if (this.initError && !this.ready) return { ...report, status: 'degraded', reason: `session init failed: ${describe(this.initError)}` };
+    return report;
+  }
+
+  override async probe(options?: HookOptions): Promise<ProbeResult> {
+    if (!isConfigured(this.config)) return { status: 'skipped', message: this.unavailableReason() };
+    const client =
+      this.backend?.client ??
+      new HonchoClient({
+        apiKey: this.config.apiKey,
+        apiKeyInFile: this.config.apiKeyInFile,
+        baseUrl: this.config.baseUrl,
+        environment: this.config.environment,
+        workspaceId: this.config.workspaceId,
+        timeoutMs: (this.config.timeoutSeconds ?? DEFAULT_TIMEOUT_S) * 1000,
+        maxRetries: 0,
+      });
+    const started = this.clock.now();
+    try {
+      await client.call(options?.signal, (sdk) => sdk.getMetadata());
+      return {
+        status: 'ok',
+        message: `Honcho at ${client.baseUrl} answered (workspace '${client.workspaceId}').`,
+        latencyMs: this.clock.now() - started,
+      };
+    } catch (error) {
+      return { status: 'failed', message: describe(error), latencyMs: this.clock.now() - started };
+    }
+  }
+
+  override getConfigSchema(): ConfigField[] {
+    return [
+      {
+        key: 'api_key',
+        description: 'Honcho API key (from app.honcho.dev); leave empty for a self-hosted server',
+        secret: true,
+        envVar: 'HONCHO_API_KEY',
+        url: 'https://app.honcho.dev',
+      },
+      { key: 'baseUrl', description: 'Base URL of a self-hosted Honcho (e.g. http://localhost:8000)', type: 'text' },
+    ];
+  }
+
+  /** Merge into `$HERMES_HOME/honcho.json` (atomic, 0600), as the reference's setup does. */
+  override saveConfig(values: Readonly<Record<string, unknown>>, hermesHome: string): void {
+    const patch: Record<string, unknown> = {};
+    const key = values.api_key ?? values.apiKey;
+    if (typeof key === 'string' && key.trim()) patch.apiKey = key.trim();
+    const url = values.baseUrl ?? values.base_url;
+    if (typeof url === 'string' && url.trim()) patch.baseUrl = url.trim();
+    if (Object.keys(patch).length > 0) mergeJsonConfig(path.join(hermesHome, 'honcho.json'), patch);
+  }
+
+  override configPaths(): readonly string[] {
+    return configCandidates({
+      hermesHome: this.hermesHome || this.factoryHome || path.join(os.homedir(), '.hermes'),
+      env: this.factoryEnv ?? process.env,
+      ...(this.settings.userHome ? { userHome: this.settings.userHome } : {}),
+    });
+  }
+
+  override backupPaths(): string[] {
+    const home = this.settings.userHome ?? os.homedir();
+    return [path.join(home, '.honcho')];
+  }
+}

@@ -1,0 +1,78 @@
+/**
+ * The one-time move of the builtin memory files into Honcho: MEMORY.md and USER.md to the user
+ * peer, SOUL.md to the AI peer, each wrapped in a "prior memory" envelope. Each upload is recorded
+ * in `state/honcho_migration.json` (atomic, 0600) by workspace, peer and file, so a restart, a new
+ * session or a second process never uploads the same file to the same peer twice.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { readJsonConfig, writeFileAtomic } from '@hermes-memory/core';
+
+export interface MigrationSource {
+  /** Path relative to HERMES_HOME. */
+  file: string;
+  /** The name Honcho stores it under. */
+  uploadAs: string;
+  peer: 'user' | 'ai';
+  description: string;
+}
+
+export const MIGRATION_SOURCES: readonly MigrationSource[] = [
+  { file: 'memories/MEMORY.md', uploadAs: 'consolidated_memory.md', peer: 'user', description: 'long-term memory notes' },
+  { file: 'memories/USER.md', uploadAs: 'user_profile.md', peer: 'user', description: 'user profile' },
+  { file: 'SOUL.md', uploadAs: 'agent_soul.md', peer: 'ai', description: 'agent persona' },
+];
+
+export const LEDGER_FILE = path.join('state', 'honcho_migration.json');
+
+interface Ledger {
+  version: 1;
+  /** `<workspace>/<peer>/<uploadAs>` → ISO time of the upload. */
+  uploaded: Record<string, string>;
+}
+
+function readLedger(file: string): Ledger {
+  const read = readJsonConfig(file);
+  const uploaded = read.status === 'ok' && typeof read.data.uploaded === 'object' && read.data.uploaded !== null
+    ? (read.data.uploaded as Record<string, string>)
+    : {};
+  return { version: 1, uploaded: { ...uploaded } };
+}
+
+export function wrapPriorMemory(source: MigrationSource, text: string): string {
+  return `<prior_memory_file name="${source.uploadAs}" description="${source.description}">\nThis is memory the agent kept in a local file before Honcho was enabled.\n\n${text.trim()}\n</prior_memory_file>\n`;
+}
+
+export interface MigrationContext {
+  hermesHome: string;
+  workspaceId: string;
+  userPeerId: string;
+  aiPeerId: string;
+  now: () => Date;
+  upload: (peerId: string, fileName: string, text: string, metadata: Record<string, unknown>) => Promise<void>;
+}
+
+/** Upload what is not in the ledger yet; returns the files uploaded now. A failure leaves that file for next time. */
+export async function migrateMemoryFiles(ctx: MigrationContext): Promise<string[]> {
+  const ledgerPath = path.join(ctx.hermesHome, LEDGER_FILE);
+  const done: string[] = [];
+  for (const source of MIGRATION_SOURCES) {
+    const file = path.join(ctx.hermesHome, source.file);
+    if (!existsSync(file)) continue;
+    const text = readFileSync(file, 'utf8');
+    if (!text.trim()) continue;
+    const peerId = source.peer === 'user' ? ctx.userPeerId : ctx.aiPeerId;
+    const key = `${ctx.workspaceId}/${peerId}/${source.uploadAs}`;
+    if (readLedger(ledgerPath).uploaded[key]) continue;
+    await ctx.upload(peerId, source.uploadAs, wrapPriorMemory(source, text), {
+      source: 'hermes_memory_migration',
+      original_file: source.file,
+    });
+    // Re-read before writing so a concurrent migration's entries are kept.
+    const ledger = readLedger(ledgerPath);
+    ledger.uploaded[key] = ctx.now().toISOString();
+    writeFileAtomic(ledgerPath, `${JSON.stringify(ledger, null, 2)}\n`, 0o600);
+    done.push(source.uploadAs);
+  }
+  return done;
+}

@@ -1,0 +1,158 @@
+/**
+ * Where a turn's messages wait until they reach Honcho, under the four write frequencies:
+ * - `async`: each save queues a flush on a background writer; a failed flush is retried once
+ *   after 2 s, then its batch is dropped (and counted);
+ * - `turn`: each save flushes before it resolves;
+ * - `session`: nothing is sent until `flushAll` (session end, shutdown);
+ * - N: every Nth save flushes.
+ * A flush sends only messages not yet sent, per session, in order; on error they stay unsent.
+ */
+import { type Clock, type Logger, SerialQueue, silentLogger, sleep, systemClock } from '@hermes-memory/core';
+import type { WriteFrequency } from '../config/types';
+
+export interface OutgoingMessage {
+  sessionId: string;
+  peerId: string;
+  content: string;
+}
+
+export type SendBatch = (
+  sessionId: string,
+  messages: readonly OutgoingMessage[],
+  signal: AbortSignal | undefined,
+) => Promise<void>;
+
+export interface MessageWriterOptions {
+  frequency: WriteFrequency;
+  send: SendBatch;
+  /** Resolves when the session exists on the server (init done); rejects when it never will. */
+  ready: () => Promise<void>;
+  clock?: Clock;
+  logger?: Logger;
+  /** The async writer's wait before its one retry (default 2000 ms). */
+  retryDelayMs?: number;
+}
+
+/** The async writer retries a failed flush once after this long. */
+export const ASYNC_RETRY_DELAY_MS = 2_000;
+
+export class MessageWriter {
+  private unsent: OutgoingMessage[] = [];
+  private saves = 0;
+  private readonly queue: SerialQueue;
+  private readonly clock: Clock;
+  private readonly logger: Logger;
+  /** Messages the async writer gave up on (after its retry). */
+  dropped = 0;
+
+  constructor(private readonly options: MessageWriterOptions) {
+    this.clock = options.clock ?? systemClock;
+    this.logger = options.logger ?? silentLogger;
+    this.queue = new SerialQueue({ name: 'honcho writer', logger: this.logger, clock: this.clock });
+  }
+
+  get frequency(): WriteFrequency {
+    return this.options.frequency;
+  }
+
+  /** Messages not sent yet plus queued flushes. */
+  get pending(): number {
+    return this.unsent.length + this.queue.size + (this.queue.active ? 1 : 0);
+  }
+
+  /** Buffer `messages` and flush as the write frequency says. Resolves when that flush (if any) is done. */
+  async save(messages: readonly OutgoingMessage[], signal?: AbortSignal): Promise<void> {
+    if (messages.length === 0) return;
+    this.unsent.push(...messages);
+    this.saves += 1;
+    const frequency = this.options.frequency;
+    if (frequency === 'session') return;
+    if (frequency === 'async') {
+      const batch = this.takeUnsent();
+      this.queue.push(() => this.sendWithOneRetry(batch), 'flush');
+      return;
+    }
+    if (frequency === 'turn' || this.saves % frequency === 0) await this.flush(signal);
+  }
+
+  /** Send everything unsent (per session, in order) and wait for the async writer to drain. */
+  async flushAll(signal?: AbortSignal): Promise<void> {
+    await this.flush(signal);
+    if (this.queue.size > 0 || this.queue.active) await this.queue.drain();
+  }
+
+  /** Wait for queued flushes, at most `timeoutMs`. */
+  drain(timeoutMs?: number): Promise<boolean> {
+    return this.queue.drain(timeoutMs);
+  }
+
+  close(): void {
+    this.queue.close();
+  }
+
+  private takeUnsent(): OutgoingMessage[] {
+    const batch = this.unsent;
+    this.unsent = [];
+    return batch;
+  }
+
+  /** A synchronous flush: failed messages go back to the front of the buffer, unsent. */
+  private async flush(signal?: AbortSignal): Promise<void> {
+    const batch = this.takeUnsent();
+    if (batch.length === 0) return;
+    const sent = new Set<OutgoingMessage>();
+    try {
+      await this.sendAll(batch, sent, signal);
+    } catch (error) {
+      this.unsent = [...batch.filter((m) => !sent.has(m)), ...this.unsent];
+      throw error;
+    }
+  }
+
+  /** Send per session in order; `sent` collects what the server accepted (a failure keeps the rest). */
+  private async sendAll(
+    batch: readonly OutgoingMessage[],
+    sent: Set<OutgoingMessage>,
+    signal?: AbortSignal,
+  ): Promise<void> {
+    await this.options.ready();
+    const bySession = new Map<string, OutgoingMessage[]>();
+    for (const m of batch) {
+      const list = bySession.get(m.sessionId) ?? [];
+      list.push(m);
+      bySession.set(m.sessionId, list);
+    }
+    for (const [sessionId, list] of bySession) {
+      // Honcho takes at most 100 messages per request.
+      for (let i = 0; i < list.length; i += 100) {
+        const part = list.slice(i, i + 100);
+        await this.options.send(sessionId, part, signal);
+        for (const m of part) sent.add(m);
+      }
+    }
+  }
+
+  private async sendWithOneRetry(batch: OutgoingMessage[]): Promise<void> {
+    let remaining = batch;
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const sent = new Set<OutgoingMessage>();
+      try {
+        await this.sendAll(remaining, sent);
+        return;
+      } catch (error) {
+        remaining = remaining.filter((m) => !sent.has(m));
+        if (attempt === 0) {
+          this.logger.warn(`Honcho: message flush failed (${describe(error)}); retrying once.`);
+          await sleep(this.options.retryDelayMs ?? ASYNC_RETRY_DELAY_MS, { clock: this.clock });
+        } else {
+          this.dropped += remaining.length;
+          this.logger.warn(`Honcho: message flush failed again (${describe(error)}); ${remaining.length} message(s) dropped.`);
+        }
+      }
+    }
+  }
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
