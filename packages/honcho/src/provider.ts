@@ -538,6 +538,14 @@ export class HonchoProvider extends MemoryProvider {
 
   /** Wait until queued writes and background recall are done (or `timeoutMs` passed). */
   async idle(timeoutMs = 10_000): Promise<boolean> {
+    if (this.init && !this.ready) {
+      const stop = new AbortController();
+      await Promise.race([
+        this.init.catch(() => undefined),
+        sleep(timeoutMs, { clock: this.clock, signal: stop.signal }).catch(() => undefined),
+      ]);
+      stop.abort();
+    }
     const [a, b, c] = await Promise.all([
       this.writer?.drain(timeoutMs) ?? true,
       this.background.drain(timeoutMs),
