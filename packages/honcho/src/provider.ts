@@ -219,7 +219,7 @@ export class HonchoProvider extends MemoryProvider {
     this.writer = new MessageWriter({
       frequency: this.config.writeFrequency,
       send: (session, messages, signal) => this.backend!.addMessages(session, messages, signal),
-      ready: () => this.whenReady(),
+      ready: (signal) => this.whenReady(signal),
       clock: this.clock,
       logger: this.logger,
       ...(this.settings.writerRetryDelayMs !== undefined ? { retryDelayMs: this.settings.writerRetryDelayMs } : {}),
@@ -522,7 +522,8 @@ export class HonchoProvider extends MemoryProvider {
         await this.writer.flushAll(options?.signal);
         await this.background.drain(options?.timeoutMs);
       } catch (error) {
-        this.logger.warn(`Honcho: flush at shutdown failed: ${describe(error)}`);
+        const unsent = this.writer.pending;
+        this.logger.warn(`Honcho: flush at shutdown failed (${unsent} message(s) not sent): ${describe(error)}`);
       }
     }
     this.recall?.close();

@@ -25,8 +25,8 @@ export type SendBatch = (
 export interface MessageWriterOptions {
   frequency: WriteFrequency;
   send: SendBatch;
-  /** Resolves when the session exists on the server (init done); rejects when it never will. */
-  ready: () => Promise<void>;
+  /** Resolves when the session exists on the server (init done); rejects when it never will or `signal` aborts. */
+  ready: (signal?: AbortSignal) => Promise<void>;
   clock?: Clock;
   logger?: Logger;
   /** The async writer's wait before its one retry (default 2000 ms). */
@@ -42,6 +42,8 @@ export class MessageWriter {
   private readonly queue: SerialQueue;
   private readonly clock: Clock;
   private readonly logger: Logger;
+  /** Aborted by `close()`: background sends stop waiting on the network. */
+  private readonly lifetime = new AbortController();
   /** Messages the async writer gave up on (after its retry). */
   dropped = 0;
 
@@ -75,10 +77,26 @@ export class MessageWriter {
     if (frequency === 'turn' || this.saves % frequency === 0) await this.flush(signal);
   }
 
-  /** Send everything unsent (per session, in order) and wait for the async writer to drain. */
+  /** Send everything unsent (per session, in order) and wait for the async writer to drain, until `signal` aborts. */
   async flushAll(signal?: AbortSignal): Promise<void> {
     await this.flush(signal);
-    if (this.queue.size > 0 || this.queue.active) await this.queue.drain();
+    if (this.queue.size === 0 && !this.queue.active) return;
+    if (!signal) {
+      await this.queue.drain();
+      return;
+    }
+    signal.throwIfAborted();
+    await new Promise<void>((resolve, reject) => {
+      const onAbort = () => reject(signal.reason);
+      signal.addEventListener('abort', onAbort, { once: true });
+      this.queue.drain().then(
+        () => {
+          signal.removeEventListener('abort', onAbort);
+          resolve();
+        },
+        reject,
+      );
+    });
   }
 
   /** Wait for queued flushes, at most `timeoutMs`. */
@@ -87,6 +105,7 @@ export class MessageWriter {
   }
 
   close(): void {
+    this.lifetime.abort(new Error('Honcho writer closed'));
     this.queue.close();
   }
 
@@ -113,9 +132,9 @@ export class MessageWriter {
   private async sendAll(
     batch: readonly OutgoingMessage[],
     sent: Set<OutgoingMessage>,
-    signal?: AbortSignal,
+    signal: AbortSignal = this.lifetime.signal,
   ): Promise<void> {
-    await this.options.ready();
+    await this.options.ready(signal);
     const bySession = new Map<string, OutgoingMessage[]>();
     for (const m of batch) {
       const list = bySession.get(m.sessionId) ?? [];
@@ -143,7 +162,7 @@ export class MessageWriter {
         remaining = remaining.filter((m) => !sent.has(m));
         if (attempt === 0) {
           this.logger.warn(`Honcho: message flush failed (${describe(error)}); retrying once.`);
-          await sleep(this.options.retryDelayMs ?? ASYNC_RETRY_DELAY_MS, { clock: this.clock });
+          await sleep(this.options.retryDelayMs ?? ASYNC_RETRY_DELAY_MS, { clock: this.clock, signal: this.lifetime.signal });
         } else {
           this.dropped += remaining.length;
           this.logger.warn(`Honcho: message flush failed again (${describe(error)}); ${remaining.length} message(s) dropped.`);
