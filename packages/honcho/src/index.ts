@@ -5,20 +5,20 @@
 import type { ProviderFactoryContext } from '@hermes-memory/core';
 import { HonchoProvider, type HonchoProviderSettings } from './provider';
 
-export { HonchoProvider, INIT_WAIT_MS, type HonchoProviderSettings } from './provider';
-export { loadHonchoConfig, configCandidates, type LoadConfigOptions } from './config/load';
-export { resolveHonchoConfig, isConfigured } from './config/resolve';
 export { profileHostKey, resolveActiveHost } from './config/hosts';
+export { configCandidates, type LoadConfigOptions, loadHonchoConfig } from './config/load';
+export { isConfigured, resolveHonchoConfig } from './config/resolve';
 export type {
   HonchoConfig,
-  RecallMode,
+  ObservationFlags,
   ReasoningLevel,
+  RecallMode,
   SessionStrategy,
   WriteFrequency,
-  ObservationFlags,
 } from './config/types';
-export { resolveSessionName, sessionIdOf, type SessionNameInput } from './identity/session-name';
-export { resolveUserPeer, resolveAiPeerId, type RuntimeIdentity, type UserPeer } from './identity/peers';
+export { type RuntimeIdentity, resolveAiPeerId, resolveUserPeer, type UserPeer } from './identity/peers';
+export { resolveSessionName, type SessionNameInput, sessionIdOf } from './identity/session-name';
+export { HonchoProvider, type HonchoProviderSettings, INIT_WAIT_MS } from './provider';
 export { chunkMessage } from './session/chunk';
 export { HONCHO_TOOL_SCHEMAS } from './tools/schemas';
 

@@ -12,6 +12,7 @@ import {
   type ChatMessage,
   type Clock,
   type ConfigField,
+  canWrite,
   HealthMonitor,
   type HookOptions,
   type InitContext,
@@ -19,6 +20,7 @@ import {
   MemoryProvider,
   type MemoryTarget,
   type MemoryWriteAction,
+  mergeJsonConfig,
   type PrefetchOptions,
   type ProbeResult,
   type ProviderFactoryContext,
@@ -28,14 +30,12 @@ import {
   type SessionSwitchOptions,
   type ShutdownOptions,
   type SyncTurnOptions,
-  type ToolCallOptions,
-  type ToolSchema,
-  canWrite,
-  mergeJsonConfig,
   sanitizeContext,
   silentLogger,
   sleep,
   systemClock,
+  type ToolCallOptions,
+  type ToolSchema,
   toolResult,
 } from '@hermes-memory/core';
 import { HonchoBackend } from './client/backend';
@@ -117,7 +117,6 @@ export class HonchoProvider extends MemoryProvider {
   private cronSkipped = false;
   private writable = false;
   private recallMode: RecallMode = 'hybrid';
-  private sessionId = '';
   private gatewayKey: string | undefined;
   private sessionTitle: string | undefined;
   private sessionKey = '';
@@ -149,7 +148,10 @@ export class HonchoProvider extends MemoryProvider {
     this.observation = { ...this.config.observation };
   }
 
-  private loadConfig(hermesHome: string | undefined, env: Readonly<Record<string, string | undefined>>): HonchoConfig {
+  private loadConfig(
+    hermesHome: string | undefined,
+    env: Readonly<Record<string, string | undefined>>,
+  ): HonchoConfig {
     return loadHonchoConfig({
       hermesHome: hermesHome ?? path.join(os.homedir(), '.hermes'),
       env,
@@ -169,7 +171,8 @@ export class HonchoProvider extends MemoryProvider {
 
   override unavailableReason(): string {
     if (isConfigured(this.config)) return '';
-    if (!this.config.enabled && (this.config.apiKey || this.config.baseUrl)) return 'Honcho is disabled (enabled: false).';
+    if (!this.config.enabled && (this.config.apiKey || this.config.baseUrl))
+      return 'Honcho is disabled (enabled: false).';
     return 'Honcho needs an API key (HONCHO_API_KEY or apiKey in honcho.json) or a baseUrl for a self-hosted server.';
   }
 
@@ -180,22 +183,28 @@ export class HonchoProvider extends MemoryProvider {
     this.config = this.loadConfig(context.hermesHome, env);
     for (const warning of this.config.warnings) this.logger.warn(`Honcho: ${warning}`);
     this.observation = { ...this.config.observation };
-    this.sessionId = sessionId;
     const extra = context as InitContext & { gatewaySessionKey?: string; toolsOnly?: boolean };
     this.gatewayKey = extra.gatewaySessionKey;
     this.sessionTitle = context.sessionTitle;
     this.writable = canWrite(context.agentContext);
     this.cronSkipped =
-      !extra.toolsOnly && (context.agentContext === 'cron' || context.agentContext === 'flush' || context.platform === 'cron');
+      !extra.toolsOnly &&
+      (context.agentContext === 'cron' || context.agentContext === 'flush' || context.platform === 'cron');
     this.lifetime = new AbortController();
-    context.signal?.addEventListener('abort', () => this.lifetime.abort(context.signal?.reason), { once: true });
+    context.signal?.addEventListener('abort', () => this.lifetime.abort(context.signal?.reason), {
+      once: true,
+    });
     if (this.cronSkipped || !isConfigured(this.config)) {
       this.active = false;
       return;
     }
     this.recallMode = extra.toolsOnly ? 'tools' : this.config.recallMode;
     this.sessionKey = this.resolveSessionKey(sessionId);
-    const user = resolveUserPeer(this.config, { userId: context.userId, userIdAlt: context.userIdAlt }, this.gatewayKey ?? this.sessionKey);
+    const user = resolveUserPeer(
+      this.config,
+      { userId: context.userId, userIdAlt: context.userIdAlt },
+      this.gatewayKey ?? this.sessionKey,
+    );
     if (user.source === 'session-key') {
       this.logger.info(
         `Honcho: no peerName configured; the user peer is '${user.id}'. Set peerName in honcho.json to keep one identity across chats.`,
@@ -222,7 +231,9 @@ export class HonchoProvider extends MemoryProvider {
       ready: (signal) => this.whenReady(signal),
       clock: this.clock,
       logger: this.logger,
-      ...(this.settings.writerRetryDelayMs !== undefined ? { retryDelayMs: this.settings.writerRetryDelayMs } : {}),
+      ...(this.settings.writerRetryDelayMs !== undefined
+        ? { retryDelayMs: this.settings.writerRetryDelayMs }
+        : {}),
     });
     this.recall = this.createRecall(timeoutMs);
     this.active = true;
@@ -234,7 +245,10 @@ export class HonchoProvider extends MemoryProvider {
     }
     // Context and hybrid modes: start session init, wait at most 0.1 s, let it finish in the background.
     const init = this.startInit();
-    await Promise.race([init.catch(() => undefined), sleep(INIT_WAIT_MS, { clock: this.clock }).catch(() => undefined)]);
+    await Promise.race([
+      init.catch(() => undefined),
+      sleep(INIT_WAIT_MS, { clock: this.clock }).catch(() => undefined),
+    ]);
   }
 
   /** Who observes `target` (the tools' routing): see `routeObserver`. */
@@ -277,7 +291,13 @@ export class HonchoProvider extends MemoryProvider {
     const backend = this.backend!;
     const sessionKey = this.sessionKey;
     const run = async () => {
-      const opened = await backend.openSession(sessionKey, this.userPeerId, this.aiPeerId, this.config.observation, this.lifetime.signal);
+      const opened = await backend.openSession(
+        sessionKey,
+        this.userPeerId,
+        this.aiPeerId,
+        this.config.observation,
+        this.lifetime.signal,
+      );
       if (epoch !== this.sessionEpoch) return;
       this.observation = opened.observation;
       if (opened.messageCount === 0 && this.config.sessionStrategy !== 'per-session' && this.writable) {
@@ -285,7 +305,8 @@ export class HonchoProvider extends MemoryProvider {
       }
       this.ready = true;
       this.initError = undefined;
-      if (this.recallMode !== 'tools' && !this.config.queryRewrite) this.recall?.fireDialectic(PREWARM_QUERY, PREWARM_QUERY);
+      if (this.recallMode !== 'tools' && !this.config.queryRewrite)
+        this.recall?.fireDialectic(PREWARM_QUERY, PREWARM_QUERY);
     };
     const init = run();
     this.init = init;
@@ -320,11 +341,14 @@ export class HonchoProvider extends MemoryProvider {
         userPeerId: this.userPeerId,
         aiPeerId: this.aiPeerId,
         now: () => new Date(this.clock.now()),
-        upload: (peer, name, text, metadata) => backend.uploadText(sessionKey, peer, name, text, metadata, this.lifetime.signal),
+        upload: (peer, name, text, metadata) =>
+          backend.uploadText(sessionKey, peer, name, text, metadata, this.lifetime.signal),
       });
       if (uploaded.length > 0) this.logger.info(`Honcho: migrated ${uploaded.join(', ')} to Honcho.`);
     } catch (error) {
-      this.logger.warn(`Honcho: memory-file migration failed (retried at the next session): ${describe(error)}`);
+      this.logger.warn(
+        `Honcho: memory-file migration failed (retried at the next session): ${describe(error)}`,
+      );
     }
   }
 
@@ -353,7 +377,10 @@ export class HonchoProvider extends MemoryProvider {
     );
   }
 
-  private async runDialectic(query: string, options: { cold: boolean; signal: AbortSignal; prompt?: string }): Promise<string> {
+  private async runDialectic(
+    query: string,
+    options: { cold: boolean; signal: AbortSignal; prompt?: string },
+  ): Promise<string> {
     await this.whenReady(options.signal);
     const config = this.config;
     const user = this.userPeerId;
@@ -370,7 +397,8 @@ export class HonchoProvider extends MemoryProvider {
       this.backend!.chat(observer, user, prompt, level, options.signal);
     const answer = options.prompt
       ? await ask(options.prompt, config.dialecticReasoningLevel)
-      : (await runDialecticDepth(settings, { query: input, cold: options.cold, signal: options.signal }, ask)).result;
+      : (await runDialecticDepth(settings, { query: input, cold: options.cold, signal: options.signal }, ask))
+          .result;
     const text = answer.trim();
     return text.length > config.dialecticMaxChars ? truncateToChars(text, config.dialecticMaxChars) : text;
   }
@@ -395,7 +423,10 @@ export class HonchoProvider extends MemoryProvider {
     if (!this.active || this.recallMode === 'tools' || !recall) return '';
     if (!this.ready) this.startInit().catch(() => undefined);
     const trivial = isTrivialHonchoPrompt(query);
-    const served = await recall.serve(query, { trivial, ...(options?.signal ? { signal: options.signal } : {}) });
+    const served = await recall.serve(query, {
+      trivial,
+      ...(options?.signal ? { signal: options.signal } : {}),
+    });
     const parts = [served.base, served.dialectic].filter((part) => part.trim() !== '');
     let text = parts.join('\n\n');
     if (this.config.contextTokens !== undefined) text = truncateToChars(text, this.config.contextTokens * 4);
@@ -417,7 +448,11 @@ export class HonchoProvider extends MemoryProvider {
     return this.lastRecall;
   }
 
-  override async syncTurn(userContent: string, assistantContent: string, options?: SyncTurnOptions): Promise<void> {
+  override async syncTurn(
+    userContent: string,
+    assistantContent: string,
+    options?: SyncTurnOptions,
+  ): Promise<void> {
     const writer = this.writer;
     if (!this.active || !writer || !this.writable || !this.config.saveMessages) return;
     if (this.recallMode === 'tools' && !this.ready) return;
@@ -430,7 +465,8 @@ export class HonchoProvider extends MemoryProvider {
     ] as const) {
       const text = sanitizeContext(raw).trim();
       if (!text) continue;
-      for (const content of chunkMessage(text, limit)) messages.push({ sessionId: this.sessionKey, peerId, content });
+      for (const content of chunkMessage(text, limit))
+        messages.push({ sessionId: this.sessionKey, peerId, content });
     }
     try {
       await writer.save(messages, options?.signal);
@@ -443,12 +479,14 @@ export class HonchoProvider extends MemoryProvider {
   override async handleToolCall(toolName: string, args: unknown, options?: ToolCallOptions): Promise<string> {
     if (this.cronSkipped) return toolResult({ error: 'Honcho is not active (cron context).' });
     if (!this.active || !this.backend) return toolResult({ error: 'Honcho is not configured.' });
-    if (!HONCHO_TOOL_SCHEMAS.some((tool) => tool.name === toolName)) return toolResult({ error: `Unknown tool: ${toolName}` });
+    if (!HONCHO_TOOL_SCHEMAS.some((tool) => tool.name === toolName))
+      return toolResult({ error: `Unknown tool: ${toolName}` });
     if (!this.ready) {
       try {
         await this.whenReady(options?.signal);
       } catch (error) {
-        if (options?.signal?.aborted) return toolResult({ error: 'Honcho is still initializing; try again shortly.' });
+        if (options?.signal?.aborted)
+          return toolResult({ error: 'Honcho is still initializing; try again shortly.' });
         return toolResult({ error: `Honcho could not be initialized: ${describe(error)}` });
       }
     }
@@ -469,7 +507,7 @@ export class HonchoProvider extends MemoryProvider {
   /**
    * A builtin USER.md add becomes a conclusion about the user. Replace and remove are not mirrored:
    * Honcho's conclusions are derived facts without a link to the line they came from, so there is
-   * nothing to correct by id (decision 1001).
+   * nothing to correct by id (decision 0901).
    */
   override onMemoryWrite(action: MemoryWriteAction, target: MemoryTarget, content: string): void {
     if (!this.active || !this.writable || action !== 'add' || target !== 'user' || !content.trim()) return;
@@ -477,12 +515,17 @@ export class HonchoProvider extends MemoryProvider {
     this.background.push(async () => {
       await this.whenReady(this.lifetime.signal);
       const user = this.userPeerId;
-      await backend.createConclusion(this.observerOf(user), user, content.trim(), this.sessionKey, this.lifetime.signal);
+      await backend.createConclusion(
+        this.observerOf(user),
+        user,
+        content.trim(),
+        this.sessionKey,
+        this.lifetime.signal,
+      );
     }, 'conclusion');
   }
 
   override onSessionSwitch(newSessionId: string, options: SessionSwitchOptions): undefined {
-    this.sessionId = newSessionId;
     if (!this.active) return undefined;
     const key = this.gatewayKey ? this.sessionKey : this.resolveSessionKey(newSessionId);
     // Results in flight for the old session are dropped, and cadences restart.
@@ -505,7 +548,8 @@ export class HonchoProvider extends MemoryProvider {
   override async flush(timeoutMs?: number): Promise<boolean> {
     if (!this.active || !this.writer) return true;
     const controller = new AbortController();
-    const timer = timeoutMs !== undefined ? this.clock.setTimeout(() => controller.abort(), timeoutMs) : undefined;
+    const timer =
+      timeoutMs !== undefined ? this.clock.setTimeout(() => controller.abort(), timeoutMs) : undefined;
     try {
       await this.writer.flushAll(controller.signal);
       return await this.background.drain(timeoutMs);
@@ -523,7 +567,9 @@ export class HonchoProvider extends MemoryProvider {
         await this.background.drain(options?.timeoutMs);
       } catch (error) {
         const unsent = this.writer.pending;
-        this.logger.warn(`Honcho: flush at shutdown failed (${unsent} message(s) not sent): ${describe(error)}`);
+        this.logger.warn(
+          `Honcho: flush at shutdown failed (${unsent} message(s) not sent): ${describe(error)}`,
+        );
       }
     }
     this.recall?.close();
@@ -534,7 +580,12 @@ export class HonchoProvider extends MemoryProvider {
 
   /** Queued writes and running background recall (for tests and the conformance kit). */
   get pendingWork(): number {
-    return (this.writer?.pending ?? 0) + this.background.size + (this.background.active ? 1 : 0) + (this.recall?.pending ?? 0);
+    return (
+      (this.writer?.pending ?? 0) +
+      this.background.size +
+      (this.background.active ? 1 : 0) +
+      (this.recall?.pending ?? 0)
+    );
   }
 
   /** Wait until queued writes and background recall are done (or `timeoutMs` passed). */
@@ -563,7 +614,8 @@ export class HonchoProvider extends MemoryProvider {
   override health(): ProviderHealth | null {
     if (!this.active) return null;
     const report = this.health_.snapshot();
-    if (this.initError && !this.ready) return { ...report, status: 'degraded', reason: `session init failed: ${describe(this.initError)}` };
+    if (this.initError && !this.ready)
+      return { ...report, status: 'degraded', reason: `session init failed: ${describe(this.initError)}` };
     return report;
   }
 
@@ -602,7 +654,11 @@ export class HonchoProvider extends MemoryProvider {
         envVar: 'HONCHO_API_KEY',
         url: 'https://app.honcho.dev',
       },
-      { key: 'baseUrl', description: 'Base URL of a self-hosted Honcho (e.g. http://localhost:8000)', type: 'text' },
+      {
+        key: 'baseUrl',
+        description: 'Base URL of a self-hosted Honcho (e.g. http://localhost:8000)',
+        type: 'text',
+      },
     ];
   }
 

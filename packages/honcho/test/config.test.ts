@@ -13,7 +13,8 @@ afterEach(() => {
 function home(honchoJson?: unknown) {
   const h = tempHermesHome('honcho-config-');
   homes.push(h);
-  if (honchoJson !== undefined) fs.writeFileSync(path.join(h.path, 'honcho.json'), JSON.stringify(honchoJson));
+  if (honchoJson !== undefined)
+    fs.writeFileSync(path.join(h.path, 'honcho.json'), JSON.stringify(honchoJson));
   return h.path;
 }
 
@@ -27,15 +28,25 @@ describe('honcho config', () => {
     }) as typeof fetch;
     try {
       const empty = home();
-      expect(createHonchoProvider({ userHome: empty }, { hermesHome: empty, env: {} }).isAvailable()).toBe(false);
+      expect(createHonchoProvider({ userHome: empty }, { hermesHome: empty, env: {} }).isAvailable()).toBe(
+        false,
+      );
       expect(
-        createHonchoProvider({ userHome: empty }, { hermesHome: empty, env: { HONCHO_API_KEY: 'k' } }).isAvailable(),
+        createHonchoProvider(
+          { userHome: empty },
+          { hermesHome: empty, env: { HONCHO_API_KEY: 'k' } },
+        ).isAvailable(),
       ).toBe(true);
       expect(
-        createHonchoProvider({ userHome: empty }, { hermesHome: empty, env: { HONCHO_BASE_URL: 'http://127.0.0.1:9' } }).isAvailable(),
+        createHonchoProvider(
+          { userHome: empty },
+          { hermesHome: empty, env: { HONCHO_BASE_URL: 'http://127.0.0.1:9' } },
+        ).isAvailable(),
       ).toBe(true);
       const withFile = home({ baseUrl: 'http://localhost:8000' });
-      expect(createHonchoProvider({ userHome: withFile }, { hermesHome: withFile, env: {} }).isAvailable()).toBe(true);
+      expect(
+        createHonchoProvider({ userHome: withFile }, { hermesHome: withFile, env: {} }).isAvailable(),
+      ).toBe(true);
       const disabled = home({ apiKey: 'k', enabled: false });
       const off = createHonchoProvider({ userHome: disabled }, { hermesHome: disabled, env: {} });
       expect(off.isAvailable()).toBe(false);
@@ -54,12 +65,24 @@ describe('honcho config', () => {
       env,
     });
     expect(both.writeFrequency).toBe('turn');
-    const rootOnly = resolveHonchoConfig({ raw: { writeFrequency: 'session', hosts: { hermes: {} } }, host: 'hermes', env });
+    const rootOnly = resolveHonchoConfig({
+      raw: { writeFrequency: 'session', hosts: { hermes: {} } },
+      host: 'hermes',
+      env,
+    });
     expect(rootOnly.writeFrequency).toBe('session');
     // The environment beats the default for the keys it has: the key and base URL.
-    const fromEnv = resolveHonchoConfig({ raw: { hosts: { hermes: { peerName: 'a' } } }, host: 'hermes', env: { HONCHO_API_KEY: 'env-key' } });
+    const fromEnv = resolveHonchoConfig({
+      raw: { hosts: { hermes: { peerName: 'a' } } },
+      host: 'hermes',
+      env: { HONCHO_API_KEY: 'env-key' },
+    });
     expect(fromEnv.apiKey).toBe('env-key');
-    const fileKey = resolveHonchoConfig({ raw: { apiKey: 'file-key' }, host: 'hermes', env: { HONCHO_API_KEY: 'env-key' } });
+    const fileKey = resolveHonchoConfig({
+      raw: { apiKey: 'file-key' },
+      host: 'hermes',
+      env: { HONCHO_API_KEY: 'env-key' },
+    });
     expect(fileKey.apiKey).toBe('file-key');
     expect(resolveHonchoConfig({ raw: {}, host: 'hermes', env }).writeFrequency).toBe('async');
     // A profile's host block is read from the file the Python agent writes.
@@ -73,8 +96,12 @@ describe('honcho config', () => {
   });
 
   it('§2.7.3 writeFrequency "3" parses as the integer 3; missing defaults to "async"', () => {
-    expect(resolveHonchoConfig({ raw: { writeFrequency: '3' }, host: 'hermes', env: {} }).writeFrequency).toBe(3);
-    expect(resolveHonchoConfig({ raw: { writeFrequency: 5 }, host: 'hermes', env: {} }).writeFrequency).toBe(5);
+    expect(
+      resolveHonchoConfig({ raw: { writeFrequency: '3' }, host: 'hermes', env: {} }).writeFrequency,
+    ).toBe(3);
+    expect(resolveHonchoConfig({ raw: { writeFrequency: 5 }, host: 'hermes', env: {} }).writeFrequency).toBe(
+      5,
+    );
     expect(resolveHonchoConfig({ raw: {}, host: 'hermes', env: {} }).writeFrequency).toBe('async');
     const bad = resolveHonchoConfig({ raw: { writeFrequency: 'sometimes' }, host: 'hermes', env: {} });
     expect(bad.writeFrequency).toBe('async');
@@ -82,31 +109,71 @@ describe('honcho config', () => {
   });
 
   it('§2.7.4 dialecticDepth 7 clamps to 3 and 0 to 1; dialecticDepthLevels of length 1 is padded with "low"', () => {
-    expect(resolveHonchoConfig({ raw: { dialecticDepth: 7 }, host: 'hermes', env: {} }).dialecticDepth).toBe(3);
-    expect(resolveHonchoConfig({ raw: { dialecticDepth: 0 }, host: 'hermes', env: {} }).dialecticDepth).toBe(1);
-    const padded = resolveHonchoConfig({ raw: { dialecticDepth: 3, dialecticDepthLevels: ['high'] }, host: 'hermes', env: {} });
+    expect(resolveHonchoConfig({ raw: { dialecticDepth: 7 }, host: 'hermes', env: {} }).dialecticDepth).toBe(
+      3,
+    );
+    expect(resolveHonchoConfig({ raw: { dialecticDepth: 0 }, host: 'hermes', env: {} }).dialecticDepth).toBe(
+      1,
+    );
+    const padded = resolveHonchoConfig({
+      raw: { dialecticDepth: 3, dialecticDepthLevels: ['high'] },
+      host: 'hermes',
+      env: {},
+    });
     expect(padded.dialecticDepthLevels).toEqual(['high', 'low', 'low']);
-    const invalid = resolveHonchoConfig({ raw: { dialecticDepth: 2, dialecticDepthLevels: ['bogus', 'max', 'x'] }, host: 'hermes', env: {} });
+    const invalid = resolveHonchoConfig({
+      raw: { dialecticDepth: 2, dialecticDepthLevels: ['bogus', 'max', 'x'] },
+      host: 'hermes',
+      env: {},
+    });
     expect(invalid.dialecticDepthLevels).toEqual(['low', 'max']);
   });
 
   it('§2.7.5 recallMode "auto" maps to hybrid; an unknown value falls back to hybrid', () => {
-    expect(resolveHonchoConfig({ raw: { recallMode: 'auto' }, host: 'hermes', env: {} }).recallMode).toBe('hybrid');
+    expect(resolveHonchoConfig({ raw: { recallMode: 'auto' }, host: 'hermes', env: {} }).recallMode).toBe(
+      'hybrid',
+    );
     const unknown = resolveHonchoConfig({ raw: { recallMode: 'psychic' }, host: 'hermes', env: {} });
     expect(unknown.recallMode).toBe('hybrid');
     expect(unknown.warnings.join()).toMatch(/recallMode/);
-    expect(resolveHonchoConfig({ raw: { recallMode: 'tools' }, host: 'hermes', env: {} }).recallMode).toBe('tools');
+    expect(resolveHonchoConfig({ raw: { recallMode: 'tools' }, host: 'hermes', env: {} }).recallMode).toBe(
+      'tools',
+    );
   });
 
   it('§2.7.32 a local base URL with no explicit key uses the key "local"; a trailing /v3 is stripped', () => {
-    for (const url of ['http://127.0.0.1:8000', 'http://10.1.2.3', 'http://100.64.0.9:8000/v3', 'http://localhost:8000']) {
-      expect(effectiveApiKey({ apiKey: 'env-cloud-key', apiKeyInFile: false, baseUrl: url, environment: 'production' })).toBe(
-        LOCAL_API_KEY,
-      );
+    for (const url of [
+      'http://127.0.0.1:8000',
+      'http://10.1.2.3',
+      'http://100.64.0.9:8000/v3',
+      'http://localhost:8000',
+    ]) {
+      expect(
+        effectiveApiKey({
+          apiKey: 'env-cloud-key',
+          apiKeyInFile: false,
+          baseUrl: url,
+          environment: 'production',
+        }),
+      ).toBe(LOCAL_API_KEY);
     }
     // A key written in honcho.json is kept for a local server; a cloud URL keeps any key.
-    expect(effectiveApiKey({ apiKey: 'k', apiKeyInFile: true, baseUrl: 'http://127.0.0.1:8000', environment: 'production' })).toBe('k');
-    expect(effectiveApiKey({ apiKey: 'k', apiKeyInFile: false, baseUrl: 'https://api.honcho.dev', environment: 'production' })).toBe('k');
+    expect(
+      effectiveApiKey({
+        apiKey: 'k',
+        apiKeyInFile: true,
+        baseUrl: 'http://127.0.0.1:8000',
+        environment: 'production',
+      }),
+    ).toBe('k');
+    expect(
+      effectiveApiKey({
+        apiKey: 'k',
+        apiKeyInFile: false,
+        baseUrl: 'https://api.honcho.dev',
+        environment: 'production',
+      }),
+    ).toBe('k');
     expect(effectiveBaseUrl('http://10.0.0.5:8000/v3', 'production')).toBe('http://10.0.0.5:8000');
     expect(effectiveBaseUrl('http://10.0.0.5:8000/v3/', 'production')).toBe('http://10.0.0.5:8000');
     expect(effectiveBaseUrl(undefined, 'production')).toBe('https://api.honcho.dev');

@@ -1,7 +1,7 @@
 import { ManualClock } from '@hermes-memory/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { applyReasoningHeuristic, type DialecticSettings, runDialecticDepth } from '../src/recall/dialectic';
-import { TwoLayerRecall, type TwoLayerOptions } from '../src/recall/two-layer';
+import { type TwoLayerOptions, TwoLayerRecall } from '../src/recall/two-layer';
 import { type Rig, startRig } from './harness';
 
 let rig: Rig | undefined;
@@ -88,7 +88,9 @@ describe('honcho dialectic', () => {
       clock,
       runDialectic: (_q, { signal }) => {
         starts.push(signal);
-        return new Promise<string>((_resolve, reject) => signal.addEventListener('abort', () => reject(signal.reason)));
+        return new Promise<string>((_resolve, reject) =>
+          signal.addEventListener('abort', () => reject(signal.reason)),
+        );
       },
     });
     const tick = () => new Promise((resolve) => setImmediate(resolve));
@@ -129,7 +131,10 @@ describe('honcho dialectic', () => {
     rig = await startRig();
     const writer = rig.provider({ writeFrequency: 'turn' });
     await rig.init(writer);
-    await writer.syncTurn(`I build compilers. ${'I love long detailed notes about parsers and type systems. '.repeat(8)}`, 'ok');
+    await writer.syncTurn(
+      `I build compilers. ${'I love long detailed notes about parsers and type systems. '.repeat(8)}`,
+      'ok',
+    );
     const provider = rig.provider({ dialecticDepth: 2, queryRewrite: true }); // no prewarm
     await rig.init(provider, 's2');
     await provider.idle();
@@ -149,7 +154,9 @@ describe('honcho dialectic', () => {
     const capped = settings({ reasoningLevelCap: 'medium' });
     expect(applyReasoningHeuristic(capped, 'low', 'q'.repeat(150))).toBe('medium');
     expect(applyReasoningHeuristic(capped, 'low', 'q'.repeat(450))).toBe('medium');
-    expect(applyReasoningHeuristic(settings({ reasoningHeuristic: false }), 'low', 'q'.repeat(450))).toBe('low');
+    expect(applyReasoningHeuristic(settings({ reasoningHeuristic: false }), 'low', 'q'.repeat(450))).toBe(
+      'low',
+    );
   });
 
   it('§2.7.31 on_session_switch discards a dialectic result in flight for the old session', async () => {
@@ -169,7 +176,11 @@ describe('honcho dialectic', () => {
     // Through the provider: the switch drops what the old session prepared (no prewarm for the
     // new one, so anything served on turn 2 could only be the old session's result).
     rig = await startRig();
-    const writer = rig.provider({ writeFrequency: 'turn', sessionStrategy: 'per-session', queryRewrite: true });
+    const writer = rig.provider({
+      writeFrequency: 'turn',
+      sessionStrategy: 'per-session',
+      queryRewrite: true,
+    });
     await rig.init(writer, 'old');
     await writer.syncTurn('I am learning the cello.', 'Nice.');
     writer.onTurnStart(1, 'cello?');

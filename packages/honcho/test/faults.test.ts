@@ -19,7 +19,12 @@ describe('honcho under faults', () => {
     const provider = rig.provider();
     await rig.init(provider);
     await provider.idle();
-    rig.fake.fail({ type: 'status', status: 429, retryAfter: 7, route: 'GET /v3/workspaces/:workspace/peers/:peer/card' });
+    rig.fake.fail({
+      type: 'status',
+      status: 429,
+      retryAfter: 7,
+      route: 'GET /v3/workspaces/:workspace/peers/:peer/card',
+    });
     const answer = provider.handleToolCall('honcho_profile', {});
     const cards = () => rig.fake.requestsTo('GET /v3/workspaces/:workspace/peers/:peer/card');
     await until(() => cards().length === 1);
@@ -52,10 +57,16 @@ describe('honcho under faults', () => {
     const provider = rig.provider({ firstTurnBaseWait: 0.2, firstTurnDialecticWait: 0.2 });
     await rig.init(provider, 's', { logger: logs.logger });
     await provider.idle();
-    for (const fault of [{ type: 'malformed' }, { type: 'reset' }, { type: 'status', status: 500 }] as const) {
+    for (const fault of [
+      { type: 'malformed' },
+      { type: 'reset' },
+      { type: 'status', status: 500 },
+    ] as const) {
       rig.fake.fail({ ...fault, count: 20 });
       const out = JSON.parse(await provider.handleToolCall('honcho_search', { query: 'anything' }));
-      expect(out.error).toMatch(/^Honcho honcho_search failed: Honcho: POST \/v3\/workspaces\/hermes\/(peers\/alice\/)?search/);
+      expect(out.error).toMatch(
+        /^Honcho honcho_search failed: Honcho: POST \/v3\/workspaces\/hermes\/(peers\/alice\/)?search/,
+      );
       rig.fake.clearFaults();
     }
     rig.fake.fail({ type: 'timeout', count: 50 });

@@ -1,8 +1,8 @@
 /** Test wiring: a temp HERMES_HOME, the shipped fake on a free port, and a provider pointed at it. */
 import { type Clock, type InitContext, silentLogger } from '@hermes-memory/core';
-import { tempHermesHome, type TempHermesHome } from '@hermes-memory/testkit';
-import { HonchoProvider, type HonchoProviderSettings } from '../src/index';
+import { type TempHermesHome, tempHermesHome } from '@hermes-memory/testkit';
 import type { JsonObject } from '../src/config/values';
+import { HonchoProvider, type HonchoProviderSettings } from '../src/index';
 import { type FakeHoncho, startFakeHoncho } from '../src/testing/index';
 
 export const API_KEY = 'hk-test-secret-0123456789';

@@ -118,11 +118,21 @@ describe('honcho hooks', () => {
   it('§2.7.16 base context is Summary, User Representation, User Peer Card, AI Self-Representation, AI Identity Card; empty sections omitted', async () => {
     const all = ['summary', 'peerRepresentation', 'peerCard', 'aiRepresentation', 'aiCard'] as const;
     const text = formatBaseContext(
-      { summary: 'S', userRepresentation: 'U', userCard: ['likes tea'], aiRepresentation: '', aiCard: ['is Hermes'] },
+      {
+        summary: 'S',
+        userRepresentation: 'U',
+        userCard: ['likes tea'],
+        aiRepresentation: '',
+        aiCard: ['is Hermes'],
+      },
       all,
     );
-    expect(text).toBe('## Session Summary\nS\n\n## User Representation\nU\n\n## User Peer Card\n- likes tea\n\n## AI Identity Card\n- is Hermes');
-    expect(formatBaseContext({ summary: '<think>plan</think>Real summary' }, all)).toBe('## Session Summary\nReal summary');
+    expect(text).toBe(
+      '## Session Summary\nS\n\n## User Representation\nU\n\n## User Peer Card\n- likes tea\n\n## AI Identity Card\n- is Hermes',
+    );
+    expect(formatBaseContext({ summary: '<think>plan</think>Real summary' }, all)).toBe(
+      '## Session Summary\nReal summary',
+    );
 
     // Through the provider and the SDK: what Honcho holds lands in those sections.
     rig = await startRig();
@@ -137,7 +147,9 @@ describe('honcho hooks', () => {
     await rig.init(next, 's2');
     next.onTurnStart(1, 'What do I drink?');
     const injected = await next.prefetch('What do I drink, tea or coffee?');
-    const order = ['## Session Summary', '## User Representation', '## User Peer Card'].map((h) => injected.indexOf(h));
+    const order = ['## Session Summary', '## User Representation', '## User Peer Card'].map((h) =>
+      injected.indexOf(h),
+    );
     expect(order.every((i) => i >= 0)).toBe(true);
     expect([...order].sort((a, b) => a - b)).toEqual(order);
     expect(injected).toContain('Prefers tea');

@@ -4,8 +4,11 @@ import { type Rig, startRig, WORKSPACE } from './harness';
 let rig: Rig;
 afterEach(async () => rig?.close());
 
-const call = async (provider: { handleToolCall(n: string, a: unknown): Promise<string> }, name: string, args: unknown) =>
-  JSON.parse(await provider.handleToolCall(name, args)) as Record<string, unknown>;
+const call = async (
+  provider: { handleToolCall(n: string, a: unknown): Promise<string> },
+  name: string,
+  args: unknown,
+) => JSON.parse(await provider.handleToolCall(name, args)) as Record<string, unknown>;
 
 describe('honcho tools', () => {
   it('§2.7.25 honcho_search: max_tokens 5000 is capped to 2000; the query is cut to 4000 characters; the limit stays within 3–20', async () => {
@@ -14,7 +17,10 @@ describe('honcho tools', () => {
     await rig.init(provider);
     await provider.syncTurn('My cat is called Miso.', 'Cute.');
     const searches = () => rig.fake.requestsTo('POST /v3/workspaces/:workspace/search');
-    const found = await call(provider, 'honcho_search', { query: `cat ${'word '.repeat(1200)}`, max_tokens: 5000 });
+    const found = await call(provider, 'honcho_search', {
+      query: `cat ${'word '.repeat(1200)}`,
+      max_tokens: 5000,
+    });
     expect(found.result).toContain('[alice · demo] My cat is called Miso.');
     const big = searches().at(-1)!.body as { query: string; limit: number; filters: Record<string, string> };
     expect(big.query.length).toBe(4000);
@@ -24,27 +30,39 @@ describe('honcho tools', () => {
     expect((searches().at(-1)!.body as { limit: number }).limit).toBe(3);
     await call(provider, 'honcho_search', { query: 'cat' });
     expect((searches().at(-1)!.body as { limit: number }).limit).toBe(10);
-    expect(await call(provider, 'honcho_search', { query: 'zebra' })).toEqual({ result: 'No relevant context found.' });
+    expect(await call(provider, 'honcho_search', { query: 'zebra' })).toEqual({
+      result: 'No relevant context found.',
+    });
     expect((await call(provider, 'honcho_search', {})).error).toMatch(/query/);
-    expect((await call(provider, 'honcho_search', { query: 'cat', max_tokens: 'lots' })).error).toMatch(/max_tokens/);
+    expect((await call(provider, 'honcho_search', { query: 'cat', max_tokens: 'lots' })).error).toMatch(
+      /max_tokens/,
+    );
   });
 
   it('§2.7.26 honcho_reasoning passes reasoning_level only when dialecticDynamic is true and returns text uncapped', async () => {
     rig = await startRig();
     const writer = rig.provider({ writeFrequency: 'turn', dialecticMaxChars: 100 });
     await rig.init(writer);
-    for (let i = 0; i < 6; i++) await writer.syncTurn(`Fact ${i}: I maintain the parser and the type checker of project ${i}.`, 'ok');
+    for (let i = 0; i < 6; i++)
+      await writer.syncTurn(`Fact ${i}: I maintain the parser and the type checker of project ${i}.`, 'ok');
     const chats = () => rig.fake.requestsTo('POST /v3/workspaces/:workspace/peers/:peer/chat');
-    const answer = await call(writer, 'honcho_reasoning', { query: 'What does Alice maintain in the parser project?', reasoning_level: 'high' });
+    const answer = await call(writer, 'honcho_reasoning', {
+      query: 'What does Alice maintain in the parser project?',
+      reasoning_level: 'high',
+    });
     expect(String(answer.result).length).toBeGreaterThan(100);
     expect((chats().at(-1)!.body as Record<string, unknown>).reasoning_level).toBe('high');
     const fixed = rig.provider({ dialecticDynamic: false });
     await rig.init(fixed, 's2');
     await fixed.idle();
     await call(fixed, 'honcho_reasoning', { query: 'What does Alice maintain?', reasoning_level: 'high' });
-    const explicit = chats().find((r) => (r.body as { query?: string }).query === 'What does Alice maintain?');
+    const explicit = chats().find(
+      (r) => (r.body as { query?: string }).query === 'What does Alice maintain?',
+    );
     expect(explicit!.body as Record<string, unknown>).not.toHaveProperty('reasoning_level');
-    expect((await call(fixed, 'honcho_reasoning', { query: 'x', reasoning_level: 'extreme' })).error).toMatch(/reasoning_level/);
+    expect((await call(fixed, 'honcho_reasoning', { query: 'x', reasoning_level: 'extreme' })).error).toMatch(
+      /reasoning_level/,
+    );
   });
 
   it('§2.7.27 honcho_conclude rejects neither or both of conclusion and delete_id, and query without list=true', async () => {
@@ -53,7 +71,9 @@ describe('honcho tools', () => {
     await rig.init(provider);
     const exactlyOne = 'Exactly one of conclusion, delete_id, or list must be provided.';
     expect(await call(provider, 'honcho_conclude', {})).toEqual({ error: exactlyOne });
-    expect(await call(provider, 'honcho_conclude', { conclusion: 'a', delete_id: 'b' })).toEqual({ error: exactlyOne });
+    expect(await call(provider, 'honcho_conclude', { conclusion: 'a', delete_id: 'b' })).toEqual({
+      error: exactlyOne,
+    });
     expect(await call(provider, 'honcho_conclude', { conclusion: 'a', query: 'b' })).toEqual({
       error: 'query is only valid when list is true.',
     });
@@ -61,9 +81,13 @@ describe('honcho tools', () => {
     expect(saved.result).toBe('Conclusion saved for user: Alice is left-handed.');
     const listed = await call(provider, 'honcho_conclude', { list: true, query: 'handed' });
     expect(listed.conclusions).toEqual([{ id: saved.id, content: 'Alice is left-handed.' }]);
-    expect(await call(provider, 'honcho_conclude', { delete_id: saved.id })).toEqual({ result: `Conclusion ${saved.id} deleted.` });
+    expect(await call(provider, 'honcho_conclude', { delete_id: saved.id })).toEqual({
+      result: `Conclusion ${saved.id} deleted.`,
+    });
     expect(rig.fake.state.workspaces[WORKSPACE]!.conclusions).toEqual([]);
-    expect((await call(provider, 'honcho_conclude', { delete_id: 'missing' })).error).toMatch(/Failed to delete/);
+    expect((await call(provider, 'honcho_conclude', { delete_id: 'missing' })).error).toMatch(
+      /Failed to delete/,
+    );
   });
 
   it('§2.7.28 honcho_profile with an empty card returns a hint, not an error', async () => {

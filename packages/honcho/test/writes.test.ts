@@ -94,16 +94,22 @@ describe('honcho writes', () => {
     provider.onMemoryWrite('add', 'memory', 'The repo uses pnpm.');
     await provider.idle();
     const conclusions = rig.fake.state.workspaces[WORKSPACE]!.conclusions;
-    expect(conclusions.map((c) => [c.content, c.observer_id, c.observed_id])).toEqual([['Alice is vegetarian.', 'hermes', 'alice']]);
+    expect(conclusions.map((c) => [c.content, c.observer_id, c.observed_id])).toEqual([
+      ['Alice is vegetarian.', 'hermes', 'alice'],
+    ]);
   });
 
   it('§2.7.30 memory files migrate once per target, not again after a restart (ledger), and never under per-session', async () => {
     rig = await startRig();
     fs.mkdirSync(path.join(rig.home.path, 'memories'), { recursive: true });
-    fs.writeFileSync(path.join(rig.home.path, 'memories', 'MEMORY.md'), 'Project uses pnpm.\n§\nDeploys on Fridays.\n');
+    fs.writeFileSync(
+      path.join(rig.home.path, 'memories', 'MEMORY.md'),
+      'Project uses pnpm.\n§\nDeploys on Fridays.\n',
+    );
     fs.writeFileSync(path.join(rig.home.path, 'memories', 'USER.md'), 'Alice prefers short answers.\n');
     fs.writeFileSync(path.join(rig.home.path, 'SOUL.md'), 'You are Hermes, calm and precise.\n');
-    const uploads = () => rig.fake.requestsTo('POST /v3/workspaces/:workspace/sessions/:session/messages/upload');
+    const uploads = () =>
+      rig.fake.requestsTo('POST /v3/workspaces/:workspace/sessions/:session/messages/upload');
 
     const perSession = rig.provider({ sessionStrategy: 'per-session' });
     await rig.init(perSession, 'ps-1');
@@ -131,7 +137,10 @@ describe('honcho writes', () => {
     await restarted.idle();
     await restarted.prefetch('');
     expect(uploads()).toHaveLength(3);
-    const text = rig.fake.messages(WORKSPACE, 'demo').map((m) => m.content).join('\n');
+    const text = rig.fake
+      .messages(WORKSPACE, 'demo')
+      .map((m) => m.content)
+      .join('\n');
     expect(text).toContain('Deploys on Fridays.');
     expect(text).toContain('prior_memory_file');
   });

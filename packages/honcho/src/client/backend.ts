@@ -33,7 +33,13 @@ export interface OpenedSession {
 }
 
 function found(m: Message): FoundMessage {
-  return { id: m.id, content: m.content, peerId: m.peerId, sessionId: m.sessionId, createdAt: String(m.createdAt) };
+  return {
+    id: m.id,
+    content: m.content,
+    peerId: m.peerId,
+    sessionId: m.sessionId,
+    createdAt: String(m.createdAt),
+  };
 }
 
 export class HonchoBackend {
@@ -118,7 +124,11 @@ export class HonchoBackend {
     const session = await this.session(sessionId, signal);
     await this.client.call(signal, () =>
       session.addMessages(
-        messages.map((m) => ({ peerId: m.peerId, content: m.content, ...(m.createdAt ? { createdAt: m.createdAt } : {}) })),
+        messages.map((m) => ({
+          peerId: m.peerId,
+          content: m.content,
+          ...(m.createdAt ? { createdAt: m.createdAt } : {}),
+        })),
       ),
     );
   }
@@ -134,7 +144,12 @@ export class HonchoBackend {
   }
 
   /** What `observer` knows about `target` (representation and card), optionally focused on a query. */
-  async peerView(observer: string, target: string, searchQuery?: string, signal?: AbortSignal): Promise<PeerView> {
+  async peerView(
+    observer: string,
+    target: string,
+    searchQuery?: string,
+    signal?: AbortSignal,
+  ): Promise<PeerView> {
     const peer = await this.peer(observer, signal);
     const context = await this.client.call(signal, () =>
       peer.context({ ...(target !== observer ? { target } : {}), ...(searchQuery ? { searchQuery } : {}) }),
@@ -151,13 +166,21 @@ export class HonchoBackend {
   ): Promise<string> {
     const peer = await this.peer(observer, signal);
     const answer = await this.client.call(signal, () =>
-      peer.chat(query, { ...(target !== observer ? { target } : {}), ...(level ? { reasoningLevel: level } : {}) }),
+      peer.chat(query, {
+        ...(target !== observer ? { target } : {}),
+        ...(level ? { reasoningLevel: level } : {}),
+      }),
     );
     return typeof answer === 'string' ? answer : '';
   }
 
   /** Messages seen from `perspective` (workspace search with the peer_perspective filter). */
-  async search(query: string, perspective: string, limit: number, signal?: AbortSignal): Promise<FoundMessage[]> {
+  async search(
+    query: string,
+    perspective: string,
+    limit: number,
+    signal?: AbortSignal,
+  ): Promise<FoundMessage[]> {
     const results = await this.client.call(signal, (sdk) =>
       sdk.search(query, { filters: { peer_perspective: perspective }, limit }),
     );
@@ -165,7 +188,12 @@ export class HonchoBackend {
   }
 
   /** The older fallback: the peer's own messages. */
-  async peerSearch(peerId: string, query: string, limit: number, signal?: AbortSignal): Promise<FoundMessage[]> {
+  async peerSearch(
+    peerId: string,
+    query: string,
+    limit: number,
+    signal?: AbortSignal,
+  ): Promise<FoundMessage[]> {
     const peer = await this.peer(peerId, signal);
     const results = await this.client.call(signal, () => peer.search(query, { limit }));
     return results.map(found);
@@ -177,9 +205,16 @@ export class HonchoBackend {
     return card ?? [];
   }
 
-  async setCard(observer: string, target: string, card: readonly string[], signal?: AbortSignal): Promise<string[]> {
+  async setCard(
+    observer: string,
+    target: string,
+    card: readonly string[],
+    signal?: AbortSignal,
+  ): Promise<string[]> {
     const peer = await this.peer(observer, signal);
-    const saved = await this.client.call(signal, () => peer.setCard([...card], target !== observer ? target : undefined));
+    const saved = await this.client.call(signal, () =>
+      peer.setCard([...card], target !== observer ? target : undefined),
+    );
     return saved ?? [...card];
   }
 

@@ -63,7 +63,9 @@ export function effectiveBaseUrl(baseUrl: string | undefined, environment: strin
 }
 
 /** The key sent: a local server without a key written in honcho.json gets the placeholder. */
-export function effectiveApiKey(options: Pick<HonchoClientOptions, 'apiKey' | 'apiKeyInFile' | 'baseUrl' | 'environment'>): string | undefined {
+export function effectiveApiKey(
+  options: Pick<HonchoClientOptions, 'apiKey' | 'apiKeyInFile' | 'baseUrl' | 'environment'>,
+): string | undefined {
   const url = effectiveBaseUrl(options.baseUrl, options.environment);
   if (isLocalBaseUrl(url) && !options.apiKeyInFile) return LOCAL_API_KEY;
   return options.apiKey;
@@ -113,7 +115,9 @@ export class HonchoClient {
     } catch (error) {
       const issues = (error as { issues?: Array<{ path?: unknown[]; message?: string }> }).issues;
       const detail = issues?.map((i) => `${(i.path ?? []).join('.')}: ${i.message}`).join('; ');
-      throw new SettingsError('honcho', `Invalid Honcho settings: ${detail || String(error)}`, { cause: error });
+      throw new SettingsError('honcho', `Invalid Honcho settings: ${detail || String(error)}`, {
+        cause: error,
+      });
     }
     const built = sdk;
     new HonchoTransport({

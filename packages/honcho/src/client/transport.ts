@@ -9,7 +9,7 @@
  * while each request is wrapped here: the signal of the call that caused it (an
  * `AsyncLocalStorage` scope set by `HonchoClient.call`) reaches the fetch, retries follow core's
  * policy (only what the server cannot have acted on is repeated for writes), and failures become
- * core `APICallError`s that name method, path and status — never the key. See decision 1000.
+ * core `APICallError`s that name method, path and status — never the key. See decision 0900.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import {
@@ -181,7 +181,9 @@ export class HonchoTransport {
         message: this.scrub(`Honcho: ${method} ${path} failed with HTTP ${status}${said ? `: ${said}` : ''}`),
         isRetryable: retryable && (idempotent || NOT_ACTED_ON.has(status)),
         ...(said ? { serverMessage: this.scrub(said) } : {}),
-        ...(retryAfterMs !== undefined ? { responseHeaders: { 'retry-after-ms': String(retryAfterMs) } } : {}),
+        ...(retryAfterMs !== undefined
+          ? { responseHeaders: { 'retry-after-ms': String(retryAfterMs) } }
+          : {}),
         ...(error.body !== undefined ? { data: error.body } : {}),
       });
     }

@@ -26,7 +26,11 @@ export interface LoadConfigOptions {
   overrides?: JsonObject;
 }
 
-function withOverrides(raw: JsonObject | undefined, host: string, overrides: JsonObject | undefined): JsonObject | undefined {
+function withOverrides(
+  raw: JsonObject | undefined,
+  host: string,
+  overrides: JsonObject | undefined,
+): JsonObject | undefined {
   if (!overrides || Object.keys(overrides).length === 0) return raw;
   const base = raw ?? {};
   const hosts = isObject(base.hosts) ? base.hosts : {};
@@ -63,6 +67,10 @@ export function loadHonchoConfig(options: LoadConfigOptions): HonchoConfig {
     return { ...config, warnings: [...problems, ...config.warnings] };
   }
   const host = resolveActiveHost({ env: options.env, profile });
-  const config = resolveHonchoConfig({ raw: withOverrides(undefined, host, options.overrides), host, env: options.env });
+  const config = resolveHonchoConfig({
+    raw: withOverrides(undefined, host, options.overrides),
+    host,
+    env: options.env,
+  });
   return { ...config, warnings: [...problems, ...config.warnings] };
 }

@@ -136,7 +136,9 @@ function oneOf<T extends string>(
   const mapped = typeof text === 'string' && text in aliases ? aliases[text] : text;
   if ((allowed as readonly unknown[]).includes(mapped)) return mapped as T;
   if (value !== undefined && value !== null && value !== '') {
-    warnings.push(`${what} ${JSON.stringify(value)} is not one of ${allowed.join(', ')}; using "${fallback}".`);
+    warnings.push(
+      `${what} ${JSON.stringify(value)} is not one of ${allowed.join(', ')}; using "${fallback}".`,
+    );
   }
   return fallback;
 }
@@ -160,7 +162,9 @@ function depthLevels(look: Lookup, depth: number): ReasoningLevel[] | undefined 
     if (!Array.isArray(value)) continue;
     const levels = value
       .slice(0, depth)
-      .map((level) => ((REASONING_LEVELS as readonly unknown[]).includes(level) ? (level as ReasoningLevel) : 'low'));
+      .map((level) =>
+        (REASONING_LEVELS as readonly unknown[]).includes(level) ? (level as ReasoningLevel) : 'low',
+      );
     while (levels.length < depth) levels.push('low');
     return levels;
   }
@@ -257,7 +261,8 @@ function fromEnv(options: ResolveConfigOptions, warnings: string[]): HonchoConfi
   const apiKey = (env.HONCHO_API_KEY ?? '').trim() || undefined;
   const rawUrl = envBaseUrl(env);
   const baseUrl = printableUrl(rawUrl);
-  if (rawUrl && !baseUrl) warnings.push('The Honcho base URL contains non-printable characters and is ignored.');
+  if (rawUrl && !baseUrl)
+    warnings.push('The Honcho base URL contains non-printable characters and is ignored.');
   return {
     ...behaviourDefaults(),
     host,
@@ -287,13 +292,25 @@ export function resolveHonchoConfig(options: ResolveConfigOptions): HonchoConfig
   // connection and identity
   const keyInFile = look.pick('apiKey');
   const apiKey = (truthy(keyInFile) ? String(keyInFile) : (env.HONCHO_API_KEY ?? '').trim()) || undefined;
-  if (!apiKey && Object.keys(block).length > 0 && host !== DEFAULT_HOST && truthy(hostBlock(raw, DEFAULT_HOST).apiKey)) {
+  if (
+    !apiKey &&
+    Object.keys(block).length > 0 &&
+    host !== DEFAULT_HOST &&
+    truthy(hostBlock(raw, DEFAULT_HOST).apiKey)
+  ) {
     warnings.push(
       `Honcho host block '${host}' has no apiKey; the default '${DEFAULT_HOST}' host's key is NOT inherited (profiles are credential-isolated). Set apiKey on hosts.${host}${options.configPath ? ` in ${options.configPath}` : ''} or this profile runs unauthenticated.`,
     );
   }
   const endpoint = isObject(raw.endpoint) ? raw.endpoint.baseUrl : undefined;
-  const urlCandidate = [block.baseUrl, block.base_url, endpoint, raw.baseUrl, raw.base_url, envBaseUrl(env)].find(truthy);
+  const urlCandidate = [
+    block.baseUrl,
+    block.base_url,
+    endpoint,
+    raw.baseUrl,
+    raw.base_url,
+    envBaseUrl(env),
+  ].find(truthy);
   const baseUrl = printableUrl(urlCandidate);
   if (urlCandidate !== undefined && !baseUrl) {
     warnings.push('The Honcho base URL contains non-printable characters and is ignored.');
@@ -315,7 +332,13 @@ export function resolveHonchoConfig(options: ResolveConfigOptions): HonchoConfig
   if (messageMaxChars < 100) warnings.push(`messageMaxChars ${messageMaxChars} is below 100; using 100.`);
   const strategyRaw = look.pick('sessionStrategy', 'per-directory');
   // An unknown strategy resolves like `global` in the reference (its last branch): keep that, say so.
-  const sessionStrategy = oneOf<SessionStrategy>(strategyRaw, SESSION_STRATEGIES, 'global', 'sessionStrategy', warnings);
+  const sessionStrategy = oneOf<SessionStrategy>(
+    strategyRaw,
+    SESSION_STRATEGIES,
+    'global',
+    'sessionStrategy',
+    warnings,
+  );
   const peerName = look.pick('peerName');
 
   return {
@@ -325,7 +348,11 @@ export function resolveHonchoConfig(options: ResolveConfigOptions): HonchoConfig
     apiKeyInFile: truthy(block.apiKey) || truthy(raw.apiKey),
     environment: String(look.pick('environment', 'production') || 'production'),
     baseUrl,
-    timeoutSeconds: firstParsed([...look.values('timeout', 'requestTimeout'), env.HONCHO_TIMEOUT], positiveFloat, undefined),
+    timeoutSeconds: firstParsed(
+      [...look.values('timeout', 'requestTimeout'), env.HONCHO_TIMEOUT],
+      positiveFloat,
+      undefined,
+    ),
     enabled,
     peerName: truthy(peerName) ? String(peerName) : undefined,
     aiPeer: String(look.pick('aiPeer') || host),
@@ -335,9 +362,16 @@ export function resolveHonchoConfig(options: ResolveConfigOptions): HonchoConfig
     saveMessages: toFlag(look.pickSet('saveMessages', true)),
     writeFrequency: writeFrequencyOf(look, warnings),
     messageMaxChars: Math.max(100, messageMaxChars),
-    recallMode: oneOf<RecallMode>(look.pick('recallMode') || 'hybrid', RECALL_MODES, 'hybrid', 'recallMode', warnings, {
-      auto: 'hybrid',
-    }),
+    recallMode: oneOf<RecallMode>(
+      look.pick('recallMode') || 'hybrid',
+      RECALL_MODES,
+      'hybrid',
+      'recallMode',
+      warnings,
+      {
+        auto: 'hybrid',
+      },
+    ),
     recallSync: look.flag(['recallSync'], false),
     initOnSessionStart: look.flag(['initOnSessionStart'], false),
     injectionFrequency: (look.pick('injectionFrequency', 'every-turn') === 'first-turn'

@@ -16,7 +16,13 @@ export type WriteFrequency = 'async' | 'turn' | 'session' | number;
 export type InjectionFrequency = 'every-turn' | 'first-turn';
 
 /** The sections of the base context, in the order they are injected. */
-export const BASE_SECTIONS = ['summary', 'peerRepresentation', 'peerCard', 'aiRepresentation', 'aiCard'] as const;
+export const BASE_SECTIONS = [
+  'summary',
+  'peerRepresentation',
+  'peerCard',
+  'aiRepresentation',
+  'aiCard',
+] as const;
 export type BaseSection = (typeof BASE_SECTIONS)[number];
 
 /** Honcho's per-peer observation switches (`SessionPeerConfig`). */

@@ -37,7 +37,8 @@ function runtimeIds(identity: RuntimeIdentity): string[] {
 function explicitPeerIds(config: PeerConfig): Set<string> {
   const ids = new Set<string>();
   if (config.peerName?.trim()) ids.add(sanitizeId(config.peerName.trim()));
-  for (const alias of Object.values(config.userPeerAliases)) if (alias.trim()) ids.add(sanitizeId(alias.trim()));
+  for (const alias of Object.values(config.userPeerAliases))
+    if (alias.trim()) ids.add(sanitizeId(alias.trim()));
   return ids;
 }
 

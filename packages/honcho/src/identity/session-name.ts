@@ -47,7 +47,13 @@ export interface SessionNameInput {
 
 type SessionNameConfig = Pick<
   HonchoConfig,
-  'sessionStrategy' | 'sessions' | 'peerName' | 'sessionPeerPrefix' | 'sessionAiPeerPrefix' | 'aiPeer' | 'workspaceId'
+  | 'sessionStrategy'
+  | 'sessions'
+  | 'peerName'
+  | 'sessionPeerPrefix'
+  | 'sessionAiPeerPrefix'
+  | 'aiPeer'
+  | 'workspaceId'
 >;
 
 function withPeerPrefix(config: SessionNameConfig, name: string): string {
@@ -58,7 +64,8 @@ function baseName(config: SessionNameConfig, input: SessionNameInput): string {
   const cwd = input.cwd ?? process.cwd();
   const gateway = input.gatewaySessionKey;
   if (gateway && slug(gateway)) return enforceSessionIdLimit(slug(gateway), gateway);
-  if (config.sessionStrategy === 'per-session' && input.sessionId) return withPeerPrefix(config, input.sessionId);
+  if (config.sessionStrategy === 'per-session' && input.sessionId)
+    return withPeerPrefix(config, input.sessionId);
   const manual = config.sessions[cwd];
   if (manual) return manual;
   if (input.sessionTitle && slug(input.sessionTitle)) return withPeerPrefix(config, slug(input.sessionTitle));

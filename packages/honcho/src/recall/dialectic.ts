@@ -34,7 +34,11 @@ export interface DialecticSettings {
 }
 
 /** The configured level raised by query length (+1 at 120 characters, +2 at 400), capped. */
-export function applyReasoningHeuristic(settings: DialecticSettings, base: ReasoningLevel, query: string): ReasoningLevel {
+export function applyReasoningHeuristic(
+  settings: DialecticSettings,
+  base: ReasoningLevel,
+  query: string,
+): ReasoningLevel {
   if (!settings.reasoningHeuristic || !query) return base;
   const bump = query.length < HEURISTIC_MEDIUM ? 0 : query.length < HEURISTIC_HIGH ? 1 : 2;
   const index = REASONING_LEVELS.indexOf(base);

@@ -19,7 +19,10 @@ export interface TwoLayerOptions {
   hungAfterMs: number;
   clock?: Clock;
   fetchBase: (query: string, signal: AbortSignal) => Promise<string>;
-  runDialectic: (query: string, options: { cold: boolean; signal: AbortSignal; prompt?: string }) => Promise<string>;
+  runDialectic: (
+    query: string,
+    options: { cold: boolean; signal: AbortSignal; prompt?: string },
+  ) => Promise<string>;
   /** Whether a failure must not widen the backoff (authentication errors). */
   isAuthFailure?: (error: unknown) => boolean;
 }
@@ -89,7 +92,13 @@ export class TwoLayerRecall {
     const firedTurn = this.turn;
     const started = this.dialectic.start(DIALECTIC, async (signal) => {
       try {
-        const text = (await this.options.runDialectic(query, { cold: this.latestBase === undefined, signal, ...(prompt ? { prompt } : {}) })).trim();
+        const text = (
+          await this.options.runDialectic(query, {
+            cold: this.latestBase === undefined,
+            signal,
+            ...(prompt ? { prompt } : {}),
+          })
+        ).trim();
         if (generation === this.dialectic.generation) {
           if (text) {
             this.lastDialecticTurn = firedTurn;
@@ -101,7 +110,8 @@ export class TwoLayerRecall {
         return text;
       } catch (error) {
         // A failure from an older session never widens the new session's backoff.
-        if (generation === this.dialectic.generation && !this.options.isAuthFailure?.(error)) this.emptyStreak += 1;
+        if (generation === this.dialectic.generation && !this.options.isAuthFailure?.(error))
+          this.emptyStreak += 1;
         throw error;
       }
     });
@@ -133,7 +143,10 @@ export class TwoLayerRecall {
    * Layer 1 + layer 2 for this turn. Only the first turn waits (at most its two budgets); later
    * turns serve what is ready. A trivial prompt starts nothing but still takes a waiting dialectic.
    */
-  async serve(query: string, options: { trivial: boolean; signal?: AbortSignal }): Promise<{ base: string; dialectic: string }> {
+  async serve(
+    query: string,
+    options: { trivial: boolean; signal?: AbortSignal },
+  ): Promise<{ base: string; dialectic: string }> {
     const firstTurn = this.turn <= 1;
     const fresh = this.base.take(BASE);
     if (fresh !== undefined) this.latestBase = fresh;
@@ -143,9 +156,11 @@ export class TwoLayerRecall {
       if (dialectic === undefined && !this.delivered) {
         if (!this.dialectic.isInFlight(DIALECTIC)) this.fireDialectic(query);
         waits.push(
-          this.dialectic.join(DIALECTIC, this.options.firstTurnDialecticWaitMs, options.signal).then((value) => {
-            dialectic = value;
-          }),
+          this.dialectic
+            .join(DIALECTIC, this.options.firstTurnDialecticWaitMs, options.signal)
+            .then((value) => {
+              dialectic = value;
+            }),
         );
       }
       if (this.latestBase === undefined) {

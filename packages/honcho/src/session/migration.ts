@@ -18,7 +18,12 @@ export interface MigrationSource {
 }
 
 export const MIGRATION_SOURCES: readonly MigrationSource[] = [
-  { file: 'memories/MEMORY.md', uploadAs: 'consolidated_memory.md', peer: 'user', description: 'long-term memory notes' },
+  {
+    file: 'memories/MEMORY.md',
+    uploadAs: 'consolidated_memory.md',
+    peer: 'user',
+    description: 'long-term memory notes',
+  },
   { file: 'memories/USER.md', uploadAs: 'user_profile.md', peer: 'user', description: 'user profile' },
   { file: 'SOUL.md', uploadAs: 'agent_soul.md', peer: 'ai', description: 'agent persona' },
 ];
@@ -33,9 +38,10 @@ interface Ledger {
 
 function readLedger(file: string): Ledger {
   const read = readJsonConfig(file);
-  const uploaded = read.status === 'ok' && typeof read.data.uploaded === 'object' && read.data.uploaded !== null
-    ? (read.data.uploaded as Record<string, string>)
-    : {};
+  const uploaded =
+    read.status === 'ok' && typeof read.data.uploaded === 'object' && read.data.uploaded !== null
+      ? (read.data.uploaded as Record<string, string>)
+      : {};
   return { version: 1, uploaded: { ...uploaded } };
 }
 
@@ -49,7 +55,12 @@ export interface MigrationContext {
   userPeerId: string;
   aiPeerId: string;
   now: () => Date;
-  upload: (peerId: string, fileName: string, text: string, metadata: Record<string, unknown>) => Promise<void>;
+  upload: (
+    peerId: string,
+    fileName: string,
+    text: string,
+    metadata: Record<string, unknown>,
+  ) => Promise<void>;
 }
 
 /** Upload what is not in the ledger yet; returns the files uploaded now. A failure leaves that file for next time. */

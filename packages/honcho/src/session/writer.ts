@@ -89,13 +89,10 @@ export class MessageWriter {
     await new Promise<void>((resolve, reject) => {
       const onAbort = () => reject(signal.reason);
       signal.addEventListener('abort', onAbort, { once: true });
-      this.queue.drain().then(
-        () => {
-          signal.removeEventListener('abort', onAbort);
-          resolve();
-        },
-        reject,
-      );
+      this.queue.drain().then(() => {
+        signal.removeEventListener('abort', onAbort);
+        resolve();
+      }, reject);
     });
   }
 
@@ -162,10 +159,15 @@ export class MessageWriter {
         remaining = remaining.filter((m) => !sent.has(m));
         if (attempt === 0) {
           this.logger.warn(`Honcho: message flush failed (${describe(error)}); retrying once.`);
-          await sleep(this.options.retryDelayMs ?? ASYNC_RETRY_DELAY_MS, { clock: this.clock, signal: this.lifetime.signal });
+          await sleep(this.options.retryDelayMs ?? ASYNC_RETRY_DELAY_MS, {
+            clock: this.clock,
+            signal: this.lifetime.signal,
+          });
         } else {
           this.dropped += remaining.length;
-          this.logger.warn(`Honcho: message flush failed again (${describe(error)}); ${remaining.length} message(s) dropped.`);
+          this.logger.warn(
+            `Honcho: message flush failed again (${describe(error)}); ${remaining.length} message(s) dropped.`,
+          );
         }
       }
     }

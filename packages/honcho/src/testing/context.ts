@@ -90,7 +90,10 @@ export function sessionResponse(session: FakeSession) {
 }
 
 /** `?page=&size=&reverse=true` of list routes. */
-export function pageQuery(req: FakeRequest, defaultSize = 50): { page: number; size: number; reverse: boolean } {
+export function pageQuery(
+  req: FakeRequest,
+  defaultSize = 50,
+): { page: number; size: number; reverse: boolean } {
   const page = Math.max(1, Number(req.query.get('page') ?? 1) || 1);
   const size = Math.min(100, Math.max(1, Number(req.query.get('size') ?? defaultSize) || defaultSize));
   return { page, size, reverse: req.query.get('reverse') === 'true' };

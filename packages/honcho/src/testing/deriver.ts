@@ -26,7 +26,8 @@ function observes(workspace: FakeWorkspace, sessionId: string, observer: string,
 export function observationsOf(workspace: FakeWorkspace, observer: string, target: string): Observation[] {
   const out: Observation[] = [];
   for (const c of workspace.conclusions) {
-    if (c.observer_id === observer && c.observed_id === target) out.push({ text: c.content, createdAt: c.created_at });
+    if (c.observer_id === observer && c.observed_id === target)
+      out.push({ text: c.content, createdAt: c.created_at });
   }
   for (const m of workspace.messages) {
     if (m.peer_id === target && observes(workspace, m.session_id, observer, target)) {
@@ -37,7 +38,11 @@ export function observationsOf(workspace: FakeWorkspace, observer: string, targe
 }
 
 /** Observations ranked for a query (shared words first, then recency), or the most recent ones. */
-export function rank<T extends Observation>(observations: readonly T[], query: string | undefined, limit: number): T[] {
+export function rank<T extends Observation>(
+  observations: readonly T[],
+  query: string | undefined,
+  limit: number,
+): T[] {
   const recent = [...observations].sort((a, b) => b.createdAt.localeCompare(a.createdAt));
   const wanted = query ? terms(query) : new Set<string>();
   if (wanted.size === 0) return recent.slice(0, limit);
@@ -76,7 +81,11 @@ export function dialecticAnswer(
 }
 
 /** Messages sharing words with the query, best first (ties: newest first). */
-export function searchMessages(messages: readonly FakeMessage[], query: string, limit: number): FakeMessage[] {
+export function searchMessages(
+  messages: readonly FakeMessage[],
+  query: string,
+  limit: number,
+): FakeMessage[] {
   const wanted = terms(query);
   return messages
     .map((m) => ({ m, score: overlap(wanted, m.content) }))

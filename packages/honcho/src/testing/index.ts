@@ -5,14 +5,26 @@
  * an LLM (dialectic chat, representations, summaries) the fake answers from what was stored, with
  * a transparent keyword model: deterministic, and nothing is answered that was never written.
  */
-import { type FakeFault, type FakeServer, type RecordedRequest, startFakeServer } from '@hermes-memory/testkit/http';
+import {
+  type FakeFault,
+  type FakeServer,
+  type RecordedRequest,
+  startFakeServer,
+} from '@hermes-memory/testkit/http';
 import { registerCoreRoutes } from './routes-core';
 import { registerMessageRoutes } from './routes-messages';
 import { registerPeerRoutes } from './routes-peers';
 import { emptyState, type FakeHonchoState, type FakeMessage, nextStamp } from './state';
 
-export type { FakeConclusion, FakeHonchoState, FakeMessage, FakePeer, FakeSession, FakeWorkspace } from './state';
 export { MAX_MESSAGE_CHARS } from './routes-messages';
+export type {
+  FakeConclusion,
+  FakeHonchoState,
+  FakeMessage,
+  FakePeer,
+  FakeSession,
+  FakeWorkspace,
+} from './state';
 
 export interface FakeHonchoOptions {
   /** The key the server accepts as `Authorization: Bearer <key>`. Default: no auth (a local server). */

@@ -12,7 +12,13 @@ import {
   sessionResponse,
   workspaceOf,
 } from './context';
-import { type FakeHonchoState, type FakePeerConfig, type FakeSession, matchesFilters, nextStamp } from './state';
+import {
+  type FakeHonchoState,
+  type FakePeerConfig,
+  type FakeSession,
+  matchesFilters,
+  nextStamp,
+} from './state';
 
 type Route = Parameters<FakeServer<FakeHonchoState>['route']>[2];
 
@@ -31,7 +37,9 @@ export function guard(handler: Route): Route {
 const WS = '/v3/workspaces/:workspace';
 
 function objectField(value: unknown): Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : {};
 }
 
 function peerConfig(value: unknown): FakePeerConfig {
@@ -43,7 +51,13 @@ function peerConfig(value: unknown): FakePeerConfig {
 }
 
 /** `{peerId: {observe_me, observe_others}}` into a session, creating peers as Honcho does. */
-function addPeers(state: FakeHonchoState, workspaceId: string, session: FakeSession, peers: unknown, replace: boolean) {
+function addPeers(
+  state: FakeHonchoState,
+  workspaceId: string,
+  session: FakeSession,
+  peers: unknown,
+  replace: boolean,
+) {
   const workspace = state.workspaces[workspaceId]!;
   if (replace) session.peers = {};
   for (const [id, config] of Object.entries(objectField(peers))) {
@@ -129,7 +143,8 @@ export function registerCoreRoutes(server: FakeServer<FakeHonchoState>): void {
       const b = body(req);
       const peer = ensurePeer(state, workspace, checkId(b.id, ['body', 'id']));
       if (b.metadata !== undefined && b.metadata !== null) peer.metadata = objectField(b.metadata);
-      if (b.configuration !== undefined && b.configuration !== null) peer.configuration = objectField(b.configuration);
+      if (b.configuration !== undefined && b.configuration !== null)
+        peer.configuration = objectField(b.configuration);
       return reply.json(peerResponse(peer));
     }),
   );

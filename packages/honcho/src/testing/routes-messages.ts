@@ -1,8 +1,8 @@
 /** Messages, uploads, session context and search: the routes a conversation writes and reads through. */
 import { type FakeServer, paginate, reply } from '@hermes-memory/testkit/http';
 import { body, ensurePeer, invalid, pageQuery, queryFlag, sessionOf, workspaceOf } from './context';
-import { guard } from './routes-core';
 import { representationOf, searchMessages } from './deriver';
+import { guard } from './routes-core';
 import {
   type FakeHonchoState,
   type FakeMessage,
@@ -44,7 +44,9 @@ function storeMessage(
 }
 
 function objectOrEmpty(value: unknown): Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : {};
 }
 
 /** Messages newest-last, the most recent that fit `tokens` (all when unset). */
@@ -69,15 +71,21 @@ export function registerMessageRoutes(server: FakeServer<FakeHonchoState>): void
       const workspace = workspaceOf(state, req);
       const session = sessionOf(workspace, req.params.session);
       const list = body(req).messages;
-      if (!Array.isArray(list) || list.length === 0) invalid(['body', 'messages'], 'List should have at least 1 item');
+      if (!Array.isArray(list) || list.length === 0)
+        invalid(['body', 'messages'], 'List should have at least 1 item');
       if (list.length > 100) invalid(['body', 'messages'], 'List should have at most 100 items');
       // Validate the whole batch before storing any of it: a 422 stores nothing.
       const parsed = list.map((raw, i) => {
         const m = objectOrEmpty(raw);
-        if (typeof m.peer_id !== 'string' || m.peer_id === '') invalid(['body', 'messages', String(i), 'peer_id'], 'Field required');
-        if (typeof m.content !== 'string') invalid(['body', 'messages', String(i), 'content'], 'Field required');
+        if (typeof m.peer_id !== 'string' || m.peer_id === '')
+          invalid(['body', 'messages', String(i), 'peer_id'], 'Field required');
+        if (typeof m.content !== 'string')
+          invalid(['body', 'messages', String(i), 'content'], 'Field required');
         if (m.content.length > MAX_MESSAGE_CHARS) {
-          invalid(['body', 'messages', String(i), 'content'], `String should have at most ${MAX_MESSAGE_CHARS} characters`);
+          invalid(
+            ['body', 'messages', String(i), 'content'],
+            `String should have at most ${MAX_MESSAGE_CHARS} characters`,
+          );
         }
         return m as { peer_id: string; content: string; metadata?: unknown; created_at?: unknown };
       });
@@ -162,7 +170,10 @@ export function registerMessageRoutes(server: FakeServer<FakeHonchoState>): void
       const search = req.query.get('search_query') ?? undefined;
       const representation =
         target && perspective ? representationOf(workspace, perspective, target, search) || null : null;
-      const card = target && perspective ? workspace.peers[perspective]?.cards[target === perspective ? 'self' : target] : undefined;
+      const card =
+        target && perspective
+          ? workspace.peers[perspective]?.cards[target === perspective ? 'self' : target]
+          : undefined;
       return reply.json({
         id: session.id,
         messages,
@@ -206,7 +217,9 @@ export function registerMessageRoutes(server: FakeServer<FakeHonchoState>): void
       const workspace = workspaceOf(state, req);
       const b = body(req);
       if (typeof b.query !== 'string' || !b.query.trim()) invalid(['body', 'query'], 'Field required');
-      const pool = workspace.messages.filter((m) => m.peer_id === req.params.peer && matchesFilters(m, b.filters));
+      const pool = workspace.messages.filter(
+        (m) => m.peer_id === req.params.peer && matchesFilters(m, b.filters),
+      );
       return reply.json(searchMessages(pool, b.query, limitOf(b.limit)));
     }),
   );
@@ -218,7 +231,9 @@ export function registerMessageRoutes(server: FakeServer<FakeHonchoState>): void
       const session = sessionOf(workspace, req.params.session);
       const b = body(req);
       if (typeof b.query !== 'string' || !b.query.trim()) invalid(['body', 'query'], 'Field required');
-      const pool = workspace.messages.filter((m) => m.session_id === session.id && matchesFilters(m, b.filters));
+      const pool = workspace.messages.filter(
+        (m) => m.session_id === session.id && matchesFilters(m, b.filters),
+      );
       return reply.json(searchMessages(pool, b.query, limitOf(b.limit)));
     }),
   );
@@ -227,7 +242,12 @@ export function registerMessageRoutes(server: FakeServer<FakeHonchoState>): void
     `${WS}/queue/status`,
     guard((req, state) => {
       workspaceOf(state, req);
-      return reply.json({ total_work_units: 0, completed_work_units: 0, in_progress_work_units: 0, pending_work_units: 0 });
+      return reply.json({
+        total_work_units: 0,
+        completed_work_units: 0,
+        in_progress_work_units: 0,
+        pending_work_units: 0,
+      });
     }),
   );
 }

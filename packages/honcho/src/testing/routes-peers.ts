@@ -3,7 +3,13 @@ import { type FakeServer, paginate, reply } from '@hermes-memory/testkit/http';
 import { body, checkId, invalid, notFound, pageQuery, peerOf, workspaceOf } from './context';
 import { dialecticAnswer, rank, representationOf } from './deriver';
 import { guard } from './routes-core';
-import { type FakeConclusion, type FakeHonchoState, type FakeWorkspace, matchesFilters, nextStamp } from './state';
+import {
+  type FakeConclusion,
+  type FakeHonchoState,
+  type FakeWorkspace,
+  matchesFilters,
+  nextStamp,
+} from './state';
 
 const WS = '/v3/workspaces/:workspace';
 const LEVELS = ['minimal', 'low', 'medium', 'high', 'max'];
@@ -42,7 +48,10 @@ export function registerPeerRoutes(server: FakeServer<FakeHonchoState>): void {
       if (!workspace.peers[target]) notFound('Peer');
       const content = dialecticAnswer(workspace, observer, target, query);
       if (b.stream === true) {
-        const events = content === null ? [] : content.match(/[\s\S]{1,40}/g)!.map((part) => ({ data: { delta: { content: part } } }));
+        const events =
+          content === null
+            ? []
+            : content.match(/[\s\S]{1,40}/g)!.map((part) => ({ data: { delta: { content: part } } }));
         return reply.sse([...events, { data: { done: true } }]);
       }
       return reply.json({ content });
@@ -57,7 +66,9 @@ export function registerPeerRoutes(server: FakeServer<FakeHonchoState>): void {
       const b = body(req);
       const target = text(b.target) ?? observer;
       const topK = typeof b.search_top_k === 'number' ? b.search_top_k : 10;
-      return reply.json({ representation: representationOf(workspace, observer, target, text(b.search_query), topK) });
+      return reply.json({
+        representation: representationOf(workspace, observer, target, text(b.search_query), topK),
+      });
     }),
   );
   server.route(
@@ -72,7 +83,13 @@ export function registerPeerRoutes(server: FakeServer<FakeHonchoState>): void {
       return reply.json({
         peer_id: observer.id,
         target_id: target,
-        representation: representationOf(workspace, observer.id, target, req.query.get('search_query') ?? undefined, topK),
+        representation: representationOf(
+          workspace,
+          observer.id,
+          target,
+          req.query.get('search_query') ?? undefined,
+          topK,
+        ),
         peer_card: card && card.length > 0 ? card : null,
       });
     }),
@@ -107,7 +124,8 @@ export function registerPeerRoutes(server: FakeServer<FakeHonchoState>): void {
     guard((req, state) => {
       const workspace = workspaceOf(state, req);
       const list = body(req).conclusions;
-      if (!Array.isArray(list) || list.length === 0) invalid(['body', 'conclusions'], 'List should have at least 1 item');
+      if (!Array.isArray(list) || list.length === 0)
+        invalid(['body', 'conclusions'], 'List should have at least 1 item');
       const parsed = list.map((raw, i) => {
         const c = typeof raw === 'object' && raw !== null ? (raw as Record<string, unknown>) : {};
         const where = ['body', 'conclusions', String(i)];
@@ -141,7 +159,9 @@ export function registerPeerRoutes(server: FakeServer<FakeHonchoState>): void {
     guard((req, state) => {
       const workspace = workspaceOf(state, req);
       const { page, size, reverse } = pageQuery(req);
-      const items = workspace.conclusions.filter((c) => matchesFilters(c, body(req).filters)).map(conclusionResponse);
+      const items = workspace.conclusions
+        .filter((c) => matchesFilters(c, body(req).filters))
+        .map(conclusionResponse);
       if (reverse) items.reverse();
       return reply.json(paginate(items, page, size));
     }),
@@ -167,7 +187,9 @@ export function registerPeerRoutes(server: FakeServer<FakeHonchoState>): void {
   server.route(
     'GET',
     `${WS}/conclusions/:conclusion`,
-    guard((req, state) => reply.json(conclusionResponse(conclusionOf(workspaceOf(state, req), req.params.conclusion)))),
+    guard((req, state) =>
+      reply.json(conclusionResponse(conclusionOf(workspaceOf(state, req), req.params.conclusion))),
+    ),
   );
   server.route(
     'DELETE',

@@ -36,7 +36,13 @@ export interface FakeSession {
   /** Peer id → its observation config in this session. */
   peers: Record<string, FakePeerConfig>;
   /** A summary, once one exists (`setSummary`); Honcho writes them in the background. */
-  summary: { content: string; message_id: string; summary_type: string; created_at: string; token_count: number } | null;
+  summary: {
+    content: string;
+    message_id: string;
+    summary_type: string;
+    created_at: string;
+    token_count: number;
+  } | null;
 }
 
 export interface FakePeer {
@@ -76,7 +82,10 @@ const EPOCH = Date.UTC(2026, 0, 1);
 export function nextStamp(state: FakeHonchoState, prefix: string): { id: string; createdAt: string } {
   state.sequence += 1;
   const n = state.sequence;
-  return { id: `${prefix}_${n.toString(36).padStart(6, '0')}`, createdAt: new Date(EPOCH + n * 1000).toISOString() };
+  return {
+    id: `${prefix}_${n.toString(36).padStart(6, '0')}`,
+    createdAt: new Date(EPOCH + n * 1000).toISOString(),
+  };
 }
 
 export function tokenCount(text: string): number {
@@ -118,7 +127,8 @@ export function matchesFilters(record: object, filters: unknown): boolean {
     if (typeof expected === 'object' && expected !== null && !Array.isArray(expected)) {
       const spec = expected as { in?: unknown[]; contains?: unknown };
       if (spec.in && !spec.in.includes(actual)) return false;
-      if (spec.contains !== undefined && !(Array.isArray(actual) && actual.includes(spec.contains))) return false;
+      if (spec.contains !== undefined && !(Array.isArray(actual) && actual.includes(spec.contains)))
+        return false;
       continue;
     }
     if (actual !== expected) return false;

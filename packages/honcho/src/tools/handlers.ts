@@ -101,7 +101,8 @@ async function profile(scope: ToolScope, args: ToolArgs): Promise<string> {
   }
   const card = await scope.backend.getCard(observer, target, scope.signal);
   if (card.length > 0) return toolResult({ result: card });
-  const observed = target === scope.aiPeerId ? scope.observation.aiObserveMe : scope.observation.userObserveMe;
+  const observed =
+    target === scope.aiPeerId ? scope.observation.aiObserveMe : scope.observation.userObserveMe;
   const reasons = [
     ...(observed ? [] : ['observation is disabled for this peer (observeMe is off)']),
     `this session has only ${scope.turn} turn(s) so far, and cards build up over the dialectic cadence`,
@@ -133,7 +134,10 @@ async function reasoning(scope: ToolScope, args: ToolArgs): Promise<string> {
   const query = requiredString(args, 'query');
   const levelRaw = optionalString(args, 'reasoning_level');
   if (levelRaw !== undefined && !(REASONING_LEVELS as readonly string[]).includes(levelRaw)) {
-    throw new InvalidArgumentError('reasoning_level', `Invalid reasoning_level '${levelRaw}'. Use one of: ${REASONING_LEVELS.join(', ')}.`);
+    throw new InvalidArgumentError(
+      'reasoning_level',
+      `Invalid reasoning_level '${levelRaw}'. Use one of: ${REASONING_LEVELS.join(', ')}.`,
+    );
   }
   const level = scope.dialecticDynamic ? (levelRaw as ReasoningLevel | undefined) : undefined;
   const target = targetOf(scope, optionalString(args, 'peer'));
@@ -155,7 +159,9 @@ async function context(scope: ToolScope, args: ToolArgs): Promise<string> {
   if (view.card.length > 0) sections.push(`## Card\n${view.card.map((f) => `- ${f}`).join('\n')}`);
   const recent = session.messages.slice(-10).slice(-5);
   if (recent.length > 0) {
-    const lines = recent.map((m) => `- ${m.peerId === scope.aiPeerId ? 'assistant' : m.peerId}: ${m.content.slice(0, 200)}`);
+    const lines = recent.map(
+      (m) => `- ${m.peerId === scope.aiPeerId ? 'assistant' : m.peerId}: ${m.content.slice(0, 200)}`,
+    );
     sections.push(`## Recent messages\n${lines.join('\n')}`);
   }
   return toolResult({ result: sections.join('\n\n') || 'No context available yet.' });
@@ -187,7 +193,13 @@ async function conclude(scope: ToolScope, args: ToolArgs): Promise<string> {
     return toolResult({ result: `Conclusion ${deleteId} deleted.` });
   }
   try {
-    const saved = await scope.backend.createConclusion(observer, target, conclusion!, scope.sessionId, scope.signal);
+    const saved = await scope.backend.createConclusion(
+      observer,
+      target,
+      conclusion!,
+      scope.sessionId,
+      scope.signal,
+    );
     return toolResult({ result: `Conclusion saved for ${name}: ${saved.content}`, id: saved.id });
   } catch (error) {
     return toolResult({ error: `Failed to save conclusion: ${(error as Error).message}` });
@@ -214,6 +226,8 @@ export async function runHonchoTool(name: string, rawArgs: unknown, scope: ToolS
     return await handler(scope, parseToolArgs(rawArgs));
   } catch (error) {
     if (error instanceof InvalidArgumentError) return toolResult({ error: error.message });
-    return toolResult({ error: `Honcho ${name} failed: ${error instanceof Error ? error.message : String(error)}` });
+    return toolResult({
+      error: `Honcho ${name} failed: ${error instanceof Error ? error.message : String(error)}`,
+    });
   }
 }

@@ -34,7 +34,12 @@ export const HONCHO_TOOL_SCHEMAS: readonly ToolSchema[] = [
       type: 'object',
       properties: {
         query: { type: 'string', description: 'What to look for.' },
-        max_tokens: { type: 'integer', description: 'Result budget in tokens (default 800, max 2000).', minimum: 1, maximum: 2000 },
+        max_tokens: {
+          type: 'integer',
+          description: 'Result budget in tokens (default 800, max 2000).',
+          minimum: 1,
+          maximum: 2000,
+        },
         peer: PEER,
       },
       required: ['query'],
@@ -48,7 +53,11 @@ export const HONCHO_TOOL_SCHEMAS: readonly ToolSchema[] = [
       type: 'object',
       properties: {
         query: { type: 'string', description: 'The question.' },
-        reasoning_level: { type: 'string', enum: [...REASONING_LEVELS], description: 'How hard Honcho thinks.' },
+        reasoning_level: {
+          type: 'string',
+          enum: [...REASONING_LEVELS],
+          description: 'How hard Honcho thinks.',
+        },
         peer: PEER,
       },
       required: ['query'],
