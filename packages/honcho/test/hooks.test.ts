@@ -91,6 +91,13 @@ describe('honcho hooks', () => {
     const t2 = performance.now();
     await fresh.prefetch('and my hobbies?');
     expect(performance.now() - t2).toBeLessThan(50);
+    // A host that never calls onTurnStart waits once, not on every turn.
+    const noTurns = rig.provider({ firstTurnBaseWait: 0.3, firstTurnDialecticWait: 0.2 });
+    await rig.init(noTurns, 'third');
+    await noTurns.prefetch('Tell me about my projects');
+    const t3 = performance.now();
+    await noTurns.prefetch('and my hobbies?');
+    expect(performance.now() - t3).toBeLessThan(50);
   });
 
   it('§2.7.15 trivial prompts ("ok", "/help", "") fire no new context or dialectic calls', async () => {

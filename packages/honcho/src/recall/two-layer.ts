@@ -51,6 +51,8 @@ export class TwoLayerRecall {
   private lastFiredTurn: number | undefined;
   private emptyStreak = 0;
   private delivered = false;
+  /** Turn 1 waited already: a host that never calls onTurnStart must not wait on every turn. */
+  private waited = false;
 
   constructor(private readonly options: TwoLayerOptions) {
     const clock = options.clock ?? systemClock;
@@ -147,7 +149,7 @@ export class TwoLayerRecall {
     query: string,
     options: { trivial: boolean; signal?: AbortSignal },
   ): Promise<{ base: string; dialectic: string }> {
-    const firstTurn = this.turn <= 1;
+    const firstTurn = this.turn <= 1 && !this.waited;
     const fresh = this.base.take(BASE);
     if (fresh !== undefined) this.latestBase = fresh;
     let dialectic = this.dialectic.take(DIALECTIC);
@@ -171,10 +173,11 @@ export class TwoLayerRecall {
           }),
         );
       }
+      this.waited = true;
       await Promise.all(waits);
     }
     if (dialectic) this.delivered = true;
-    const skipBase = this.options.injectionFrequency === 'first-turn' && !firstTurn;
+    const skipBase = this.options.injectionFrequency === 'first-turn' && this.turn > 1;
     return { base: skipBase ? '' : (this.latestBase ?? ''), dialectic: dialectic ?? '' };
   }
 
@@ -188,6 +191,7 @@ export class TwoLayerRecall {
     this.lastFiredTurn = undefined;
     this.emptyStreak = 0;
     this.delivered = false;
+    this.waited = false;
   }
 
   get pending(): number {
