@@ -4,7 +4,9 @@
  * every later prefetch serves what the previous turn prepared in the background. Writes go
  * through the write-frequency buffer; tools answer JSON whatever happens.
  */
+
 import { existsSync } from 'node:fs';
+import { appendFile, chmod, mkdir } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import {
@@ -431,7 +433,27 @@ export class HonchoProvider extends MemoryProvider {
     let text = parts.join('\n\n');
     if (this.config.contextTokens !== undefined) text = truncateToChars(text, this.config.contextTokens * 4);
     this.lastRecall = text ? { providerLabel: 'Honcho', count: 0 } : null;
+    if (this.config.logging) this.logInjection(query, served, text);
     return text;
+  }
+
+  /** `logging: true`: one JSON line per turn in `~/.honcho/injection.log` (0600), written off the hot path. */
+  private logInjection(query: string, served: { base: string; dialectic: string }, text: string): void {
+    const dir = path.join(this.settings.userHome ?? os.homedir(), '.honcho');
+    const file = path.join(dir, 'injection.log');
+    const line = `${JSON.stringify({
+      ts: new Date(this.clock.now()).toISOString(),
+      session: this.sessionKey,
+      turn: this.recall?.turn ?? 0,
+      query: query.slice(0, 200),
+      base_chars: served.base.length,
+      dialectic_chars: served.dialectic.length,
+      injected: text,
+    })}\n`;
+    mkdir(dir, { recursive: true, mode: 0o700 })
+      .then(() => appendFile(file, line, { mode: 0o600 }))
+      .then(() => chmod(file, 0o600))
+      .catch((error: unknown) => this.logger.debug(`Honcho: injection log not written: ${describe(error)}`));
   }
 
   override queuePrefetch(query: string, _options?: PrefetchOptions): void {

@@ -186,7 +186,31 @@ describe('honcho hooks', () => {
 });
 
 /** Poll a condition on the event loop (no timers): the fake answers over real sockets. */
-async function vitestUntil(condition: () => boolean, rounds = 200): Promise<void> {
+async function vitestUntil(condition: () => boolean, rounds = 5000): Promise<void> {
   for (let i = 0; i < rounds && !condition(); i++) await new Promise((resolve) => setImmediate(resolve));
   expect(condition()).toBe(true);
 }
+
+describe('honcho injection log', () => {
+  it('logging: true writes one owner-only JSON line per prefetch to ~/.honcho/injection.log', async () => {
+    rig = await startRig();
+    const { default: fs } = await import('node:fs');
+    const { default: path } = await import('node:path');
+    const provider = rig.provider({ logging: true, writeFrequency: 'turn' });
+    await rig.init(provider);
+    await provider.syncTurn('I collect vintage synthesizers.', 'Nice.');
+    provider.onTurnStart(1, 'synths?');
+    const text = await provider.prefetch('Which synthesizers do I collect?');
+    const file = path.join(rig.home.path, '.honcho', 'injection.log');
+    await vitestUntil(() => fs.existsSync(file) && fs.readFileSync(file, 'utf8').endsWith('\n'));
+    const lines = fs
+      .readFileSync(file, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(lines).toHaveLength(1);
+    expect(lines[0].injected).toBe(text);
+    expect(lines[0].session).toBe('demo');
+    expect(fs.statSync(file).mode & 0o777).toBe(0o600);
+  });
+});
