@@ -136,6 +136,7 @@ export class HonchoProvider extends MemoryProvider {
   private initError: unknown;
   private sessionEpoch = 0;
   private lastRecall: RecallStatus | null = null;
+  private syncBusy = false;
 
   constructor(settings: HonchoProviderSettings = {}, context?: Partial<ProviderFactoryContext>) {
     super();
@@ -307,8 +308,10 @@ export class HonchoProvider extends MemoryProvider {
       }
       this.ready = true;
       this.initError = undefined;
-      if (this.recallMode !== 'tools' && !this.config.queryRewrite)
+      // The prewarm: a general dialectic stored as if fired on turn 0 (not with query rewrite or recallSync).
+      if (this.recallMode !== 'tools' && !this.config.queryRewrite && !this.config.recallSync) {
         this.recall?.fireDialectic(PREWARM_QUERY, PREWARM_QUERY);
+      }
     };
     const init = run();
     this.init = init;
@@ -381,7 +384,7 @@ export class HonchoProvider extends MemoryProvider {
 
   private async runDialectic(
     query: string,
-    options: { cold: boolean; signal: AbortSignal; prompt?: string },
+    options: { cold: boolean; signal: AbortSignal; prompt?: string; lead?: string },
   ): Promise<string> {
     await this.whenReady(options.signal);
     const config = this.config;
@@ -399,8 +402,18 @@ export class HonchoProvider extends MemoryProvider {
       this.backend!.chat(observer, user, prompt, level, options.signal);
     const answer = options.prompt
       ? await ask(options.prompt, config.dialecticReasoningLevel)
-      : (await runDialecticDepth(settings, { query: input, cold: options.cold, signal: options.signal }, ask))
-          .result;
+      : (
+          await runDialecticDepth(
+            settings,
+            {
+              query: input,
+              cold: options.cold,
+              signal: options.signal,
+              ...(options.lead ? { lead: input } : {}),
+            },
+            ask,
+          )
+        ).result;
     const text = answer.trim();
     return text.length > config.dialecticMaxChars ? truncateToChars(text, config.dialecticMaxChars) : text;
   }
@@ -425,6 +438,7 @@ export class HonchoProvider extends MemoryProvider {
     if (!this.active || this.recallMode === 'tools' || !recall) return '';
     if (!this.ready) this.startInit().catch(() => undefined);
     const trivial = isTrivialHonchoPrompt(query);
+    if (this.config.recallSync) return trivial ? '' : this.recallNow(query, options?.signal);
     const served = await recall.serve(query, {
       trivial,
       ...(options?.signal ? { signal: options.signal } : {}),
@@ -435,6 +449,46 @@ export class HonchoProvider extends MemoryProvider {
     this.lastRecall = text ? { providerLabel: 'Honcho', count: 0 } : null;
     if (this.config.logging) this.logInjection(query, served, text);
     return text;
+  }
+
+  /**
+   * `recallSync`: answer the current query now, within the request timeout (5 s when unset), one at
+   * a time. Busy, timed out or failed gives '' — never an older result — and a result from before a
+   * session switch is never published.
+   */
+  private async recallNow(query: string, signal?: AbortSignal): Promise<string> {
+    if (this.syncBusy) return '';
+    this.syncBusy = true;
+    const epoch = this.sessionEpoch;
+    const seconds = this.config.timeoutSeconds;
+    const budgetMs =
+      seconds !== undefined && Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : 5_000;
+    const controller = new AbortController();
+    const timer = this.clock.setTimeout(
+      () => controller.abort(new Error('recallSync budget spent')),
+      budgetMs,
+    );
+    const forward = () => controller.abort(signal?.reason);
+    signal?.addEventListener('abort', forward, { once: true });
+    try {
+      const [base, dialectic] = await Promise.all([
+        this.fetchBase(query, controller.signal),
+        this.runDialectic(query, { cold: false, signal: controller.signal, lead: query }),
+      ]);
+      if (epoch !== this.sessionEpoch || controller.signal.aborted) return '';
+      let text = [base, dialectic].filter((part) => part.trim() !== '').join('\n\n');
+      if (this.config.contextTokens !== undefined)
+        text = truncateToChars(text, this.config.contextTokens * 4);
+      this.lastRecall = text ? { providerLabel: 'Honcho', count: 0 } : null;
+      return text;
+    } catch (error) {
+      this.logger.debug(`Honcho: recallSync gave nothing: ${describe(error)}`);
+      return '';
+    } finally {
+      this.clock.clearTimeout(timer);
+      signal?.removeEventListener('abort', forward);
+      this.syncBusy = false;
+    }
   }
 
   /** `logging: true`: one JSON line per turn in `~/.honcho/injection.log` (0600), written off the hot path. */
@@ -462,7 +516,7 @@ export class HonchoProvider extends MemoryProvider {
       this.startInit().catch(() => undefined);
       return;
     }
-    if (!query.trim() || isTrivialHonchoPrompt(query)) return;
+    if (this.config.recallSync || !query.trim() || isTrivialHonchoPrompt(query)) return;
     this.recall.queue(query);
   }
 

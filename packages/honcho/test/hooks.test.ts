@@ -214,3 +214,31 @@ describe('honcho injection log', () => {
     expect(fs.statSync(file).mode & 0o777).toBe(0o600);
   });
 });
+
+describe('honcho recallSync', () => {
+  it('recallSync answers the current query within the timeout, every pass prompt starting with it; a hang gives "" in budget', async () => {
+    rig = await startRig();
+    const writer = rig.provider({ writeFrequency: 'turn' });
+    await rig.init(writer);
+    await writer.syncTurn('My favourite editor is Helix.', 'Noted.');
+    await writer.idle();
+    const before = rig.fake.requestsTo('POST /v3/workspaces/:workspace/peers/:peer/chat').length;
+    const provider = rig.provider({ recallSync: true, timeout: 0.4 });
+    await rig.init(provider, 's2');
+    await provider.idle();
+    const chats = () => rig.fake.requestsTo('POST /v3/workspaces/:workspace/peers/:peer/chat').slice(before);
+    expect(chats().map((r) => (r.body as { query: string }).query)).toEqual([]); // no prewarm
+    provider.onTurnStart(3, 'editor?');
+    const text = await provider.prefetch('Which editor do I use?');
+    expect(text).toContain('Helix');
+    expect((chats().at(-1)!.body as { query: string }).query.startsWith('Which editor do I use?')).toBe(true);
+    provider.queuePrefetch('Which editor do I use?');
+    await provider.idle();
+    expect(chats()).toHaveLength(1); // queuePrefetch does nothing under recallSync
+    rig.fake.fail({ type: 'timeout', count: 20 });
+    provider.onTurnStart(4, 'again');
+    const started = performance.now();
+    expect(await provider.prefetch('Which editor do I use now?')).toBe('');
+    expect(performance.now() - started).toBeLessThan(400 + 400);
+  });
+});

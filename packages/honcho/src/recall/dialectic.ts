@@ -93,10 +93,11 @@ export interface DialecticRun {
  * Run the passes. `ask(prompt, level)` is one `peer.chat`. Pass 0 asks the cold prompt when no
  * base context is cached, the warm one otherwise (or `rewritten`, a query rewritten from the
  * user's message); a later pass with no non-empty answer before it asks the base prompt again.
+ * `lead` (the current request, under `recallSync`) starts every pass's prompt.
  */
 export async function runDialecticDepth(
   settings: DialecticSettings,
-  options: { query: string; cold: boolean; rewritten?: string; signal?: AbortSignal },
+  options: { query: string; cold: boolean; rewritten?: string; signal?: AbortSignal; lead?: string },
   ask: (prompt: string, level: ReasoningLevel) => Promise<string>,
 ): Promise<DialecticRun> {
   const results: string[] = [];
@@ -111,7 +112,8 @@ export async function runDialecticDepth(
     } else {
       prompt = options.rewritten || passPrompt(0, prior, options.cold);
     }
-    results.push((await ask(prompt, passLevel(settings, pass, options.query))) ?? '');
+    const asked = options.lead ? `${options.lead}\n\n${prompt}` : prompt;
+    results.push((await ask(asked, passLevel(settings, pass, options.query))) ?? '');
     passes += 1;
   }
   return { result: [...results].reverse().find((r) => r.trim() !== '') ?? '', passes };
