@@ -189,7 +189,8 @@ export class HonchoProvider extends MemoryProvider {
     const extra = context as InitContext & { gatewaySessionKey?: string; toolsOnly?: boolean };
     this.gatewayKey = extra.gatewaySessionKey;
     this.sessionTitle = context.sessionTitle;
-    this.writable = canWrite(context.agentContext);
+    // Inspection (doctor, status) reads only: no session init, no migration, no writes.
+    this.writable = canWrite(context.agentContext) && !context.inspectionOnly;
     this.cronSkipped =
       !extra.toolsOnly &&
       (context.agentContext === 'cron' || context.agentContext === 'flush' || context.platform === 'cron');
@@ -242,6 +243,7 @@ export class HonchoProvider extends MemoryProvider {
     this.active = true;
     this.ready = false;
     this.init = undefined;
+    if (context.inspectionOnly) return;
     if (this.recallMode === 'tools') {
       if (this.config.initOnSessionStart) this.startInit();
       return;

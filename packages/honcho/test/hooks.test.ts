@@ -242,3 +242,21 @@ describe('honcho recallSync', () => {
     expect(performance.now() - started).toBeLessThan(400 + 400);
   });
 });
+
+describe('honcho inspection', () => {
+  it('initializeForInspection starts nothing and writes nothing', async () => {
+    rig = await startRig();
+    const provider = rig.provider();
+    await provider.initializeForInspection('s', {
+      hermesHome: rig.home.path,
+      platform: 'cli',
+      agentContext: 'primary',
+      logger: (await import('@hermes-memory/core')).silentLogger,
+      env: {},
+      inspectionOnly: true,
+    });
+    await provider.syncTurn('should not be stored', 'no');
+    await provider.idle();
+    expect(rig.fake.requests).toHaveLength(0);
+  });
+});
