@@ -5,8 +5,6 @@
  * through the write-frequency buffer; tools answer JSON whatever happens.
  */
 
-import { existsSync } from 'node:fs';
-import { appendFile, chmod, mkdir } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import {
@@ -22,7 +20,6 @@ import {
   MemoryProvider,
   type MemoryTarget,
   type MemoryWriteAction,
-  mergeJsonConfig,
   type PrefetchOptions,
   type ProbeResult,
   type ProviderFactoryContext,
@@ -44,12 +41,15 @@ import { HonchoBackend } from './client/backend';
 import { HonchoClient } from './client/honcho-client';
 import { configCandidates, loadHonchoConfig } from './config/load';
 import { isConfigured } from './config/resolve';
+import { HONCHO_CONFIG_SCHEMA, saveHonchoConfig } from './config/setup';
 import type { HonchoConfig, ObservationFlags, RecallMode } from './config/types';
 import type { JsonObject } from './config/values';
 import { resolveAiPeerId, resolveUserPeer } from './identity/peers';
-import { resolveSessionName, sessionIdOf } from './identity/session-name';
+import { gitRepoName, resolveSessionName, sessionIdOf } from './identity/session-name';
 import { formatBaseContext } from './recall/base-context';
 import { PREWARM_QUERY, runDialecticDepth } from './recall/dialectic';
+import { logInjection } from './recall/injection-log';
+import { SYSTEM_PROMPTS } from './recall/system-prompt';
 import { cutAtWord, isTrivialHonchoPrompt, truncateToChars } from './recall/text';
 import { type Snapshot, TwoLayerRecall } from './recall/two-layer';
 import { chunkMessage } from './session/chunk';
@@ -73,26 +73,6 @@ export interface HonchoProviderSettings {
   userHome?: string;
   /** The async writer's wait before its retry, ms (default 2000). */
   writerRetryDelayMs?: number;
-}
-
-const SYSTEM_PROMPTS: Record<RecallMode, string> = {
-  hybrid:
-    '# Honcho memory\nHoncho models the user across sessions. Relevant context is injected automatically each turn. Use honcho_profile for the curated fact card, honcho_search for raw excerpts of past conversations, honcho_reasoning to ask Honcho a question about the user, honcho_context for this session, and honcho_conclude to save a durable fact about the user.',
-  context:
-    '# Honcho memory\nHoncho models the user across sessions. What it knows that is relevant is injected automatically each turn as memory context.',
-  tools:
-    '# Honcho memory\nHoncho models the user across sessions. Nothing is injected automatically: call honcho_profile for the curated fact card, honcho_search for raw excerpts, honcho_reasoning to ask about the user, honcho_context for this session, and honcho_conclude to save a durable fact.',
-};
-
-/** The git root's folder name for `per-repo` (no process spawned: walk up to a `.git`). */
-function gitRepoName(cwd: string): string | undefined {
-  let dir = path.resolve(cwd);
-  for (;;) {
-    if (existsSync(path.join(dir, '.git'))) return path.basename(dir);
-    const parent = path.dirname(dir);
-    if (parent === dir) return undefined;
-    dir = parent;
-  }
 }
 
 function isAuthFailure(error: unknown): boolean {
@@ -449,7 +429,21 @@ export class HonchoProvider extends MemoryProvider {
     let text = parts.join('\n\n');
     if (this.config.contextTokens !== undefined) text = truncateToChars(text, this.config.contextTokens * 4);
     this.lastRecall = text ? { providerLabel: 'Honcho', count: 0 } : null;
-    if (this.config.logging) this.logInjection(query, served, text);
+    if (this.config.logging) {
+      logInjection(
+        this.settings.userHome ?? os.homedir(),
+        {
+          ts: new Date(this.clock.now()).toISOString(),
+          session: this.sessionKey,
+          turn: this.recall?.turn ?? 0,
+          query: query.slice(0, 200),
+          base_chars: served.base.length,
+          dialectic_chars: served.dialectic.length,
+          injected: text,
+        },
+        this.logger,
+      );
+    }
     return text;
   }
 
@@ -491,25 +485,6 @@ export class HonchoProvider extends MemoryProvider {
       signal?.removeEventListener('abort', forward);
       this.syncBusy = false;
     }
-  }
-
-  /** `logging: true`: one JSON line per turn in `~/.honcho/injection.log` (0600), written off the hot path. */
-  private logInjection(query: string, served: { base: string; dialectic: string }, text: string): void {
-    const dir = path.join(this.settings.userHome ?? os.homedir(), '.honcho');
-    const file = path.join(dir, 'injection.log');
-    const line = `${JSON.stringify({
-      ts: new Date(this.clock.now()).toISOString(),
-      session: this.sessionKey,
-      turn: this.recall?.turn ?? 0,
-      query: query.slice(0, 200),
-      base_chars: served.base.length,
-      dialectic_chars: served.dialectic.length,
-      injected: text,
-    })}\n`;
-    mkdir(dir, { recursive: true, mode: 0o700 })
-      .then(() => appendFile(file, line, { mode: 0o600 }))
-      .then(() => chmod(file, 0o600))
-      .catch((error: unknown) => this.logger.debug(`Honcho: injection log not written: ${describe(error)}`));
   }
 
   override queuePrefetch(query: string, _options?: PrefetchOptions): void {
@@ -585,7 +560,7 @@ export class HonchoProvider extends MemoryProvider {
   /**
    * A builtin USER.md add becomes a conclusion about the user. Replace and remove are not mirrored:
    * Honcho's conclusions are derived facts without a link to the line they came from, so there is
-   * nothing to correct by id (decision 0901).
+   * nothing to correct by id (decision 0921).
    */
   override onMemoryWrite(action: MemoryWriteAction, target: MemoryTarget, content: string): void {
     if (!this.active || !this.writable || action !== 'add' || target !== 'user' || !content.trim()) return;
@@ -724,30 +699,11 @@ export class HonchoProvider extends MemoryProvider {
   }
 
   override getConfigSchema(): ConfigField[] {
-    return [
-      {
-        key: 'api_key',
-        description: 'Honcho API key (from app.honcho.dev); leave empty for a self-hosted server',
-        secret: true,
-        envVar: 'HONCHO_API_KEY',
-        url: 'https://app.honcho.dev',
-      },
-      {
-        key: 'baseUrl',
-        description: 'Base URL of a self-hosted Honcho (e.g. http://localhost:8000)',
-        type: 'text',
-      },
-    ];
+    return HONCHO_CONFIG_SCHEMA.map((field) => ({ ...field }));
   }
 
-  /** Merge into `$HERMES_HOME/honcho.json` (atomic, 0600), as the reference's setup does. */
   override saveConfig(values: Readonly<Record<string, unknown>>, hermesHome: string): void {
-    const patch: Record<string, unknown> = {};
-    const key = values.api_key ?? values.apiKey;
-    if (typeof key === 'string' && key.trim()) patch.apiKey = key.trim();
-    const url = values.baseUrl ?? values.base_url;
-    if (typeof url === 'string' && url.trim()) patch.baseUrl = url.trim();
-    if (Object.keys(patch).length > 0) mergeJsonConfig(path.join(hermesHome, 'honcho.json'), patch);
+    saveHonchoConfig(values, hermesHome);
   }
 
   override configPaths(): readonly string[] {

@@ -9,7 +9,7 @@
  * while each request is wrapped here: the signal of the call that caused it (an
  * `AsyncLocalStorage` scope set by `HonchoClient.call`) reaches the fetch, retries follow core's
  * policy (only what the server cannot have acted on is repeated for writes), and failures become
- * core `APICallError`s that name method, path and status — never the key. See decision 0900.
+ * core `APICallError`s that name method, path and status — never the key. See decision 0920.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import {

@@ -4,6 +4,7 @@
  * `/title` → per-repo (git root name) → per-directory (basename) → global (the workspace).
  */
 import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { HonchoConfig } from '../config/types';
 
@@ -98,4 +99,15 @@ export function resolveSessionName(config: SessionNameConfig, input: SessionName
 /** The Honcho session id of a session name: sanitised and held to 100 characters. */
 export function sessionIdOf(name: string): string {
   return enforceSessionIdLimit(sanitizeId(name), name);
+}
+
+/** The git root's folder name for `per-repo`: walk up to a `.git` (no git process spawned). */
+export function gitRepoName(cwd: string): string | undefined {
+  let dir = path.resolve(cwd);
+  for (;;) {
+    if (existsSync(path.join(dir, '.git'))) return path.basename(dir);
+    const parent = path.dirname(dir);
+    if (parent === dir) return undefined;
+    dir = parent;
+  }
 }
