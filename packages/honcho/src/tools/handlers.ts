@@ -19,6 +19,8 @@ export const SEARCH_MAX_QUERY_CHARS = 4_000;
 export const SEARCH_DEFAULT_TOKENS = 800;
 export const SEARCH_MAX_TOKENS = 2_000;
 const EXCERPT_MAX_CHARS = 1_200;
+/** Honcho's ids (nanoid-style): the only thing `delete_id` may be. */
+const CONCLUSION_ID = /^[A-Za-z0-9_-]{1,128}$/;
 
 export interface ToolScope {
   backend: HonchoBackend;
@@ -185,6 +187,9 @@ async function conclude(scope: ToolScope, args: ToolArgs): Promise<string> {
   }
   if (!scope.writable) return toolResult({ error: 'Honcho conclusions cannot be changed in this context.' });
   if (deleteId) {
+    // The SDK puts the id in the URL path unencoded: anything but an id could reach another route.
+    if (!CONCLUSION_ID.test(deleteId))
+      return toolResult({ error: `Invalid delete_id '${deleteId.slice(0, 80)}'.` });
     try {
       await scope.backend.deleteConclusion(observer, target, deleteId, scope.signal);
     } catch (error) {
