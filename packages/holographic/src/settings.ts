@@ -6,6 +6,7 @@ import path from 'node:path';
 import os from 'node:os';
 import { parseBoolean, SettingsError } from '@hermes-memory/core';
 import type { VectorFormat } from './hrr';
+import { DEFAULT_MIN_RELEVANCE } from './relevance';
 import type { DefaultWeights, RetrievalMode } from './types';
 
 export interface HolographicSettings {
@@ -45,6 +46,15 @@ export interface HolographicSettings {
   weights?: Partial<DefaultWeights>;
   /** `tools` disables prefetch but keeps tools and the system prompt block. */
   memoryMode?: 'hybrid' | 'tools';
+  /**
+   * Relevance (0–1) a fact needs before prefetch puts it in front of the model; below it nothing
+   * is injected. Default 0.45 (calibrated, docs/decisions/0404). Higher = fewer, surer facts.
+   */
+  prefetchMinRelevance?: number | string;
+  /** At most this many facts per prefetch (default 5); fewer when fewer are relevant. */
+  prefetchLimit?: number | string;
+  /** Cosine above which the semantic signal counts. Default: calibrated for the embedding model. */
+  semanticThreshold?: number | string;
 }
 
 export interface ResolvedSettings {
@@ -61,6 +71,10 @@ export interface ResolvedSettings {
   embeddings: boolean | 'auto';
   weights: Partial<DefaultWeights>;
   memoryMode: 'hybrid' | 'tools';
+  prefetchMinRelevance: number;
+  prefetchLimit: number;
+  /** undefined: the embedding model's calibrated threshold. */
+  semanticThreshold: number | undefined;
 }
 
 /**
@@ -180,6 +194,32 @@ export function resolveSettings(
       `holographic: 'memory_mode' must be 'hybrid' or 'tools', got ${JSON.stringify(memoryMode)}`,
     );
   const weights = raw.weights;
+  const minRelevance = num(
+    pick(raw, 'prefetchMinRelevance', 'prefetch_min_relevance'),
+    DEFAULT_MIN_RELEVANCE,
+    'prefetch_min_relevance',
+  );
+  if (minRelevance < 0 || minRelevance > 1)
+    throw new SettingsError(
+      'prefetch_min_relevance',
+      `holographic: 'prefetch_min_relevance' must be between 0 and 1, got ${minRelevance}`,
+    );
+  const prefetchLimit = num(pick(raw, 'prefetchLimit', 'prefetch_limit'), 5, 'prefetch_limit');
+  if (!Number.isInteger(prefetchLimit) || prefetchLimit < 1 || prefetchLimit > 50)
+    throw new SettingsError(
+      'prefetch_limit',
+      `holographic: 'prefetch_limit' must be an integer from 1 to 50, got ${prefetchLimit}`,
+    );
+  const thresholdRaw = pick(raw, 'semanticThreshold', 'semantic_threshold');
+  const semanticThreshold =
+    thresholdRaw === undefined || thresholdRaw === null || thresholdRaw === ''
+      ? undefined
+      : num(thresholdRaw, 0, 'semantic_threshold');
+  if (semanticThreshold !== undefined && (semanticThreshold < -1 || semanticThreshold > 1))
+    throw new SettingsError(
+      'semantic_threshold',
+      `holographic: 'semantic_threshold' must be between -1 and 1, got ${semanticThreshold}`,
+    );
   return {
     dbPath,
     autoExtract: flag(pick(raw, 'autoExtract', 'auto_extract'), false, 'auto_extract'),
@@ -200,5 +240,8 @@ export function resolveSettings(
     embeddings: parseEmbeddings(raw.embeddings),
     weights: typeof weights === 'object' && weights !== null ? (weights as Partial<DefaultWeights>) : {},
     memoryMode,
+    prefetchMinRelevance: minRelevance,
+    prefetchLimit,
+    semanticThreshold,
   };
 }

@@ -20,6 +20,7 @@ import {
 import { BulkEncoder, PARALLEL_MIN_VECTORS } from './bulk-encoder';
 import { DenseIndex } from './dense';
 import { FactRetriever } from './retrieval';
+import { DEFAULT_MIN_RELEVANCE, RELATIVE_RELEVANCE } from './relevance';
 import { ROW_COLUMNS } from './row-cache';
 import { indexText } from './text';
 import type {
@@ -28,6 +29,7 @@ import type {
   FactRecord,
   FeedbackResult,
   ReferenceWeights,
+  RelevantOptions,
   RetrievalMode,
   ScoredFact,
   SearchOptions,
@@ -60,6 +62,11 @@ export interface FactStoreOptions {
   weights?: Partial<DefaultWeights>;
   /** Optional semantic signal: facts are embedded in batches and stored in `hm_embeddings`. */
   embedder?: Embedder;
+  /**
+   * Cosine above which the semantic signal counts in ranking and relevance. Default: calibrated for
+   * the embedder's model (0.45 for the bundled Model2Vec), 0.5 for models not calibrated here.
+   */
+  semanticThreshold?: number;
   /** Bump retrieval_count on reads (default true; false for read-only agent contexts). */
   trackRetrievals?: boolean;
   /**
@@ -102,6 +109,8 @@ const SMALL_STORE_FACTS = 200;
 /** addMany batches at least this large checkpoint the WAL afterwards. */
 const BULK_CHECKPOINT_ROWS = 1000;
 const UNHELPFUL_DELTA = -0.1;
+/** `recallRelevant` weighs at least this many of the best-ranked candidates. */
+const RELEVANT_POOL = 10;
 /** Write-behind retrieval counts: flush delay after the first unwritten increment. */
 export const RETRIEVAL_FLUSH_MS = 1000;
 /** … and a synchronous flush once this many distinct facts have unwritten increments. */
@@ -162,6 +171,7 @@ export class FactStore {
       halfLife: options.temporalDecayHalfLife ?? 0,
       referenceWeights: options.referenceWeights,
       weights: options.weights,
+      semanticThreshold: options.semanticThreshold,
     });
   }
 
@@ -434,6 +444,31 @@ export class FactStore {
     const vec = await this.embedPendingAnd(query);
     if (this.closed) return [];
     return this.search(query, { ...options, queryEmbedding: vec });
+  }
+
+  /**
+   * What is worth putting in front of the model unasked (the provider's prefetch): among the best
+   * candidates, the facts whose relevance clears `minRelevance` and is within reach of the
+   * strongest one, at most `limit`, in ranking order; [] when nothing is relevant. Only the facts
+   * returned count as retrieved. `compat: 'reference'` keeps the reference's plain top `limit`.
+   */
+  async recallRelevant(query: string, options: RelevantOptions = {}): Promise<ScoredFact[]> {
+    const limit = Math.max(1, options.limit ?? 5);
+    const base = { category: options.category, minTrust: options.minTrust };
+    if (this.retriever.mode === 'reference') return this.recall(query, { ...base, limit });
+    const bar = options.minRelevance ?? DEFAULT_MIN_RELEVANCE;
+    const candidates = await this.recall(query, {
+      ...base,
+      limit: Math.max(2 * limit, RELEVANT_POOL),
+      countRetrievals: false,
+    });
+    let best = 0;
+    for (const c of candidates) best = Math.max(best, c.relevance ?? 0);
+    const chosen = candidates
+      .filter((c) => (c.relevance ?? 0) >= bar && (c.relevance ?? 0) >= RELATIVE_RELEVANCE * best)
+      .slice(0, limit);
+    this.bumpRetrievalCounts(chosen.map((c) => c.fact_id));
+    return chosen;
   }
 
   probe(entity: string, options: { category?: string; limit?: number } = {}): ScoredFact[] {

@@ -11,10 +11,15 @@ export interface FactRecord {
   updated_at: string;
 }
 
-/** A ranked fact: `score` always, `fts_rank` on the search path (normalised to [0, 1]). */
+/**
+ * A ranked fact: `score` always (the ranking: relevance signals × trust), `fts_rank` on the search
+ * path (normalised to [0, 1]), and on the default pipeline's search path `relevance`: how strongly
+ * the fact itself is about the query, 0–1, the same scale in any store and independent of trust.
+ */
 export interface ScoredFact extends FactRecord {
   score: number;
   fts_rank?: number;
+  relevance?: number;
 }
 
 export interface ContradictionPair {
@@ -99,4 +104,16 @@ export interface SearchOptions {
   category?: string;
   minTrust?: number;
   limit?: number;
+  /** `false`: this read bumps no retrieval_count (the caller counts the facts it uses). Default true. */
+  countRetrievals?: boolean;
+}
+
+/** What `FactStore.recallRelevant` (the provider's prefetch) selects. */
+export interface RelevantOptions {
+  category?: string;
+  minTrust?: number;
+  /** At most this many facts (default 5). */
+  limit?: number;
+  /** Relevance a fact needs (default `DEFAULT_MIN_RELEVANCE`). */
+  minRelevance?: number;
 }
