@@ -19,6 +19,7 @@ const SUITES: Record<SuiteName, (ctx: SuiteContext, flags: Flags) => Promise<Sui
       auditAll: f.audit,
       conversations: f.conversations,
     }),
+  live: async (ctx) => (await import('./precision/live-suite')).runLiveSuite(ctx),
   latency: async (ctx) => (await import('./latency/suite')).runLatencySuite(ctx),
   scale: async (ctx) => (await import('./scale/suite')).runScaleSuite(ctx),
   robustness: async (ctx) => (await import('./robustness/suite')).runRobustnessSuite(ctx),

@@ -80,6 +80,16 @@ export function tempHome(prefix = 'hm-bench-home-'): { home: string; cleanup: ()
   return { home, cleanup: () => fs.rmSync(home, { recursive: true, force: true }) };
 }
 
+/** Bytes of every file under `dir` (0 when it is gone). */
+export function dirBytes(dir: string): number {
+  let total = 0;
+  for (const entry of fs.existsSync(dir) ? fs.readdirSync(dir, { withFileTypes: true }) : []) {
+    const p = path.join(dir, entry.name);
+    total += entry.isDirectory() ? dirBytes(p) : fs.statSync(p).size;
+  }
+  return total;
+}
+
 export function initContext(home: string, extra: Partial<InitContext> = {}): InitContext {
   return {
     hermesHome: home,

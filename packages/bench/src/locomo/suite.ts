@@ -16,6 +16,11 @@ import {
   TOKEN_BUDGETS,
 } from './metrics';
 import { type LocomoRun, runLocomo } from './protocol';
+import { loadOffTopicQuestions } from '../precision/data';
+import { type PrecisionResult, measurePrecision } from '../precision/measure';
+import { NoPrefetchError } from '../precision/protocol';
+import { curveSvgs, curveTable, precisionHeadline, precisionTable } from '../precision/report';
+import { locomoProbeStores } from '../precision/scenarios';
 import type { LocomoConversation } from './types';
 
 export interface LocomoRetrieverResult {
@@ -37,6 +42,10 @@ export interface LocomoSuiteData {
   questions: number;
   auditChanged: number | null;
   results: LocomoRetrieverResult[];
+  /** What each backend's prefetch injects (backends without a prefetch are absent). */
+  precision: PrecisionResult[];
+  /** The sweep's probe set: every other conversation's questions (`all`) or the next one's. */
+  curveCross: 'all' | 'next';
   unavailable: Array<{ retriever: string; reason: string }>;
 }
 
@@ -110,8 +119,13 @@ export async function runLocomoSuite(
     questions: conversations.reduce((a, c) => a + c.questions.length, 0),
     auditChanged: audited?.changed ?? null,
     results: [],
+    precision: [],
+    curveCross: ctx.full ? 'all' : 'next',
     unavailable: [],
   };
+  const offTopic = loadOffTopicQuestions();
+  const probeStores = locomoProbeStores(conversations, offTopic);
+  const curveStores = ctx.full ? probeStores : locomoProbeStores(conversations, offTopic, 'next');
   for (const entry of loaded) {
     if ('unavailable' in entry) {
       ctx.log(`locomo: ${entry.name} unavailable: ${entry.unavailable}`);
@@ -131,6 +145,13 @@ export async function runLocomoSuite(
         const runH = await runLocomo(r, conversations, { haystack: conversations });
         data.results.push(summarizeRun(runH, r.description ?? '', 'haystack'));
       }
+      try {
+        ctx.log(`locomo: what ${r.name}'s prefetch injects`);
+        const values = ctx.full ? undefined : quickSweep(r.sweep?.values ?? [], r.sweep?.default);
+        data.precision.push(await measurePrecision(r, probeStores, { curveStores, values }));
+      } catch (err) {
+        if (!(err instanceof NoPrefetchError)) throw err;
+      }
     } catch (err) {
       const reason = `failed during the run: ${err instanceof Error ? err.message : String(err)}`;
       ctx.log(`locomo: ${r.name} ${reason}`);
@@ -145,7 +166,7 @@ export async function runLocomoSuite(
     data,
     markdown: renderLocomo(data),
     headline: locomoHeadline(data),
-    svgs: renderLocomoSvgs(data),
+    svgs: { ...renderLocomoSvgs(data), ...curveSvgs(data.precision, 'locomo-prefetch', 'LoCoMo prefetch') },
   };
 }
 
@@ -334,10 +355,63 @@ export function renderLocomo(data: LocomoSuiteData): string {
       '',
     );
   }
+  if (data.precision?.length > 0) lines.push(renderPrecision(data));
   if (data.unavailable.length > 0) {
     lines.push('Not measured in this run:', '');
     for (const u of data.unavailable) lines.push(`- **${u.retriever}**: ${u.reason}`);
     lines.push('');
+  }
+  return lines.join('\n');
+}
+
+/** Without `--full`, every other value of a sweep (and its default): the curve is the costly part. */
+function quickSweep(values: readonly number[], fallback: number | undefined): number[] {
+  return values.filter((v, i) => i % 2 === 0 || v === fallback);
+}
+
+/** Recall@10 of a backend's own run (the dataset variant), for the precision table. */
+function recallOf(data: LocomoSuiteData, retriever: string) {
+  const r = data.results.find((x) => x.retriever === retriever && x.variant === 'dataset');
+  if (!r) return undefined;
+  return {
+    any: r.groups['cat1-4'].recallAny[10],
+    all: r.groups['cat1-4'].recallAll[10],
+    multiHopAll: r.groups.cat1.recallAll[10],
+  };
+}
+
+function renderPrecision(data: LocomoSuiteData): string {
+  const offTopic = data.precision[0]?.summary.offTopic.n ?? 0;
+  const lines = [
+    '### What prefetch puts in front of the model',
+    '',
+    'Recall@k rewards filling the top k; a prompt pays for every line it carries. For each backend with a ' +
+      '`prefetch` (BM25 and builtin session search have none: they are measured as their top 5 injected, a fixed fill), every question goes through it with ' +
+      'a fresh store per conversation, and each injected line is attributed to the stored turn it contains. ' +
+      "**Answerable** = the conversation's own questions (categories 1–4, gold in the store); **injected precision** = relevant / injected " +
+      'lines, averaged over questions that injected anything; **precision, 1 gold** = the same over questions with one gold turn; **answer injected** = ' +
+      'share of answerable questions with a gold turn injected; **false activation** = share of questions with no answer in the store where anything ' +
+      "was injected: **cross** = every other conversation's questions asked against the store (other people, similar topics), **off-topic** = " +
+      `the ${offTopic / Math.max(1, data.conversations.length)} general questions of \`packages/bench/data/off-topic-questions.json\` (trivia, coding, small talk) asked against every store.`,
+    '',
+    precisionTable(data.precision.map((result) => ({ result, recall: recallOf(data, result.retriever) }))),
+    '',
+  ];
+  if (data.precision.some((r) => r.curve)) {
+    lines.push(
+      '#### Precision–recall as the relevance bar moves',
+      '',
+      `Each point is a full run with \`prefetchMinRelevance\` at that value (labelled on the curve; \`--full\` runs every value). Probe set: ${
+        data.curveCross === 'all'
+          ? 'as above'
+          : "the conversation's own questions, the **next** conversation's questions as cross negatives (not all six: run with `--full` for those) and the off-topic set"
+      }.`,
+      '',
+      '![injected precision vs answer injected](locomo-prefetch-precision-recall.svg) ![false activation vs answer injected](locomo-prefetch-false-activation.svg)',
+      '',
+      curveTable(data.precision),
+      '',
+    );
   }
   return lines.join('\n');
 }
@@ -388,6 +462,9 @@ function locomoHeadline(data: LocomoSuiteData): string[] {
     return `${r.retriever} ${num(g.recallAny[10])} / ${num(g.recallAll[10])} (MRR ${num(g.mrr)}, query p50 ${ms(r.queryMs.p50)})`;
   };
   const hay = data.results.filter((r) => r.variant === 'haystack');
+  const injects = (data.precision ?? []).filter(
+    (r) => r.retriever.startsWith('holographic') || r.retriever === 'bm25',
+  );
   return [
     `LoCoMo (${data.conversations.length} conversations, categories 1–4, n = ${rows[0]!.groups['cat1-4'].n}) recall_any@10 / recall_all@10: ` +
       rows.map(fmt).join('; ') +
@@ -397,6 +474,11 @@ function locomoHeadline(data: LocomoSuiteData): string[] {
           'LoCoMo with the other conversations stored first as a haystack (≈ 7× the turns), recall_any@10 / recall_all@10: ' +
             hay.map(fmt).join('; ') +
             '.',
+        ]
+      : []),
+    ...(injects.length > 0
+      ? [
+          `What prefetch injects on LoCoMo (answerable questions; negatives: other conversations' questions, off-topic questions): ${injects.map(precisionHeadline).join('; ')}.`,
         ]
       : []),
   ];

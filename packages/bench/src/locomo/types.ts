@@ -34,6 +34,25 @@ export interface RetrieverSession {
   close(): Promise<void>;
   /** Optional: bytes on disk used by the index (reported as "index size"). */
   diskBytes?(): number;
+  /**
+   * Optional: what the backend puts in front of the model, unasked, before a turn with this user
+   * message (a provider's `prefetch`, or a manager's fenced block). "" = nothing. Measured by the
+   * precision protocol (`src/precision/`).
+   */
+  prefetch?(query: string): Promise<string>;
+  /**
+   * Optional: the stored items each injected record carries (dialog ids per record). Default:
+   * each line of the injected text is one record, attributed to the stored texts it contains.
+   */
+  attribute?(injected: string): string[][];
+}
+
+/** A setting the precision–recall curve moves (e.g. a relevance bar), with its default. */
+export interface Sweep {
+  /** What the value is, for the report ("relevance bar"). */
+  label: string;
+  values: readonly number[];
+  default: number;
 }
 
 /** A retrieval backend under test. `open` must return a fresh, empty store. */
@@ -41,7 +60,10 @@ export interface Retriever {
   name: string;
   /** One-line description for the report (what it indexes, how it ranks). */
   description?: string;
-  open(conversationId: string): Promise<RetrieverSession>;
+  /** `setting`: a value of `sweep` (undefined = the backend's default configuration). */
+  open(conversationId: string, setting?: number): Promise<RetrieverSession>;
+  /** The knob the precision–recall curve moves; absent = one point (the default). */
+  sweep?: Sweep;
 }
 
 /** A QA item after normalisation. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { barChart, escapeXml, lineChart } from './svg';
+import { barChart, escapeXml, lineChart, xyChart } from './svg';
 
 /** A strict-enough XML well-formedness check: balanced tags, quoted attributes, escaped text. */
 function assertWellFormed(xml: string): void {
@@ -58,5 +58,25 @@ describe('SVG writer, log-scale bars', () => {
     expect(svg).toContain('>0.0001<');
     expect(svg).toContain('>100<');
     expect(svg.match(/<rect [^>]*><title>/g)?.length).toBe(3);
+  });
+
+  it('writes a well-formed x-y chart with one labelled point per threshold', () => {
+    const svg = xyChart(
+      [
+        {
+          name: 'holo <lex>',
+          points: [
+            { x: 0.5, y: 0.4, label: '0' },
+            { x: 0.4, y: 0.5, label: '0.45' },
+          ],
+        },
+        { name: 'empty', points: [] },
+      ],
+      { title: 'precision & recall', xMin: 0, xMax: 1, yMin: 0, yMax: 1 },
+    );
+    assertWellFormed(svg);
+    expect(svg).toContain('holo &lt;lex&gt;');
+    expect(svg.match(/<circle/g)).toHaveLength(2);
+    expect(svg).toContain('>0.45</text>');
   });
 });

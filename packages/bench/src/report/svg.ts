@@ -240,3 +240,63 @@ export function barChart(
   out.push(...legend(f, series), '</svg>');
   return `${out.join('\n')}\n`;
 }
+
+/** One series of an x–y chart: points in drawing order, each optionally labelled. */
+export interface XySeries {
+  name: string;
+  points: ReadonlyArray<{ x: number; y: number; label?: string }>;
+}
+
+/**
+ * An x–y line chart where each series has its own x values (a precision–recall curve: one point
+ * per threshold, labelled with it). Axes are linear over `[xMin, xMax]` × `[yMin, yMax]`.
+ */
+export function xyChart(
+  series: readonly XySeries[],
+  options: ChartOptions & { xMin?: number; xMax?: number },
+): string {
+  const f = frame(options, Math.ceil(series.length / 3));
+  const xs = series.flatMap((s) => s.points.map((p) => p.x)).filter(Number.isFinite);
+  const ys = series.flatMap((s) => s.points.map((p) => p.y)).filter(Number.isFinite);
+  const xMin = options.xMin ?? Math.min(0, ...xs);
+  const xMax = options.xMax ?? (xs.length ? Math.max(...xs) * 1.05 || 1 : 1);
+  const xPos = (x: number) => f.left + 10 + ((x - xMin) / (xMax - xMin || 1)) * (f.right - f.left - 20);
+  const { yTicks, yPos } = yScale(f, options, ys, false, false);
+  const out = header(f, options);
+  out.push(
+    ...axes(
+      f,
+      options,
+      yTicks,
+      yPos,
+      niceTicks(xMin, xMax).map((x) => ({ x: xPos(x), label: fmt(x) })),
+    ),
+  );
+  series.forEach((s, i) => {
+    const color = PALETTE[i % PALETTE.length];
+    const pts = s.points.filter((p) => Number.isFinite(p.x) && Number.isFinite(p.y));
+    if (pts.length > 1)
+      out.push(
+        `<polyline fill="none" stroke="${color}" stroke-width="2" points="${pts.map((p) => `${xPos(p.x).toFixed(1)},${yPos(p.y).toFixed(1)}`).join(' ')}"/>`,
+      );
+    for (const p of pts) {
+      const cx = xPos(p.x).toFixed(1);
+      const cy = yPos(p.y).toFixed(1);
+      out.push(
+        `<circle cx="${cx}" cy="${cy}" r="3" fill="${color}"><title>${escapeXml(`${s.name} ${p.label ?? ''}`)}</title></circle>`,
+      );
+      if (p.label)
+        out.push(
+          `<text x="${(Number(cx) + 5).toFixed(1)}" y="${(Number(cy) - 5).toFixed(1)}" font-size="9" fill="${color}" ${FONT}>${escapeXml(p.label)}</text>`,
+        );
+    }
+  });
+  out.push(
+    ...legend(
+      f,
+      series.map((s) => ({ name: s.name, values: [] })),
+    ),
+    '</svg>',
+  );
+  return `${out.join('\n')}\n`;
+}

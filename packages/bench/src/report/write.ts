@@ -4,7 +4,15 @@ import { describeMachine } from './machine';
 import type { SuiteResult } from './suite';
 
 /** Fixed section order in the README. */
-export const SUITE_ORDER = ['locomo', 'latency', 'scale', 'robustness', 'scanner', 'longmemeval'] as const;
+export const SUITE_ORDER = [
+  'locomo',
+  'live',
+  'latency',
+  'scale',
+  'robustness',
+  'scanner',
+  'longmemeval',
+] as const;
 
 /** Write one suite's JSON and SVGs. */
 export function writeSuite(outDir: string, result: SuiteResult): void {

@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import type { LocomoTurn, Retriever, RetrieverSession } from '../locomo/types';
+import { FILL_K, topKFill } from '../precision/fill';
 import { ftsOrQuery } from './fts-query';
 
 export interface Bm25Options {
@@ -86,16 +87,18 @@ export class Bm25Store {
 export function createBm25Retriever(options: Bm25Options = {}): Retriever {
   return {
     name: 'bm25',
-    description: "plain SQLite FTS5 (tokenize 'porter unicode61'), OR-joined quoted terms, bm25() rank",
+    description: `plain SQLite FTS5 (tokenize 'porter unicode61'), OR-joined quoted terms, bm25() rank; prefetch = its top ${FILL_K}`,
     async open(): Promise<RetrieverSession> {
       const store = new Bm25Store(options);
+      const textOf = new Map<string, string>();
+      const search = async (query: string, k: number) => store.search(query, k);
       return {
         async ingest(turns: LocomoTurn[]) {
+          for (const t of turns) textOf.set(t.diaId, t.text);
           store.add(turns.map((t) => ({ id: t.diaId, text: t.text })));
         },
-        async search(query: string, k: number) {
-          return store.search(query, k);
-        },
+        search,
+        prefetch: topKFill(search, textOf),
         diskBytes: () => store.diskBytes(),
         async close() {
           store.close();

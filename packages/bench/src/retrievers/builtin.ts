@@ -2,14 +2,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { LocomoTurn, Retriever, RetrieverSession } from '../locomo/types';
+import { FILL_K, topKFill } from '../precision/fill';
+import { dirBytes } from '../providers';
 import { loadSessionStoreClass } from './builtin-shape';
 import { queryTerms } from './fts-query';
-
-function dirBytes(dir: string): number {
-  let total = 0;
-  for (const name of fs.readdirSync(dir)) total += fs.statSync(path.join(dir, name)).size;
-  return total;
-}
 
 /**
  * Builtin session search over LoCoMo: each LoCoMo session is a session of the builtin SessionStore
@@ -29,14 +25,24 @@ export async function createBuiltinSessionRetriever(
     name: queryMode === 'verbatim' ? 'builtin-session-search' : 'builtin-session-search-or',
     description:
       queryMode === 'verbatim'
-        ? 'builtin SessionStore (state.db, FTS5) searchMessages with the question verbatim; one session per LoCoMo session'
+        ? `builtin SessionStore (state.db, FTS5) searchMessages with the question verbatim; one session per LoCoMo session; no prefetch of its own, measured as its top ${FILL_K} injected`
         : "same store, query = the question's keywords OR-joined (as the session_search tool description teaches)",
     async open(): Promise<RetrieverSession> {
       const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hm-bench-builtin-'));
       const store = new SessionStore({ dbPath: path.join(dir, 'state.db') });
       const byMessageId = new Map<number, string>();
+      const textOf = new Map<string, string>();
+      const search = async (query: string, k: number) => {
+        const out: string[] = [];
+        for (const hit of store.searchMessages(toQuery(query), { limit: k })) {
+          const id = byMessageId.get(hit.id);
+          if (id !== undefined && !out.includes(id)) out.push(id);
+        }
+        return out;
+      };
       return {
         async ingest(turns: LocomoTurn[]) {
+          for (const t of turns) textOf.set(t.diaId, t.text);
           const bySession = new Map<number, LocomoTurn[]>();
           for (const t of turns) {
             const list = bySession.get(t.sessionIndex) ?? [];
@@ -55,14 +61,9 @@ export async function createBuiltinSessionRetriever(
             for (const [i, id] of ids.entries()) byMessageId.set(id, list[i]!.diaId);
           }
         },
-        async search(query: string, k: number) {
-          const out: string[] = [];
-          for (const hit of store.searchMessages(toQuery(query), { limit: k })) {
-            const id = byMessageId.get(hit.id);
-            if (id !== undefined && !out.includes(id)) out.push(id);
-          }
-          return out;
-        },
+        search,
+        // Builtin has no prefetch: this is what its search would inject as a fixed top-k fill.
+        prefetch: topKFill(search, textOf),
         diskBytes: () => dirBytes(dir),
         async close() {
           store.close();

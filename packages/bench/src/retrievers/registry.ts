@@ -48,17 +48,36 @@ export const RETRIEVERS: readonly RetrieverEntry[] = [
 
 export const RETRIEVER_NAMES: readonly string[] = RETRIEVERS.map((r) => r.name);
 
+/**
+ * Whole stacks for the live-agent suite: a `MemoryManager` with builtin and one external provider,
+ * facts written through the model's tools (`createManagerRetriever`). A provider joins with one entry.
+ */
+export const LIVE_STACKS: readonly RetrieverEntry[] = [
+  {
+    name: 'builtin+holographic',
+    load: async () => (await holographic()).createHolographicLiveRetriever({ embeddings: false }),
+  },
+  {
+    name: 'builtin+holographic+embeddings',
+    load: async () => (await holographic()).createHolographicLiveRetriever({ embeddings: true }),
+  },
+];
+
 export type Loaded = { name: string; retriever: Retriever } | { name: string; unavailable: string };
 
 /** Load the selected retrievers (all when `names` is null); unknown names are an error. */
-export async function loadRetrievers(names: readonly string[] | null): Promise<Loaded[]> {
-  const wanted = names ?? RETRIEVER_NAMES;
-  const unknown = wanted.filter((n) => !RETRIEVER_NAMES.includes(n));
+export async function loadRetrievers(
+  names: readonly string[] | null,
+  entries: readonly RetrieverEntry[] = RETRIEVERS,
+): Promise<Loaded[]> {
+  const known = entries.map((e) => e.name);
+  const wanted = names ?? known;
+  const unknown = wanted.filter((n) => !known.includes(n));
   if (unknown.length > 0) {
-    throw new Error(`unknown retriever(s): ${unknown.join(', ')} (known: ${RETRIEVER_NAMES.join(', ')})`);
+    throw new Error(`unknown retriever(s): ${unknown.join(', ')} (known: ${known.join(', ')})`);
   }
   const out: Loaded[] = [];
-  for (const entry of RETRIEVERS) {
+  for (const entry of entries) {
     if (!wanted.includes(entry.name)) continue;
     try {
       const retriever = await entry.load();
