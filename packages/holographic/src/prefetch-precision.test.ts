@@ -145,6 +145,20 @@ describe('prefetch limits and the bar', () => {
     expect(counts[2]).toBeLessThanOrEqual(counts[1]!);
   });
 
+  it('a store of one fact: a question about it injects it (rarity is not judged on a handful of facts)', async () => {
+    const p = createHolographicProvider({ embeddings: false });
+    p.initialize('s', {
+      hermesHome: tempDir(),
+      platform: 'cli',
+      agentContext: 'primary',
+      logger: silentLogger,
+    });
+    live.push(p);
+    await p.handleToolCall('fact_store', { action: 'add', content: 'Jane Doe prefers Neovim' });
+    expect(injected(await p.prefetch('which editor does Jane prefer?'))).toEqual(['Jane Doe prefers Neovim']);
+    expect(await p.prefetch("what's the capital of Australia?")).toBe('');
+  });
+
   it('only injected facts count as retrieved', async () => {
     const p = await sessionProvider(undefined);
     await p.prefetch('Who is my manager?');

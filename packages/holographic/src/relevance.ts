@@ -23,6 +23,8 @@ export const DEFAULT_SEMANTIC_THRESHOLD = 0.5;
 export const SEMANTIC_RELEVANCE = 0.3;
 /** A matched term counts for at least this share of a rare one (three common terms are evidence). */
 export const MIN_TERM_SPECIFICITY = 0.3;
+/** Relevance takes term rarity as in a store of at least this many facts (IDF is noise below it). */
+export const RELEVANCE_MIN_STORE = 100;
 /** Prefetch default: relevance a fact needs to be injected (calibrated, docs/decisions/0404). */
 export const DEFAULT_MIN_RELEVANCE = 0.45;
 /** Prefetch also drops facts much weaker than the strongest one (below this share of it). */

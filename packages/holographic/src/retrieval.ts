@@ -37,6 +37,7 @@ import {
   nameStems,
   relevanceOf,
   semanticStrength,
+  RELEVANCE_MIN_STORE,
   semanticThresholdFor,
 } from './relevance';
 
@@ -451,8 +452,11 @@ export class FactRetriever {
     const top = order.slice(0, limit);
     // Filler ("thanks!", "ok, sounds good") is about nothing, whatever it matches.
     const filler = isFiller(terms.map((t) => t.word));
-    const rareIdf = bm25Idf(stats.n, 1);
-    const weighted = this.weightedTerms(query, withDf, idf);
+    // Relevance weighs terms as in a store of at least RELEVANCE_MIN_STORE facts: in a handful of
+    // facts every present term looks common and every absent one decisive.
+    const n = Math.max(stats.n, RELEVANCE_MIN_STORE);
+    const rareIdf = bm25Idf(n, 1);
+    const weighted = this.weightedTerms(query, withDf, n);
     // Cached rows are current (the cache follows our own count writes and drops on any other).
     return top.map((i) => {
       const tok = this.tokens(facts[i]!);
@@ -471,15 +475,11 @@ export class FactRetriever {
   /** The query's terms with their IDF and whether each is used as a name. */
   private weightedTerms(
     query: string,
-    terms: ReadonlyArray<{ stem: string }>,
-    idf: ReadonlyMap<string, number>,
+    terms: ReadonlyArray<{ stem: string; df: number }>,
+    n: number,
   ): WeightedTerm[] {
     const names = nameStems(query);
-    return terms.map((t) => ({
-      id: this.termId(t.stem),
-      idf: idf.get(t.stem) ?? 0,
-      name: names.has(t.stem),
-    }));
+    return terms.map((t) => ({ id: this.termId(t.stem), idf: bm25Idf(n, t.df), name: names.has(t.stem) }));
   }
 
   /** Document frequency of a stem in the side index (0 when absent). */
