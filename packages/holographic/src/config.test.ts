@@ -165,6 +165,31 @@ describe('a Python-style config.yaml (test/fixtures/python-home)', () => {
     });
   });
 
+  it('the prefetch bar settings passed in code are checked too: an error naming the key', () => {
+    const home = tempDir();
+    expect(() => resolveSettings({ prefetchMinRelevance: 'high' }, home)).toThrow(
+      /'prefetch_min_relevance' must be a number/,
+    );
+    expect(() => resolveSettings({ prefetch_min_relevance: 1.5 }, home)).toThrow(
+      /'prefetch_min_relevance' must be between 0 and 1/,
+    );
+    expect(() => resolveSettings({ prefetchLimit: 2.5 }, home)).toThrow(
+      /'prefetch_limit' must be an integer from 1 to 50/,
+    );
+    expect(() => resolveSettings({ prefetch_limit: 'many' }, home)).toThrow(/'prefetch_limit' must be a number/);
+    expect(() => resolveSettings({ semanticThreshold: 2 }, home)).toThrow(
+      /'semantic_threshold' must be between -1 and 1/,
+    );
+    expect(
+      resolveSettings({ prefetch_min_relevance: '0.6', prefetchLimit: '3', semantic_threshold: '0.5' }, home),
+    ).toMatchObject({ prefetchMinRelevance: 0.6, prefetchLimit: 3, semanticThreshold: 0.5 });
+    expect(resolveSettings({}, home)).toMatchObject({
+      prefetchMinRelevance: 0.45,
+      prefetchLimit: 5,
+      semanticThreshold: undefined,
+    });
+  });
+
   it('a malformed value stops the provider with a message naming it (never a silent default)', () => {
     const home = tempDir();
     const p = createHolographicProvider();
