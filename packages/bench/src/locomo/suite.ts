@@ -19,8 +19,8 @@ import { type LocomoRun, runLocomo } from './protocol';
 import { loadOffTopicQuestions } from '../precision/data';
 import { type PrecisionResult, measurePrecision } from '../precision/measure';
 import { NoPrefetchError } from '../precision/protocol';
-import { curveSvgs, curveTable, precisionHeadline, precisionTable } from '../precision/report';
-import { locomoProbeStores } from '../precision/scenarios';
+import { curveSvgs, curveTable, precisionHeadline, precisionTable, splitTable } from '../precision/report';
+import { DEV_SPLIT, locomoProbeStores } from '../precision/scenarios';
 import type { LocomoConversation } from './types';
 
 export interface LocomoRetrieverResult {
@@ -397,6 +397,19 @@ function renderPrecision(data: LocomoSuiteData): string {
     precisionTable(data.precision.map((result) => ({ result, recall: recallOf(data, result.retriever) }))),
     '',
   ];
+  if (data.precision.some((r) => r.splits)) {
+    const dev = data.conversations.filter((c) => DEV_SPLIT.locomo.includes(c));
+    const heldOut = data.conversations.filter((c) => !DEV_SPLIT.locomo.includes(c));
+    lines.push(
+      `**Tuning split** (decision 0404): relevance and the bar were chosen looking only at ${dev.join(', ')} and the ` +
+        `even-numbered off-topic questions; ${heldOut.join(', ')} and the odd-numbered ones are held out. **dev** = the dev ` +
+        "conversations' stores with their own questions, every other conversation's as cross and the even off-topic ones; " +
+        "**held-out** = the held-out stores with theirs, every other conversation's and the odd off-topic ones.",
+      '',
+      splitTable(data.precision),
+      '',
+    );
+  }
   if (data.precision.some((r) => r.curve)) {
     lines.push(
       '#### Precision–recall as the relevance bar moves',

@@ -12,7 +12,7 @@ import type { SuiteContext, SuiteResult } from '../report/suite';
 import { LIVE_STACKS, loadRetrievers } from '../retrievers/registry';
 import { type LiveSession, loadLiveSessions, loadOffTopicQuestions } from './data';
 import { type PrecisionResult, measurePrecision } from './measure';
-import { curveSvgs, curveTable, precisionHeadline, precisionTable } from './report';
+import { curveSvgs, curveTable, precisionHeadline, precisionTable, splitTable } from './report';
 import { liveProbeStores, liveTurns } from './scenarios';
 
 export interface LiveStackResult extends PrecisionResult {
@@ -104,13 +104,21 @@ function renderLive(data: LiveSuiteData): string {
       `${data.sessions.map((s) => s.questions).join(' + ')} ordinary questions whose answer is one of them. Negatives: the other ` +
       `session's questions (cross) and the ${data.offTopic} off-topic questions. Data: \`packages/bench/data/live-sessions.json\`, ` +
       '`packages/bench/data/off-topic-questions.json` (written for this benchmark; tuning used the first session and the even-numbered ' +
-      'off-topic questions). What is measured is the fenced block `prefetchAll` returns (its fence and system note count in the characters).',
+      'off-topic questions, decision 0404; the second session and the odd-numbered ones are held out, shown apart below). What is measured is the fenced block `prefetchAll` returns (its fence and system note count in the characters).',
     '',
   ];
   if (data.stacks.length > 0) {
     lines.push(
       precisionTable(data.stacks.map((result) => ({ result }))),
       '',
+      ...(data.stacks.some((s) => s.splits)
+        ? [
+            '**Tuning split**: **dev** = the first session with its questions, the other session\'s as cross and the even-numbered off-topic ones; **held-out** = the second session with its own, the first\'s and the odd-numbered ones.',
+            '',
+            splitTable(data.stacks),
+            '',
+          ]
+        : []),
       "Search through the model's own tool on the same questions (recall_any): " +
         data.stacks
           .map((s) => `${s.retriever} @1 ${s.searchAny1.toFixed(3)}, @5 ${s.searchAny5.toFixed(3)}`)

@@ -18,6 +18,8 @@ export interface PrecisionResult {
   description: string;
   /** At the backend's default configuration, over every probe. */
   summary: PrecisionSummary;
+  /** The same, on each side of the tuning split (when the probes carry one; decision 0404). */
+  splits?: { dev: PrecisionSummary; heldOut: PrecisionSummary };
   prefetchMs: { p50: number; p95: number };
   /** The knob moved for the curve, and what each value gave (on the curve's probe set). */
   curve?: { label: string; default: number; points: CurvePoint[] };
@@ -44,6 +46,13 @@ export async function measurePrecision(
     summary: roundSummary(summarisePrecision(run.outcomes)),
     prefetchMs: { p50: round(ms.p50, 4), p95: round(ms.p95, 4) },
   };
+  const dev = run.outcomes.filter((o) => o.split === 'dev');
+  const heldOut = run.outcomes.filter((o) => o.split === 'held-out');
+  if (dev.some((o) => o.kind === 'answerable') && heldOut.some((o) => o.kind === 'answerable'))
+    result.splits = {
+      dev: roundSummary(summarisePrecision(dev)),
+      heldOut: roundSummary(summarisePrecision(heldOut)),
+    };
   const sweep = retriever.sweep;
   if (sweep) {
     const points: CurvePoint[] = [];

@@ -5,7 +5,7 @@ import { loadLiveSessions, loadOffTopicQuestions } from './data';
 import { measurePrecision } from './measure';
 import { injectionMetrics, summarisePrecision } from './metrics';
 import { NoPrefetchError, runPrecision } from './protocol';
-import { liveProbeStores, locomoProbeStores } from './scenarios';
+import { DEV_SPLIT, liveProbeStores, locomoProbeStores } from './scenarios';
 import type { ProbeStore } from './types';
 
 const turn = (diaId: string, text: string, i: number): LocomoTurn => ({
@@ -97,6 +97,23 @@ describe('scenarios', () => {
     expect(z!.probes.map((p) => p.query)).toEqual(['z1?', 'x1?', 'x-empty?']);
   });
 
+  it('labels each probe with its side of the tuning split; an off-topic question of the other side has none', () => {
+    const named = [conv(DEV_SPLIT.locomo[0]!, [['d?', 4, ['D1:1']]]), conv('conv-99', [['h?', 4, ['D1:1']]])];
+    const [dev, held] = locomoProbeStores(named, ['even?', 'odd?']);
+    expect(dev!.probes.map((p) => `${p.kind}:${p.split}`)).toEqual([
+      'answerable:dev',
+      'cross:dev',
+      'off-topic:dev',
+      'off-topic:undefined',
+    ]);
+    expect(held!.probes.map((p) => `${p.kind}:${p.split}`)).toEqual([
+      'answerable:held-out',
+      'cross:held-out',
+      'off-topic:undefined',
+      'off-topic:held-out',
+    ]);
+  });
+
   it('the committed question sets load: two live sessions of thirty facts, 120 off-topic questions', () => {
     const sessions = loadLiveSessions();
     expect(sessions.map((s) => s.facts.length)).toEqual([30, 30]);
@@ -105,6 +122,7 @@ describe('scenarios', () => {
     expect(loadOffTopicQuestions()).toHaveLength(120);
     const stores = liveProbeStores(sessions, ['hi']);
     expect(stores[0]!.probes.filter((p) => p.kind === 'cross')).toHaveLength(sessions[1]!.questions.length);
+    expect(stores.map((s) => s.probes[0]!.split)).toEqual(['dev', 'held-out']);
   });
 });
 
@@ -149,6 +167,27 @@ describe('runner', () => {
     expect(loose!.summary.answerable.precision).toBe(0.5);
     expect(loose!.summary.offTopic.activation).toBe(1);
     expect(strict!.summary.answerable.recallAny).toBe(1);
+    expect(result.splits).toBeUndefined();
+  });
+
+  it('summarises each side of the tuning split on its own', async () => {
+    const dev: ProbeStore = { ...store, id: 'd', probes: store.probes.map((p) => ({ ...p, split: 'dev' })) };
+    const heldOut: ProbeStore = {
+      ...store,
+      id: 'h',
+      probes: [
+        { query: 'what does Bob drink?', kind: 'answerable', gold: ['b'], split: 'held-out' },
+        { query: 'where does Ann live?', kind: 'cross', gold: [], split: 'held-out' },
+        { query: 'capital of Peru?', kind: 'off-topic', gold: [] },
+      ],
+    };
+    const result = await measurePrecision(fake([]), [dev, heldOut], { values: [] });
+    expect(result.splits!.dev.answerable.recallAny).toBe(1);
+    expect(result.splits!.dev.offTopic.n).toBe(1);
+    expect(result.splits!.heldOut.answerable.recallAny).toBe(0);
+    expect(result.splits!.heldOut.cross.activation).toBe(1);
+    expect(result.splits!.heldOut.offTopic.n).toBe(0);
+    expect(result.summary.offTopic.n).toBe(2);
   });
 
   it('refuses a backend without a prefetch', async () => {

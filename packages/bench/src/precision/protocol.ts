@@ -47,6 +47,7 @@ export async function runPrecision(
         run.outcomes.push({
           kind: probe.kind,
           category: probe.category,
+          split: probe.split,
           gold: gold.size,
           records: records.length,
           relevant: records.filter((r) => r.some((id) => gold.has(id))).length,

@@ -56,6 +56,17 @@ export function precisionTable(
   );
 }
 
+/** Each backend on each side of the tuning split (dev = what tuning looked at; held-out confirms). */
+export function splitTable(results: readonly PrecisionResult[]): string {
+  const rows: Array<Array<string | number>> = [];
+  for (const r of results) {
+    if (!r.splits) continue;
+    rows.push([r.retriever, 'dev', ...injectionCells(r.splits.dev)]);
+    rows.push([r.retriever, 'held-out', ...injectionCells(r.splits.heldOut)]);
+  }
+  return table(['backend', 'split', ...INJECTION_HEAD], rows);
+}
+
 /** Every swept value of every backend with a knob. */
 export function curveTable(results: readonly PrecisionResult[]): string {
   const rows: Array<Array<string | number>> = [];
@@ -115,12 +126,19 @@ export function curveSvgs(
   };
 }
 
-/** "name: precision P (1 gold P1), answer injected R, false activation C / O" */
+/**
+ * "name precision P (one gold item P1), answer injected R, false activation C / O, N chars/turn",
+ * then the held-out side's one-gold precision and false activation when the probes were split.
+ */
 export function precisionHeadline(r: PrecisionResult): string {
   const s = r.summary;
+  const h = r.splits?.heldOut;
   return (
     `${r.retriever} precision ${num(s.answerable.precision)} (one gold item ${num(s.single.precision)}), ` +
     `answer injected ${num(s.answerable.recallAny)}, false activation ${pct(s.cross.activation)} cross-conversation / ` +
-    `${pct(s.offTopic.activation)} off-topic, ${Math.round(s.answerable.chars)} chars/turn`
+    `${pct(s.offTopic.activation)} off-topic, ${Math.round(s.answerable.chars)} chars/turn` +
+    (h
+      ? ` (held out from tuning: one gold item ${num(h.single.precision)}, false activation ${pct(h.cross.activation)} / ${pct(h.offTopic.activation)})`
+      : '')
   );
 }

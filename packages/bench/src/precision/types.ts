@@ -7,6 +7,13 @@
 import type { LocomoTurn } from '../locomo/types';
 
 export type ProbeKind = 'answerable' | 'cross' | 'off-topic';
+
+/**
+ * Which side of the tuning split a question is on (decision 0404): tuning looked only at `dev`;
+ * `held-out` confirms. Absent when the question mixes both (an off-topic question of one side asked
+ * against a store of the other).
+ */
+export type Split = 'dev' | 'held-out';
 export const PROBE_KINDS: readonly ProbeKind[] = ['answerable', 'cross', 'off-topic'];
 
 export interface Probe {
@@ -16,6 +23,7 @@ export interface Probe {
   gold: readonly string[];
   /** LoCoMo category of an answerable question, when it has one. */
   category?: number;
+  split?: Split;
 }
 
 /** One store: the items written to it, in order, and the questions asked against it. */
@@ -29,6 +37,7 @@ export interface ProbeStore {
 export interface ProbeOutcome {
   kind: ProbeKind;
   category?: number;
+  split?: Split;
   /** Gold items of the question (0 for no-answer kinds). */
   gold: number;
   /** Injected records (lines attributed to stored items). */
