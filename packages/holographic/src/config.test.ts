@@ -176,7 +176,9 @@ describe('a Python-style config.yaml (test/fixtures/python-home)', () => {
     expect(() => resolveSettings({ prefetchLimit: 2.5 }, home)).toThrow(
       /'prefetch_limit' must be an integer from 1 to 50/,
     );
-    expect(() => resolveSettings({ prefetch_limit: 'many' }, home)).toThrow(/'prefetch_limit' must be a number/);
+    expect(() => resolveSettings({ prefetch_limit: 'many' }, home)).toThrow(
+      /'prefetch_limit' must be a number/,
+    );
     expect(() => resolveSettings({ semanticThreshold: 2 }, home)).toThrow(
       /'semantic_threshold' must be between -1 and 1/,
     );

@@ -113,7 +113,7 @@ function renderLive(data: LiveSuiteData): string {
       '',
       ...(data.stacks.some((s) => s.splits)
         ? [
-            '**Tuning split**: **dev** = the first session with its questions, the other session\'s as cross and the even-numbered off-topic ones; **held-out** = the second session with its own, the first\'s and the odd-numbered ones.',
+            "**Tuning split**: **dev** = the first session with its questions, the other session's as cross and the even-numbered off-topic ones; **held-out** = the second session with its own, the first's and the odd-numbered ones.",
             '',
             splitTable(data.stacks),
             '',

@@ -57,18 +57,24 @@ export function locomoProbeStores(
         ...conv.questions
           .filter((q) => ANSWERABLE.has(q.category) && q.gold.length > 0)
           .map(
-            (q): Probe => ({ query: q.question, kind: 'answerable', gold: q.gold, category: q.category, split }),
+            (q): Probe => ({
+              query: q.question,
+              kind: 'answerable',
+              gold: q.gold,
+              category: q.category,
+              split,
+            }),
           ),
-      ...(cross === 'all'
-        ? conversations.filter((other) => other !== conv)
-        : conversations.length > 1
-          ? [conversations[(i + 1) % conversations.length]!]
-          : []
-      )
-        .flatMap((other) => other.questions.filter((q) => ANSWERABLE.has(q.category)))
-        .map((q): Probe => ({ query: q.question, kind: 'cross', gold: [], split })),
-      ...offTopicProbes(offTopic, dev),
-    ],
+        ...(cross === 'all'
+          ? conversations.filter((other) => other !== conv)
+          : conversations.length > 1
+            ? [conversations[(i + 1) % conversations.length]!]
+            : []
+        )
+          .flatMap((other) => other.questions.filter((q) => ANSWERABLE.has(q.category)))
+          .map((q): Probe => ({ query: q.question, kind: 'cross', gold: [], split })),
+        ...offTopicProbes(offTopic, dev),
+      ],
     };
   });
 }

@@ -124,6 +124,14 @@ export function createContinuityRetriever(options: ContinuityRetrieverOptions): 
           }
           return ranked.slice(0, k);
         },
+        // What the provider puts in front of the model unasked: its gated recall block, each
+        // record line attributed through its id (`- [kind · date · id] …`) to the turn it came from.
+        prefetch: (query: string) => target.provider.prefetch(query),
+        attribute: (injected: string) =>
+          recordIds(injected).map((id) => {
+            const dia = target.diaOf.get(id);
+            return dia ? [dia] : [];
+          }),
         async close() {
           target.close();
         },
@@ -142,4 +150,14 @@ export function createContinuityRetriever(options: ContinuityRetrieverOptions): 
       };
     },
   };
+}
+
+/** Ids of the record lines of a continuity recall block, in order. */
+export function recordIds(block: string): string[] {
+  const ids: string[] = [];
+  for (const line of block.split('\n')) {
+    const m = /^- \[[^\]]*· ([^\s\]]+)\]/u.exec(line);
+    if (m) ids.push(m[1]!);
+  }
+  return ids;
 }
