@@ -1,10 +1,13 @@
 #!/usr/bin/env node
 /**
- * pnpm new:provider <id> [--root <repo>] [--description "<text>"]
+ * pnpm new:provider <id> [--remote | --local] [--root <repo>] [--description "<text>"]
  *
- * Copies packages/provider-template to packages/<id> and renames every identifier: npm name,
- * provider name, class and factory (`TemplateProvider` → `<Pascal>Provider`), tool prefix
- * (`template_` → `<snake>_`), env prefix (`TEMPLATE_` → `<UPPER>_`), file names and the memory file.
+ * Copies a template to packages/<id> and renames every identifier: npm name, provider name, class
+ * and factory (`TemplateProvider` → `<Pascal>Provider`), client and fake (`TemplateClient`,
+ * `startFakeTemplate`), tool prefix (`template_` → `<snake>_`), env prefix (`TEMPLATE_` →
+ * `<UPPER>_`) and file names. The template is packages/provider-template — a remote provider (an
+ * HTTP client, its fake backend under ./testing, conformance with `remote: true`) — by default or
+ * with --remote, and packages/provider-template-local (a JSON-lines file in HERMES_HOME) with --local.
  * The new package is public at 0.1.0 with the links, LICENSE and CHANGELOG.md every published package
  * carries (packages/repo-checks holds it to the packaging rules), and a README skeleton with the
  * required sections; its peer range on core is the template's (decision 0003).
@@ -20,6 +23,7 @@ const RESERVED = new Set([
   'testkit',
   'template',
   'provider-template',
+  'provider-template-local',
   'builtin',
   'cli',
   'mcp',
@@ -56,6 +60,8 @@ export function namesFor(id) {
 /** Ordered replacements: most specific first, so a later rule never re-matches an earlier result. */
 export function renameText(text, names) {
   return text
+    .replaceAll('@hermes-memory/provider-template-local', `@hermes-memory/${names.id}`)
+    .replaceAll('provider-template-local', names.id)
     .replaceAll('@hermes-memory/provider-template', `@hermes-memory/${names.id}`)
     .replaceAll('provider-template', names.id)
     .replaceAll('template-', `${names.id}-`)
@@ -65,8 +71,66 @@ export function renameText(text, names) {
     .replaceAll('template', names.id);
 }
 
-function readme(names, description) {
-  const { id, pascal, snake, upper } = names;
+/** The configuration rows and the "how it works" stub of each variant's README skeleton. */
+const VARIANT_README = {
+  remote: ({ id, upper }) => ({
+    install: `npm install @hermes-memory/${id} @hermes-memory/core`,
+    quickStart: `const provider = create__PASCAL__Provider({ baseURL: 'https://memory.example.com', apiKey: process.env.${upper}_API_KEY });`,
+    options: [
+      ['apiKey', `\`${upper}_API_KEY\` / \`memory.${id}.api_key\``, '—', 'Sent as Bearer; required'],
+      [
+        'baseURL',
+        `\`${upper}_BASE_URL\` / \`memory.${id}.base_url\``,
+        '`http://127.0.0.1:8765`',
+        'The service',
+      ],
+      [
+        'maxResults',
+        `\`${upper}_MAX_RESULTS\` / \`memory.${id}.max_results\``,
+        '`5`',
+        'Entries per search and prefetch',
+      ],
+      ['timeoutMs', `\`memory.${id}.timeout_ms\``, '`10000`', 'Per request attempt'],
+      ['maxRetries', `\`memory.${id}.max_retries\``, '`2`', 'Retries of requests safe to repeat'],
+      ['maxEntryChars', `\`memory.${id}.max_entry_chars\``, '`4000`', 'Longest entry accepted'],
+      [
+        'enabled',
+        `\`${upper}_ENABLED\` / \`memory.${id}.enabled\``,
+        '`true`',
+        '`false` makes `isAvailable()` return false',
+      ],
+    ],
+    how: `Describe your backend here: which service each hook calls, what runs in the background, and how failures show (\`health()\`, \`probe()\`). The fake backend is \`@hermes-memory/${id}/testing\`.`,
+  }),
+  local: ({ id, upper }) => ({
+    install: `npm install @hermes-memory/${id} @hermes-memory/core`,
+    quickStart: 'const provider = create__PASCAL__Provider();',
+    options: [
+      [
+        'fileName',
+        `\`${upper}_FILE\` / \`memory.${id}.file_name\``,
+        `\`${id}-memory.jsonl\``,
+        'Memory file inside HERMES_HOME',
+      ],
+      [
+        'maxResults',
+        `\`${upper}_MAX_RESULTS\` / \`memory.${id}.max_results\``,
+        '`5`',
+        'Entries per search and prefetch',
+      ],
+      ['maxEntryChars', `\`memory.${id}.max_entry_chars\``, '`4000`', 'Longest entry accepted'],
+      ['enabled', '—', '`true`', '`false` makes `isAvailable()` return false'],
+    ],
+    how: 'Describe your store here: what each hook does, what is stored where, and what runs in the background.',
+  }),
+};
+
+function readme(names, description, variant) {
+  const { id, pascal, snake } = names;
+  const parts = VARIANT_README[variant](names);
+  const rows = parts.options.map(
+    ([option, where, value, what]) => `| \`${option}\` | ${where} | ${value} | ${what} |`,
+  );
   return `# @hermes-memory/${id}
 
 ${description}
@@ -74,7 +138,7 @@ ${description}
 ## Install
 
 \`\`\`sh
-npm install @hermes-memory/${id} @hermes-memory/core
+${parts.install}
 \`\`\`
 
 \`@hermes-memory/core\` is a peer dependency: install it next to this package.
@@ -82,10 +146,9 @@ npm install @hermes-memory/${id} @hermes-memory/core
 ## Quick start
 
 \`\`\`ts
-import { MemoryManager } from '@hermes-memory/core';
 import { create${pascal}Provider } from '@hermes-memory/${id}';
 
-const provider = create${pascal}Provider();
+${parts.quickStart.replace('__PASCAL__', pascal)}
 \`\`\`
 
 Or select it from \`config.yaml\` (discovery finds the \`hermesMemory.provider\` field in package.json):
@@ -99,21 +162,18 @@ memory:
 
 | Option | Env var / config key | Default | Description |
 | --- | --- | --- | --- |
-| \`fileName\` | \`${upper}_FILE\` / \`memory.${id}.file_name\` | \`${id}-memory.jsonl\` | Memory file inside HERMES_HOME |
-| \`maxResults\` | \`${upper}_MAX_RESULTS\` / \`memory.${id}.max_results\` | \`5\` | Entries per search and prefetch |
-| \`maxEntryChars\` | \`memory.${id}.max_entry_chars\` | \`4000\` | Longest entry accepted |
-| \`enabled\` | — | \`true\` | \`false\` makes \`isAvailable()\` return false |
+${rows.join('\n')}
 
 ## Tools
 
 | Tool | Description |
 | --- | --- |
-| \`${snake}_search\` | Keyword search over stored entries |
+| \`${snake}_search\` | Search stored entries |
 | \`${snake}_remember\` | Store one durable fact |
 
 ## How it works
 
-Describe your backend here: what each hook does, what is stored where, and what runs in the background.
+${parts.how}
 
 ## Compatibility with the Python reference
 
@@ -165,11 +225,15 @@ export function leftovers(dir) {
   return found;
 }
 
-export function generateProvider(id, { root, description } = {}) {
+/** Which template each variant copies. */
+export const TEMPLATES = { remote: 'provider-template', local: 'provider-template-local' };
+
+export function generateProvider(id, { root, description, variant = 'remote' } = {}) {
   const problem = validateId(id);
   if (problem) throw new Error(problem);
+  if (!(variant in TEMPLATES)) throw new Error(`unknown variant '${variant}': use --remote or --local`);
   const repo = root ?? path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-  const source = path.join(repo, 'packages', 'provider-template');
+  const source = path.join(repo, 'packages', TEMPLATES[variant]);
   const target = path.join(repo, 'packages', id);
   if (!fs.existsSync(source)) throw new Error(`template not found at ${source}`);
   if (fs.existsSync(target))
@@ -206,7 +270,7 @@ export function generateProvider(id, { root, description } = {}) {
   out.hermesMemory = { provider: id };
   out.publishConfig = { access: 'public' };
   fs.writeFileSync(pkgPath, `${JSON.stringify(out, null, 2)}\n`);
-  fs.writeFileSync(path.join(target, 'README.md'), readme(names, text));
+  fs.writeFileSync(path.join(target, 'README.md'), readme(names, text, variant));
   // What npm shows and ships: the license text, and the changelog changesets will prepend to.
   fs.copyFileSync(path.join(repo, 'LICENSE'), path.join(target, 'LICENSE'));
   fs.writeFileSync(path.join(target, 'CHANGELOG.md'), `# @hermes-memory/${id}\n`);
@@ -215,14 +279,15 @@ export function generateProvider(id, { root, description } = {}) {
   if (remaining.length > 0) {
     throw new Error(`rename incomplete, template names remain:\n  ${remaining.join('\n  ')}`);
   }
-  return { target, names, files: written.length };
+  return { target, names, files: written.length, variant };
 }
 
 function parseArgs(argv) {
-  const args = { id: undefined, root: undefined, description: undefined };
+  const args = { id: undefined, root: undefined, description: undefined, variant: 'remote' };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
-    if (arg === '--root') args.root = argv[++i];
+    if (arg === '--local' || arg === '--remote') args.variant = arg.slice(2);
+    else if (arg === '--root') args.root = argv[++i];
     else if (arg === '--description') args.description = argv[++i];
     else if (arg === '--help' || arg === '-h') args.help = true;
     else if (args.id === undefined) args.id = arg;
@@ -236,12 +301,14 @@ if (invokedDirectly) {
   try {
     const args = parseArgs(process.argv.slice(2));
     if (args.help) {
-      console.log('usage: pnpm new:provider <id> [--description "<text>"] [--root <repo>]');
+      console.log(
+        'usage: pnpm new:provider <id> [--remote (default: an HTTP service, its fake under ./testing) | --local (a file in HERMES_HOME)] [--description "<text>"] [--root <repo>]',
+      );
       process.exit(0);
     }
-    const { target, names, files } = generateProvider(args.id, args);
+    const { target, names, files, variant } = generateProvider(args.id, args);
     console.log(
-      `created ${path.relative(process.cwd(), target) || target} (${files} files): @hermes-memory/${names.id}, ${names.pascal}Provider, tools ${names.snake}_*, env ${names.upper}_*`,
+      `created ${path.relative(process.cwd(), target) || target} (${files} files, ${variant}): @hermes-memory/${names.id}, ${names.pascal}Provider, tools ${names.snake}_*, env ${names.upper}_*`,
     );
     console.log(
       'next: pnpm install && pnpm turbo run build --filter=@hermes-memory/' +

@@ -2,17 +2,19 @@
 /**
  * Pack smoke test: what users get from npm, not what the workspace sees.
  *
- * 1. `pnpm pack` every public package (found on disk) and the provider template (private, but it
- *    is what authors fork and publish) into a temp dir; pnpm rewrites `workspace:` ranges to real
- *    ones, as `pnpm publish` does.
+ * 1. `pnpm pack` every public package (found on disk) and the provider templates (private, but
+ *    they are what authors fork and publish) into a temp dir; pnpm rewrites `workspace:` ranges to
+ *    real ones, as `pnpm publish` does.
  * 2. Each package alone: a scratch project installs its tarball with plain npm, next to its declared
- *    peers (ours from their tarballs, others from the registry; optional peers left out) and nothing
+ *    peers (ours from their tarballs, others from the registry; optional peers left out, except ours
+ *    for a package with a `./testing` entry, which is imported too) and nothing
  *    else; it is imported from ESM and from CommonJS, with every subpath export; and a consumer
  *    project typechecks against it with `tsc --strict --noEmit`, `skipLibCheck: false`, for
  *    `moduleResolution` nodenext (an `.mts` and a `.cts` file) and bundler. Install scripts are
  *    skipped here (nothing compiles; better-sqlite3 loads its binary only when a database opens).
- * 3. Behaviour: one project installs core, testkit, the template, holographic and continuity (scripts on) and
- *    runs them from `.mjs` and `.cjs`: a template provider stores and finds a fact, the fake server
+ * 3. Behaviour: one project installs core, testkit, both templates, holographic and continuity
+ *    (scripts on) and runs them from `.mjs` and `.cjs`: a local template provider stores and finds a
+ *    fact, the remote template does the same against its fake backend from `./testing`, the fake server
  *    answers core's LLM client, and holographic bulk-imports facts on its encode worker (a file of
  *    its own, so a missing or misnamed worker shows here).
  *
@@ -90,7 +92,9 @@ import * as testkit from '@hermes-memory/testkit';
 import * as testkitVitest from '@hermes-memory/testkit/vitest';
 import * as testkitHttp from '@hermes-memory/testkit/http';
 import * as fakeOpenAI from '@hermes-memory/testkit/fake-openai';
-import * as template from '@hermes-memory/provider-template';
+import * as template from '@hermes-memory/provider-template-local';
+import * as remote from '@hermes-memory/provider-template';
+import { FAKE_TEMPLATE_KEY, startFakeTemplate } from '@hermes-memory/provider-template/testing';
 import * as holographic from '@hermes-memory/holographic';
 import * as continuity from '@hermes-memory/continuity';
 import * as continuityCli from '@hermes-memory/continuity/cli';
@@ -120,6 +124,17 @@ assert.equal(found.count, 1);
 await provider.shutdown();
 assert.equal(fs.statSync(path.join(home, 'template-memory.jsonl')).mode & 0o777, 0o600);
 
+const backend = await startFakeTemplate();
+const remoteProvider = remote.createProvider({ baseURL: backend.url, apiKey: FAKE_TEMPLATE_KEY });
+assert.ok(remoteProvider instanceof core.MemoryProvider, 'remote template provider extends the installed core MemoryProvider');
+await remoteProvider.initialize('smoke', { hermesHome: home, platform: 'cli', agentContext: 'primary', logger: core.silentLogger });
+assert.equal(JSON.parse(await remoteProvider.handleToolCall('template_remember', { content: 'The smoke test likes green tea.' })).success, true);
+assert.equal(JSON.parse(await remoteProvider.handleToolCall('template_search', { query: 'green tea' })).count, 1);
+assert.equal((await remoteProvider.probe()).status, 'ok');
+await remoteProvider.shutdown();
+assert.equal(backend.requests.some((r) => JSON.stringify(r).includes(FAKE_TEMPLATE_KEY)), false, 'the fake redacts the key');
+await backend.close();
+
 const result = await testkit.runConformanceCheck('tools.schema-valid', { create: () => template.createProvider() });
 assert.equal(result.status, 'passed', result.message);
 
@@ -140,7 +155,7 @@ const os = require('node:os');
 const path = require('node:path');
 const core = require('@hermes-memory/core');
 const testkit = require('@hermes-memory/testkit');
-const template = require('@hermes-memory/provider-template');
+const template = require('@hermes-memory/provider-template-local');
 const holographic = require('@hermes-memory/holographic');
 const continuity = require('@hermes-memory/continuity');
 const continuityCli = require('@hermes-memory/continuity/cli');
@@ -223,10 +238,15 @@ function installSet(name, tarballs) {
     ours.add(current);
     const m = byName.get(current).manifest;
     const optional = m.peerDependenciesMeta ?? {};
+    // A `./testing` entry (a fake backend on testkit) needs its package's optional peers of ours:
+    // every subpath is imported below. Other optional peers stay out, so "works without" is proven.
+    const testing = current === name && subpaths(m).includes('/testing');
     const needed = {
       ...m.dependencies,
       ...Object.fromEntries(
-        Object.entries(m.peerDependencies ?? {}).filter(([dep]) => !optional[dep]?.optional),
+        Object.entries(m.peerDependencies ?? {}).filter(
+          ([dep]) => !optional[dep]?.optional || (testing && dep.startsWith(INTERNAL)),
+        ),
       ),
     };
     for (const [dep, range] of Object.entries(needed)) {
@@ -314,7 +334,14 @@ function checkAlone(pkg, tarballs, work) {
 
 function checkBehaviour(tarballs, work) {
   const project = scratchProject(path.join(work, 'behaviour'));
-  const names = ['core', 'testkit', 'provider-template', 'holographic', 'continuity'].map((id) => `${INTERNAL}${id}`);
+  const names = [
+    'core',
+    'testkit',
+    'provider-template',
+    'provider-template-local',
+    'holographic',
+    'continuity',
+  ].map((id) => `${INTERNAL}${id}`);
   // Install scripts run here: holographic's better-sqlite3 builds (node-gyp needs npm_config_nodedir).
   run(
     'npm',
@@ -379,7 +406,9 @@ try {
     step = 'behaviour';
     const t = Date.now();
     checkBehaviour(tarballs, work);
-    console.log(`pack-smoke: core, testkit, template, holographic, continuity work from ESM and CJS (${seconds(t)}s)`);
+    console.log(
+      `pack-smoke: core, testkit, templates, holographic, continuity work from ESM and CJS (${seconds(t)}s)`,
+    );
   }
   console.log(`pack-smoke: ok (${seconds(started)}s)`);
 } catch (error) {

@@ -9,7 +9,7 @@ type PackageName =
   | '@hermes-memory/builtin'
   | '@hermes-memory/holographic'
   | '@hermes-memory/embeddings'
-  | '@hermes-memory/provider-template'
+  | '@hermes-memory/provider-template-local'
   | '@hermes-memory/testkit'
   | '@hermes-memory/mem0'
   | '@hermes-memory/mem0/testing';
@@ -26,8 +26,8 @@ function importOnce(name: PackageName): Promise<Record<string, unknown>> {
       return import('@hermes-memory/holographic') as Promise<Record<string, unknown>>;
     case '@hermes-memory/embeddings':
       return import('@hermes-memory/embeddings') as Promise<Record<string, unknown>>;
-    case '@hermes-memory/provider-template':
-      return import('@hermes-memory/provider-template') as Promise<Record<string, unknown>>;
+    case '@hermes-memory/provider-template-local':
+      return import('@hermes-memory/provider-template-local') as Promise<Record<string, unknown>>;
     case '@hermes-memory/testkit':
       return import('@hermes-memory/testkit') as Promise<Record<string, unknown>>;
     case '@hermes-memory/mem0':

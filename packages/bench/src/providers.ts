@@ -34,8 +34,8 @@ export const LOCAL_PROVIDERS: readonly LocalProviderEntry[] = [
     lifecycle: true,
   },
   {
-    name: 'provider-template',
-    pkg: '@hermes-memory/provider-template',
+    name: 'provider-template-local',
+    pkg: '@hermes-memory/provider-template-local',
     factoryNames: ['createTemplateProvider'],
     classNames: ['TemplateProvider'],
     lifecycle: false,
@@ -50,8 +50,8 @@ async function importPkg(pkg: string): Promise<Record<string, unknown>> {
       return await loadPackage('@hermes-memory/builtin');
     case '@hermes-memory/holographic':
       return await loadPackage('@hermes-memory/holographic');
-    case '@hermes-memory/provider-template':
-      return await loadPackage('@hermes-memory/provider-template');
+    case '@hermes-memory/provider-template-local':
+      return await loadPackage('@hermes-memory/provider-template-local');
     default:
       throw new Error(`unknown provider package ${pkg}`);
   }

@@ -1,18 +1,36 @@
 /**
- * @hermes-memory/provider-template — a small but real memory provider to fork: a JSON-lines store
- * in HERMES_HOME with keyword search, one search tool and one write tool.
+ * @hermes-memory/provider-template — the shape most memory backends take, to fork: a remote
+ * memory service reached over HTTP, with a search tool and a write tool, background writes and
+ * prefetched recall. Its fake backend is `@hermes-memory/provider-template/testing`.
  */
+import type { ProviderFactoryContext } from '@hermes-memory/core';
 import { TemplateProvider } from './template-provider';
-import type { TemplateProviderSettings } from './template-provider-settings';
+import type { TemplateProviderSettings } from './template-settings';
 
-export { TemplateProvider } from './template-provider';
-export type { TemplateProviderSettings } from './template-provider-settings';
-export { keywords, searchEntries, type SearchHit } from './template-search';
-export { JsonlStore, type EntryKind, type LoadReport, type StoredEntry } from './template-store';
+export { TemplateProvider, type TemplateProviderContext, formatRecall } from './template-provider';
+export {
+  TEMPLATE_DEFAULTS,
+  type ResolvedTemplateSettings,
+  type TemplateProviderSettings,
+  resolveTemplateSettings,
+} from './template-settings';
+export {
+  TemplateClient,
+  type NewTemplateMemory,
+  type TemplateClientOptions,
+  type TemplateMemory,
+} from './client';
 
-/** Create the provider. Settings are optional; config.yaml and the environment fill in the rest. */
-export function createTemplateProvider(settings: TemplateProviderSettings = {}): TemplateProvider {
-  return new TemplateProvider(settings);
+/**
+ * Create the provider. Settings are optional; the factory context (what `memory.provider:
+ * template` hands the factory: env with `<home>/.env`, the `memory.template` block) fills in
+ * the rest, so `isAvailable()` sees a key kept in `.env` without reading any file.
+ */
+export function createTemplateProvider(
+  settings: TemplateProviderSettings = {},
+  context?: Pick<ProviderFactoryContext, 'env' | 'providerConfig'>,
+): TemplateProvider {
+  return new TemplateProvider(settings, context);
 }
 
 /**

@@ -1,21 +1,28 @@
-import path from 'node:path';
 import {
   type ConfigField,
+  type Env,
+  HealthMonitor,
+  type HookOptions,
   type InitContext,
   type Logger,
   type MemoryTarget,
   type MemoryWriteAction,
   type MemoryWriteMetadata,
   MemoryProvider,
-  NotReadyError,
   type PrefetchOptions,
+  PrefetchSlot,
+  type ProbeResult,
+  type ProviderHealth,
   type RecallStatus,
-  type SessionSwitchOptions,
   SerialQueue,
+  type SessionSwitchOptions,
+  type ShutdownOptions,
   type SyncTurnOptions,
   type ToolCallOptions,
   type ToolSchema,
+  type TurnStartInfo,
   canWrite,
+  describeError,
   guardToolCall,
   integerArg,
   isTrivialPrompt,
@@ -26,71 +33,99 @@ import {
   toolError,
   toolResult,
 } from '@hermes-memory/core';
+import { TemplateClient, type TemplateMemory } from './client';
 import {
   type ResolvedTemplateSettings,
   type TemplateProviderSettings,
+  requireApiKey,
   resolveTemplateSettings,
-} from './template-provider-settings';
-import { searchEntries } from './template-search';
-import { type EntryKind, JsonlStore, type StoredEntry } from './template-store';
+} from './template-settings';
 
 const SEARCH_TOOL = 'template_search';
 const REMEMBER_TOOL = 'template_remember';
+/** How long shutdown waits for queued writes when the manager gives no deadline. */
+const DEFAULT_SHUTDOWN_MS = 5000;
+
+/** What the factory hands the constructor besides the settings (see `createTemplateProvider`). */
+export interface TemplateProviderContext {
+  env?: Env;
+  providerConfig?: Readonly<Record<string, unknown>>;
+}
 
 /**
- * A small but complete memory provider: a JSON-lines file in HERMES_HOME, keyword search, one read
- * tool and one write tool. Fork it (`pnpm new:provider <id>`) and replace the store with your backend;
- * the lifecycle, the context rules and the queueing stay the same.
+ * A remote memory provider: a memory service reached over HTTP (`TemplateClient`), with one search
+ * tool and one write tool. It has the shape most backends take:
+ *
+ * - writes (`syncTurn`, mirrors, the write tool) go through one ordered `SerialQueue`, so
+ *   turn N lands before turn N+1 is searched, and no hook waits for the network;
+ * - recall is started by `queuePrefetch` into a `PrefetchSlot` and served by `prefetch` from
+ *   memory (session generations drop an old session's late results);
+ * - every call carries the manager's signal; `shutdown` keeps its deadline even when the service
+ *   hangs;
+ * - failures never escape a hook: tools answer JSON errors, background writes are logged and
+ *   recorded in `health()`.
+ *
+ * Fork it with `pnpm new:provider <id>` and change `client.ts` to your backend's API.
  */
 export class TemplateProvider extends MemoryProvider {
   readonly name = 'template';
 
   private readonly settingsInput: TemplateProviderSettings;
   private settings: ResolvedTemplateSettings;
-  private store: JsonlStore | null = null;
+  private client: TemplateClient | null = null;
   private logger: Logger = silentLogger;
   /** Only the primary agent writes; subagents, cron jobs and flush forks read. */
   private writable = false;
   private closed = false;
   private sessionId = '';
-  /**
-   * Every write and every background recall runs here, one at a time and in order, so turn N's
-   * write lands before turn N+1's prefetch looks for it, and no hook waits for the disk.
-   */
   private queue = new SerialQueue({ name: 'template memory' });
-  /** Results prepared by `queuePrefetch`, served by `prefetch` without touching the store. */
-  private readonly prefetched = new Map<string, { text: string; count: number }>();
-  private latestPrefetch: { text: string; count: number } | null = null;
+  private slot = new PrefetchSlot<{ text: string; count: number }>();
+  /** Aborted at shutdown: in-flight requests stop instead of holding the process. */
+  private lifetime = new AbortController();
+  /** What the service's answers said lately; the manager adds what it observed itself. */
+  private readonly monitor = new HealthMonitor();
   private lastRecall: RecallStatus | null = null;
 
-  constructor(settings: TemplateProviderSettings = {}) {
+  constructor(settings: TemplateProviderSettings = {}, context: TemplateProviderContext = {}) {
     super();
     this.settingsInput = settings;
-    // Resolve once without config or env so isAvailable() can answer before initialize.
-    this.settings = resolveTemplateSettings(settings);
+    // Resolved from the factory context (env with <home>/.env, config.yaml), so isAvailable() can
+    // answer before initialize without any I/O.
+    this.settings = resolveTemplateSettings(settings, context.providerConfig, context.env ?? process.env);
   }
 
-  /** Synchronous and free of I/O: the manager calls it before deciding to initialize. */
+  /** Synchronous and free of I/O: a key and not switched off. */
   isAvailable(): boolean {
-    return this.settings.enabled;
+    return this.settings.enabled && this.settings.apiKey !== '';
   }
 
   override unavailableReason(): string {
-    return this.settings.enabled ? '' : 'Template memory is disabled (enabled: false).';
+    if (!this.settings.enabled) return 'Template memory is disabled (enabled: false).';
+    if (this.settings.apiKey === '') return 'Template memory needs an API key: set TEMPLATE_API_KEY.';
+    return '';
   }
 
-  /** Open the store. Called once per agent start, with the profile root and the agent context. */
+  /** Builds the client; no request is made, so a slow service never holds the agent's start. */
   async initialize(sessionId: string, context: InitContext): Promise<void> {
-    this.settings = resolveTemplateSettings(this.settingsInput, context.providerConfig, context.env);
+    this.settings = resolveTemplateSettings(
+      this.settingsInput,
+      context.providerConfig,
+      context.env ?? process.env,
+    );
     this.logger = context.logger ?? silentLogger;
     this.sessionId = sessionId;
     this.writable = canWrite(context.agentContext);
     this.closed = false;
+    this.lifetime = new AbortController();
     this.queue = new SerialQueue({ name: 'template memory', logger: this.logger });
-    const store = new JsonlStore(path.join(context.hermesHome, this.settings.fileName), this.logger);
-    // A read-only context must not even repair a torn line: it leaves the file exactly as it found it.
-    await store.load({ repair: this.writable });
-    this.store = store;
+    this.slot = new PrefetchSlot({ logger: this.logger });
+    this.client = new TemplateClient({
+      baseURL: this.settings.baseURL,
+      apiKey: requireApiKey(this.settings),
+      timeoutMs: this.settings.timeoutMs,
+      maxRetries: this.settings.maxRetries,
+      health: this.monitor,
+    });
   }
 
   /** Tools are static, so the manager can read them at registration, before initialize. */
@@ -99,11 +134,11 @@ export class TemplateProvider extends MemoryProvider {
       {
         name: SEARCH_TOOL,
         description:
-          'Search long-term template memory by keywords. Returns the best matching stored entries (past turns, remembered facts) with scores.',
+          'Search long-term template memory. Returns the stored entries (past turns, remembered facts) that best match the query, with scores.',
         parameters: {
           type: 'object',
           properties: {
-            query: { type: 'string', description: 'Keywords to look for.' },
+            query: { type: 'string', description: 'What to look for.' },
             limit: {
               type: 'integer',
               description: 'Maximum number of results (1-20).',
@@ -129,75 +164,66 @@ export class TemplateProvider extends MemoryProvider {
     ];
   }
 
-  /** Static guidance for the system prompt. Recall itself goes through prefetch, not here. */
   override systemPromptBlock(): string {
-    if (!this.store || this.closed) return '';
-    return `Template memory is active (${this.store.size} stored entries). Use ${SEARCH_TOOL} to look up past conversations and ${REMEMBER_TOOL} to store durable facts.`;
+    if (!this.client || this.closed) return '';
+    return `Template memory is active. Use ${SEARCH_TOOL} to look up past conversations and ${REMEMBER_TOOL} to store durable facts.`;
   }
 
-  /**
-   * Start recall for the next turn in the background. The result waits in a cache for `prefetch`,
-   * which must answer at once: the agent is about to call the model.
-   */
+  override onTurnStart(turn: number, _message: string, _info?: TurnStartInfo): void {
+    this.slot.setTurn(turn);
+  }
+
+  /** Start recall for the next turn in the background; `prefetch` serves it. */
   override queuePrefetch(query: string, _options?: PrefetchOptions): void {
-    if (this.closed || isTrivialPrompt(query)) return;
-    this.queue.push(() => {
-      const result = this.recall(query);
-      this.prefetched.set(query, result);
-      // Keep the cache small: only the most recent queries matter.
-      if (this.prefetched.size > 8) this.prefetched.delete(this.prefetched.keys().next().value as string);
-      this.latestPrefetch = result;
-    }, 'prefetch');
+    const client = this.client;
+    if (!client || this.closed || isTrivialPrompt(query)) return;
+    this.slot.start(query, async (signal) => {
+      const hits = await client.search(query, this.settings.maxResults, this.signal(signal));
+      return formatRecall(hits);
+    });
   }
 
   /**
-   * Serve what `queuePrefetch` prepared: the result for this exact query, else the latest prepared
-   * one (the reference queues recall with the previous message for the next turn). Never searches,
-   * never waits; '' when nothing is ready.
+   * Serve what `queuePrefetch` prepared: this query's result, else the newest one (the agent
+   * queues with the previous message for the next turn). Never waits, never calls the service.
    */
   override prefetch(query: string, _options?: PrefetchOptions): string {
     if (this.closed) return '';
-    const ready = this.prefetched.get(query) ?? this.latestPrefetch;
-    if (!ready || ready.text === '') {
-      this.lastRecall = null;
-      return '';
-    }
-    this.lastRecall = { providerLabel: 'Template', count: ready.count };
-    return ready.text;
+    const ready = this.slot.take(query) ?? this.slot.take();
+    this.lastRecall = ready && ready.count > 0 ? { providerLabel: 'Template', count: ready.count } : null;
+    return ready?.text ?? '';
   }
 
   override recallStatus(): RecallStatus | null {
     return this.lastRecall;
   }
 
-  /**
-   * Persist a finished turn. Must not block: the write is queued and this returns at once. The
-   * manager already runs it off the turn's critical path; queueing here keeps it cheap for hosts
-   * that call the provider directly.
-   */
+  /** Queue the turn's write and return at once; a failure is logged and shows in `health()`. */
   override syncTurn(userContent: string, assistantContent: string, options?: SyncTurnOptions): void {
     if (this.closed || !this.writable || isTrivialPrompt(userContent)) return;
-    const text = `User: ${userContent}\nAssistant: ${assistantContent}`.slice(0, this.settings.maxEntryChars);
+    const content = `User: ${userContent}\nAssistant: ${assistantContent}`.slice(
+      0,
+      this.settings.maxEntryChars,
+    );
     const sessionId = options?.sessionId ?? this.sessionId;
-    this.queue.push(async () => {
-      await this.requireStore().add('turn', text, { sessionId });
-    }, 'sync turn');
+    this.background('sync turn', (client, signal) =>
+      client.add({ content, kind: 'turn', sessionId }, signal),
+    );
   }
 
-  /** Tool calls answer JSON, always: bad arguments become `{"success": false, "error": ...}`. */
-  override handleToolCall(toolName: string, args: unknown, _options?: ToolCallOptions): Promise<string> {
+  /** Tool calls answer JSON, always: bad arguments and service failures become `{success: false}`. */
+  override handleToolCall(toolName: string, args: unknown, options?: ToolCallOptions): Promise<string> {
     return guardToolCall(async () => {
-      if (!this.store || this.closed) return toolError('Template memory is not running.');
-      if (toolName === SEARCH_TOOL) return this.searchTool(args);
-      if (toolName === REMEMBER_TOOL) return await this.rememberTool(args);
+      const client = this.client;
+      if (!client || this.closed) return toolError('Template memory is not running.');
+      const signal = this.signal(options?.signal);
+      if (toolName === SEARCH_TOOL) return await this.searchTool(client, args, signal);
+      if (toolName === REMEMBER_TOOL) return await this.rememberTool(client, args, signal);
       return toolError(`Unknown tool '${toolName}' for the template memory provider.`);
     });
   }
 
-  /**
-   * Mirror of the builtin MEMORY.md / USER.md writes, so this store never contradicts them: add
-   * stores the entry, replace swaps it, remove deletes it.
-   */
+  /** Mirror builtin MEMORY.md / USER.md writes: add stores, replace swaps, remove deletes. */
   override onMemoryWrite(
     action: MemoryWriteAction,
     target: MemoryTarget,
@@ -205,31 +231,59 @@ export class TemplateProvider extends MemoryProvider {
     metadata?: MemoryWriteMetadata,
   ): void {
     if (this.closed || !this.writable) return;
-    this.queue.push(async () => {
-      const store = this.requireStore();
-      const previous = this.findMirrors(
-        target,
-        metadata?.previousContent ?? (action === 'remove' ? content : undefined),
-        metadata?.oldText,
-      );
-      if (action === 'add') await store.add('mirror', content, { target });
-      else if (action === 'replace') await store.replace(previous, 'mirror', content, { target });
-      else await store.remove(previous);
-    }, `mirror ${action}`);
+    const previous = metadata?.previousContent ?? (action === 'remove' ? content : undefined);
+    this.background(`mirror ${action}`, async (client, signal) => {
+      if (action !== 'add') {
+        const mirrors = await client.list({ kind: 'mirror', target }, signal);
+        for (const old of matchingMirrors(mirrors, previous, metadata?.oldText)) {
+          await client.remove(old.id, signal);
+        }
+      }
+      if (action !== 'remove') await client.add({ content, kind: 'mirror', target }, signal);
+    });
   }
 
-  /** A new conversation: forget prepared recall so it cannot leak into the next one. */
+  /** A new conversation: recall prepared for the old one is dropped, even if it arrives later. */
   override onSessionSwitch(newSessionId: string, options: SessionSwitchOptions): undefined {
     this.sessionId = newSessionId;
-    if (options.reset) {
-      this.prefetched.clear();
-      this.latestPrefetch = null;
-    }
+    if (options.reset) this.slot.newGeneration();
     return undefined;
+  }
+
+  /** Runs behind the queued writes; waits for them within the boundary's budget. */
+  override async onSessionEnd(_messages: unknown, options?: HookOptions): Promise<void> {
+    await this.waitForQueue(options?.signal);
+  }
+
+  override health(): ProviderHealth | null {
+    const health = this.monitor.snapshot();
+    return health.status === 'unknown' ? null : health;
+  }
+
+  /** One authenticated request, for setup and doctor (never on the hot path). */
+  override async probe(options?: HookOptions): Promise<ProbeResult> {
+    const client = this.client ?? this.clientForProbe();
+    if (!client) return { status: 'failed', message: this.unavailableReason() };
+    return client.probe(options?.signal);
   }
 
   override getConfigSchema(): ConfigField[] {
     return [
+      {
+        key: 'api_key',
+        description: 'Template API key',
+        type: 'text',
+        secret: true,
+        required: true,
+        envVar: 'TEMPLATE_API_KEY',
+      },
+      {
+        key: 'base_url',
+        description: 'Template service URL',
+        type: 'text',
+        default: 'http://127.0.0.1:8765',
+        envVar: 'TEMPLATE_BASE_URL',
+      },
       {
         key: 'max_results',
         description: 'Entries returned per search and per prefetch',
@@ -239,76 +293,110 @@ export class TemplateProvider extends MemoryProvider {
         maximum: 50,
         envVar: 'TEMPLATE_MAX_RESULTS',
       },
-      {
-        key: 'file_name',
-        description: 'Memory file name inside HERMES_HOME',
-        type: 'text',
-        default: 'template-memory.jsonl',
-        envVar: 'TEMPLATE_FILE',
-      },
     ];
   }
 
-  /** Drain queued writes, then refuse further work. Safe to call twice. */
-  override async shutdown(): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
-    this.queue.close();
-    await this.queue.drain();
-  }
-
-  /** Queued or running background tasks (for tests and the conformance harness). */
-  get pendingWork(): number {
-    return this.queue.size;
-  }
-
-  /**
-   * Wait for queued writes without closing: `MemoryManager.flushPending()` calls this so a host can
-   * know a turn has landed.
-   */
+  /** Wait for queued writes without closing (`MemoryManager.flushPending()`). */
   override flush(timeoutMs?: number): Promise<boolean> {
     return this.queue.drain(timeoutMs);
   }
 
-  /** Resolves when every queued task has finished. */
+  /**
+   * Flush queued writes within the deadline, then stop: what is still running is aborted, so a
+   * hung service never holds the agent's exit. Safe to call twice.
+   */
+  override async shutdown(options?: ShutdownOptions): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.queue.close();
+    const drained = await this.waitForQueue(options?.signal, options?.timeoutMs ?? DEFAULT_SHUTDOWN_MS);
+    if (!drained) {
+      const dropped = this.queue.abandon();
+      this.logger.warn(`Template memory: ${dropped.length} queued write(s) not sent before shutdown.`);
+    }
+    this.lifetime.abort(new Error('Template memory shut down.'));
+    this.slot.close();
+  }
+
+  /** Queued or running background work (for tests and the conformance harness). */
+  get pendingWork(): number {
+    return this.queue.size + (this.slot.isInFlight() ? 1 : 0);
+  }
+
+  /** Resolves when every queued write and the running recall have finished. */
   async idle(): Promise<void> {
     await this.queue.drain();
+    await this.slot.idle(this.settings.timeoutMs * (this.settings.maxRetries + 1));
   }
 
-  private requireStore(): JsonlStore {
-    if (!this.store) throw new NotReadyError('Template memory', 'not-initialized');
-    return this.store;
+  /** The caller's signal joined with the provider's lifetime. */
+  private signal(extra?: AbortSignal): AbortSignal {
+    return extra ? AbortSignal.any([extra, this.lifetime.signal]) : this.lifetime.signal;
   }
 
-  private recall(query: string, limit = this.settings.maxResults): { text: string; count: number } {
-    const hits = searchEntries(this.requireStore().all(), query, limit);
-    if (hits.length === 0) return { text: '', count: 0 };
-    const lines = hits.map((hit) => `- ${hit.entry.text.replace(/\s+/g, ' ').trim()}`);
-    return { text: `## Template memory\n${lines.join('\n')}`, count: hits.length };
+  /** A write on the ordered queue; failures are logged (the client records them in health). */
+  private background(
+    label: string,
+    work: (client: TemplateClient, signal: AbortSignal) => Promise<unknown>,
+  ): void {
+    const client = this.client;
+    if (!client) return;
+    this.queue.push(async () => {
+      try {
+        await work(client, this.lifetime.signal);
+      } catch (error) {
+        this.logger.warn(`Template memory: ${label} failed: ${describeError(error)}`);
+      }
+    }, label);
   }
 
-  private searchTool(args: unknown): string {
+  /** Drain the queue until it is empty, the signal aborts or `timeoutMs` passes. */
+  private async waitForQueue(signal?: AbortSignal, timeoutMs?: number): Promise<boolean> {
+    if (!signal) return this.queue.drain(timeoutMs);
+    if (signal.aborted) return this.queue.size === 0;
+    let onAbort = () => {};
+    const aborted = new Promise<boolean>((resolve) => {
+      onAbort = () => resolve(false);
+      signal.addEventListener('abort', onAbort, { once: true });
+    });
+    try {
+      return await Promise.race([this.queue.drain(timeoutMs), aborted]);
+    } finally {
+      signal.removeEventListener('abort', onAbort);
+    }
+  }
+
+  /** Run a write on the queue and wait for its result, so the tool reports real success. */
+  private enqueue<T>(label: string, task: () => Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      const accepted = this.queue.push(() => task().then(resolve, reject), label);
+      if (!accepted) reject(new Error('Template memory is shutting down.'));
+    });
+  }
+
+  private async searchTool(client: TemplateClient, args: unknown, signal: AbortSignal): Promise<string> {
     const parsed = parseToolArgs(args);
     const query = requiredString(parsed, 'query');
     const limit = integerArg(parsed, 'limit', { fallback: this.settings.maxResults, min: 1, max: 20 });
-    const hits = searchEntries(this.requireStore().all(), query, limit);
+    const hits = await client.search(query, limit, signal);
     return toolResult({
       success: true,
       count: hits.length,
       results: hits.map((hit) => ({
-        id: hit.entry.id,
-        kind: hit.entry.kind,
-        text: hit.entry.text,
-        score: Math.round(hit.score * 1000) / 1000,
-        created_at: new Date(hit.entry.createdAt).toISOString(),
+        id: hit.id,
+        kind: hit.kind,
+        text: hit.content,
+        score: hit.score ?? null,
+        created_at: hit.created_at,
       })),
     });
   }
 
-  private async rememberTool(args: unknown): Promise<string> {
+  private async rememberTool(client: TemplateClient, args: unknown, signal: AbortSignal): Promise<string> {
     if (!this.writable)
       return toolError('Template memory is read-only in this context (only the primary agent writes).');
     const content = requiredString(parseToolArgs(args), 'content').trim();
+    if (content === '') return toolError("'content' must not be empty.");
     if (content.length > this.settings.maxEntryChars) {
       return toolError(
         `Content is ${content.length} characters; the limit is ${this.settings.maxEntryChars}.`,
@@ -317,40 +405,40 @@ export class TemplateProvider extends MemoryProvider {
     // Stored text comes back into later prompts: refuse injection and exfiltration payloads.
     const scan = scanWrite(content);
     if (!scan.ok) return toolError(scan.message);
-    const entry = await this.enqueue(() =>
-      this.requireStore().add('note', content, { sessionId: this.sessionId }),
+    const stored = await this.enqueue('remember', () =>
+      client.add({ content, kind: 'note', sessionId: this.sessionId }, signal),
     );
-    return toolResult({ success: true, id: entry.id, message: 'Remembered.' });
+    return toolResult({ success: true, id: stored.id, message: 'Remembered.' });
   }
 
-  /** Run a task on the write queue and wait for its result (tool calls report real success). */
-  private enqueue<T>(task: () => Promise<T>): Promise<T> {
-    return new Promise<T>((resolve, reject) => {
-      const accepted = this.queue.push(async () => {
-        try {
-          resolve(await task());
-        } catch (error) {
-          reject(error);
-        }
-      }, 'tool write');
-      if (!accepted) reject(new Error('Template memory is shutting down.'));
+  /** A client for `probe()` before initialize (setup runs it on a fresh provider). */
+  private clientForProbe(): TemplateClient | null {
+    if (!this.isAvailable()) return null;
+    return new TemplateClient({
+      baseURL: this.settings.baseURL,
+      apiKey: this.settings.apiKey,
+      timeoutMs: this.settings.timeoutMs,
+      maxRetries: 0,
     });
   }
+}
 
-  /** Ids of mirrored entries matching the previous text exactly, else containing `oldText`. */
-  private findMirrors(
-    target: MemoryTarget,
-    previousContent: string | undefined,
-    oldText: string | undefined,
-  ): string[] {
-    const mirrors = this.requireStore()
-      .all()
-      .filter((e: StoredEntry) => e.kind === ('mirror' satisfies EntryKind) && e.target === target);
-    if (previousContent !== undefined) {
-      const exact = mirrors.filter((e) => e.text === previousContent);
-      if (exact.length > 0) return exact.map((e) => e.id);
-    }
-    if (oldText) return mirrors.filter((e) => e.text.includes(oldText)).map((e) => e.id);
-    return [];
+/** The recall block the model sees: one line per memory, whitespace folded. */
+export function formatRecall(hits: readonly TemplateMemory[]): { text: string; count: number } {
+  if (hits.length === 0) return { text: '', count: 0 };
+  const lines = hits.map((hit) => `- ${hit.content.replace(/\s+/g, ' ').trim()}`);
+  return { text: `## Template memory\n${lines.join('\n')}`, count: hits.length };
+}
+
+/** Mirrors equal to the previous text, else containing `oldText` (builtin's replace/remove by substring). */
+function matchingMirrors(
+  mirrors: readonly TemplateMemory[],
+  previous: string | undefined,
+  oldText: string | undefined,
+): TemplateMemory[] {
+  if (previous !== undefined) {
+    const exact = mirrors.filter((m) => m.content === previous);
+    if (exact.length > 0) return exact;
   }
+  return oldText ? mirrors.filter((m) => m.content.includes(oldText)) : [];
 }

@@ -1,5 +1,5 @@
 /**
- * Every ```ts block of every README, compiled as its own module against the built packages, the way
+ * Every ```ts block of every README (and of the guides in `GUIDES`), compiled as its own module against the built packages, the way
  * a reader would paste it into a project that installed them. Two markers, each an HTML comment
  * (invisible on GitHub and npm) right before the fence:
  *
@@ -79,7 +79,10 @@ export function extractBlocks(markdown: string, readme: string): ReadmeBlock[] {
   return blocks;
 }
 
-/** Every README.md in the repository (not in node_modules, dist or dot folders). */
+/** Guides outside the READMEs whose code readers copy; their blocks are held to the same rule. */
+export const GUIDES = ['docs/authoring-a-provider.md'];
+
+/** Every README.md in the repository (not in node_modules, dist or dot folders), and the guides. */
 export function readmeFiles(root = repoRoot): string[] {
   const found: string[] = [];
   const walk = (dir: string) => {
@@ -91,6 +94,7 @@ export function readmeFiles(root = repoRoot): string[] {
     }
   };
   walk(root);
+  for (const guide of GUIDES) if (fs.existsSync(path.join(root, guide))) found.push(guide);
   return found.sort();
 }
 

@@ -36,6 +36,7 @@ beforeAll(() => {
 describe('README TypeScript blocks compile against the built packages', () => {
   it('finds the blocks', () => {
     expect(readmes).toContain('README.md');
+    expect(readmes).toContain('docs/authoring-a-provider.md');
     expect(blocks.filter((b) => b.skip === null).length).toBeGreaterThan(10);
   });
 

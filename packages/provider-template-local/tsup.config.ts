@@ -1,0 +1,4 @@
+import { defineConfig } from 'tsup';
+import { preset } from '../../tsup.preset';
+
+export default defineConfig(preset({ index: 'src/index.ts' }));
