@@ -106,7 +106,7 @@ for (const key of ['runConformanceCheck', 'runConformanceSuite', 'startFakeOpenA
   assert.ok(key in testkit, 'testkit export ' + key);
 }
 assert.equal(typeof testkitVitest.describeMemoryProvider, 'function');
-assert.equal(testkit.describeMemoryProvider, testkitVitest.describeMemoryProvider, 'the root keeps describeMemoryProvider');
+assert.equal(typeof testkit.describeMemoryProvider, 'function', 'the root keeps describeMemoryProvider');
 assert.equal(typeof testkitHttp.startFakeServer, 'function');
 assert.equal(typeof fakeOpenAI.startFakeOpenAI, 'function');
 assert.equal(typeof template.createProvider, 'function');
