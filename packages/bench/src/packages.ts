@@ -12,7 +12,9 @@ type PackageName =
   | '@hermes-memory/provider-template-local'
   | '@hermes-memory/testkit'
   | '@hermes-memory/mem0'
-  | '@hermes-memory/mem0/testing';
+  | '@hermes-memory/mem0/testing'
+  | '@hermes-memory/honcho'
+  | '@hermes-memory/honcho/testing';
 
 const cache = new Map<PackageName, Promise<Record<string, unknown>>>();
 
@@ -34,6 +36,10 @@ function importOnce(name: PackageName): Promise<Record<string, unknown>> {
       return import('@hermes-memory/mem0') as Promise<Record<string, unknown>>;
     case '@hermes-memory/mem0/testing':
       return import('@hermes-memory/mem0/testing') as Promise<Record<string, unknown>>;
+    case '@hermes-memory/honcho':
+      return import('@hermes-memory/honcho') as Promise<Record<string, unknown>>;
+    case '@hermes-memory/honcho/testing':
+      return import('@hermes-memory/honcho/testing') as Promise<Record<string, unknown>>;
   }
 }
 

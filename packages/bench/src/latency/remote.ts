@@ -46,6 +46,35 @@ export const REMOTE_PROVIDERS: readonly RemoteProviderEntry[] = [
       };
     },
   },
+  {
+    name: 'honcho',
+    async start() {
+      const honcho = await loadPackage('@hermes-memory/honcho');
+      const testing = await loadPackage('@hermes-memory/honcho/testing');
+      const fake = await (testing['startFakeHoncho'] as (o: object) => Promise<FakeLike>)({
+        apiKey: 'bench-key',
+      });
+      const create = honcho['createHonchoProvider'] as (s: object, c: object) => MemoryProvider;
+      // Its own empty home, so no honcho.json of the machine's user is read.
+      const home = tempHome('hm-bench-honcho-');
+      return {
+        create: () =>
+          create(
+            {
+              userHome: home.home,
+              config: { apiKey: 'bench-key', baseUrl: fake.url, peerName: 'bench-user', timeout: 5 },
+            },
+            { hermesHome: home.home, env: {} },
+          ),
+        failAll: (fault) => fake.fail({ ...fault, count: 1_000_000 }),
+        clearFaults: () => fake.clearFaults(),
+        close: async () => {
+          await fake.close();
+          home.cleanup();
+        },
+      };
+    },
+  },
 ];
 
 export interface RemoteRow {
