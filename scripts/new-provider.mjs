@@ -33,6 +33,15 @@ const RESERVED = new Set([
   'quickstart',
   'hermes',
   'memory',
+  // The CLI's own commands win over `hermes-memory <provider> …` (decision 0603).
+  'status',
+  'setup',
+  'doctor',
+  'sessions',
+  'export',
+  'import',
+  'help',
+  'facts',
 ]);
 const ID_PATTERN = /^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$/;
 // The generator's own test stays behind: it is about the template, not the new provider.

@@ -1,12 +1,16 @@
+import type { ProviderPackage } from '@hermes-memory/core';
 import type { Command, CommandEntry } from './command';
-import { createContext, extractGlobalOptions } from './context';
+import type { ProviderAlias } from './commands/provider';
+import { type CommandContext, createContext, extractGlobalOptions } from './context';
 import { CliError, oneLine } from './errors';
 import { type CliIO, processIO } from './io';
+import { findProviderPackages } from './providers';
 import { CLI_VERSION } from './version';
 
 /**
- * Every command, loaded on demand: `--help` and light commands never import better-sqlite3,
- * holographic or the MCP SDK (the build splits each command into its own chunk).
+ * Every command, loaded on demand: `--help` and light commands never import better-sqlite3, a
+ * provider or the MCP SDK (the build splits each command into its own chunk). Providers add their
+ * own commands as `hermes-memory <provider> …` through their CLI modules (decision 0603).
  */
 export const COMMAND_TABLE: readonly CommandEntry[] = [
   {
@@ -35,13 +39,8 @@ export const COMMAND_TABLE: readonly CommandEntry[] = [
     load: async () => (await import('./commands/sessions')).sessionsCommand,
   },
   {
-    name: 'facts',
-    summary: 'add, search, probe, rate and list holographic facts; reindex, embed',
-    load: async () => (await import('./commands/facts')).factsCommand,
-  },
-  {
     name: 'export',
-    summary: 'export all local memory as JSON Lines',
+    summary: 'export all local memory (built-in and providers) as JSON Lines',
     load: async () => (await import('./commands/export')).exportCommand,
   },
   {
@@ -56,6 +55,11 @@ export const COMMAND_TABLE: readonly CommandEntry[] = [
   },
 ];
 
+/** Old top-level commands that moved into a provider's CLI, kept for one release. */
+export const PROVIDER_ALIASES: readonly ProviderAlias[] = [
+  { name: 'facts', provider: 'holographic', removedIn: '0.3.0' },
+];
+
 const GLOBAL_HELP = `Global options:
   --home <dir>   HERMES_HOME to use (default: $HERMES_HOME, else ~/.hermes)
   --json         machine-readable output on stdout
@@ -63,19 +67,60 @@ const GLOBAL_HELP = `Global options:
   -h, --help     show help
   -V, --version  print the version`;
 
-export function mainHelp(): string {
-  const width = Math.max(...COMMAND_TABLE.map((c) => c.name.length));
-  const list = COMMAND_TABLE.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`).join('\n');
+/** The command list, then the installed providers that bring commands (no provider is imported). */
+export function mainHelp(providers: readonly ProviderPackage[] = []): string {
+  const rows: Array<[string, string]> = [
+    ...COMMAND_TABLE.map((c): [string, string] => [c.name, c.summary]),
+    ...PROVIDER_ALIASES.map((a): [string, string] => [
+      a.name,
+      `deprecated: use 'hermes-memory ${a.provider} …' (removed in ${a.removedIn})`,
+    ]),
+  ];
+  const provided: Array<[string, string]> = providers.map((p) => [p.name, `${p.packageName} commands`]);
+  const width = Math.max(...[...rows, ...provided].map(([name]) => name.length));
+  const list = (entries: Array<[string, string]>) =>
+    entries.map(([name, summary]) => `  ${name.padEnd(width)}  ${summary}`).join('\n');
+  const providerSection =
+    provided.length > 0 ? `\n\nProvider commands (hermes-memory <provider> --help):\n${list(provided)}` : '';
   return `hermes-memory ${CLI_VERSION} — layered long-term memory for agents (Hermes-compatible)
 
 Usage: hermes-memory <command> [options]
 
 Commands:
-${list}
+${list(rows)}${providerSection}
 
 ${GLOBAL_HELP}
 
 Run 'hermes-memory <command> --help' for a command's options.`;
+}
+
+/** Installed providers with a CLI module, for help; a discovery failure never breaks help. */
+function providerCommandPackages(ctx: CommandContext): ProviderPackage[] {
+  try {
+    return findProviderPackages(ctx.io.cwd, ctx.home).packages.filter((p) => p.cli);
+  } catch {
+    return [];
+  }
+}
+
+/** `hermes-memory <provider> …` or a deprecated alias; anything else is an unknown command. */
+async function runProvider(
+  ctx: CommandContext,
+  name: string,
+  args: string[],
+  help: boolean,
+): Promise<number> {
+  const alias = PROVIDER_ALIASES.find((a) => a.name === name);
+  const id = alias?.provider ?? name;
+  if (!alias && !findProviderPackages(ctx.io.cwd, ctx.home).packages.some((p) => p.name === id)) {
+    const providers = providerCommandPackages(ctx).map((p) => p.name);
+    throw new CliError(`Unknown command '${name}'.`, {
+      exitCode: 2,
+      hint: `Commands: ${[...COMMAND_TABLE.map((c) => c.name), ...providers].join(', ')}.`,
+    });
+  }
+  const { runProviderCommand } = await import('./commands/provider');
+  return runProviderCommand(ctx, id, args, { help, globalHelp: GLOBAL_HELP, ...(alias ? { alias } : {}) });
 }
 
 /**
@@ -90,30 +135,28 @@ export async function runCli(argv: readonly string[], io: CliIO = processIO()): 
       return 0;
     }
     const [name, ...args] = rest;
+    const ctx = createContext(io, globals);
+    if (name === 'help' && args[0] !== undefined && !COMMAND_TABLE.some((c) => c.name === args[0]))
+      return await runProvider(ctx, args[0], ['help', ...args.slice(1)], false);
     if (name === undefined || name === 'help') {
       const entry = name === 'help' ? COMMAND_TABLE.find((c) => c.name === args[0]) : undefined;
       const target: Command | undefined = entry ? await entry.load() : undefined;
-      io.stdout(`${target ? target.usage : mainHelp()}\n`);
+      io.stdout(`${target ? target.usage : mainHelp(providerCommandPackages(ctx))}\n`);
       return name === undefined && !globals.help ? 2 : 0;
     }
     const entry = COMMAND_TABLE.find((c) => c.name === name);
-    if (!entry) {
-      throw new CliError(`Unknown command '${name}'.`, {
-        exitCode: 2,
-        hint: `Commands: ${COMMAND_TABLE.map((c) => c.name).join(', ')}.`,
-      });
-    }
+    if (!entry) return await runProvider(ctx, name, args, globals.help);
     const command = await entry.load();
     if (globals.help) {
       io.stdout(`${command.usage}\n\n${GLOBAL_HELP}\n`);
       return 0;
     }
-    const ctx = createContext(io, globals);
     return await command.run(ctx, args);
   } catch (error) {
-    const hint = error instanceof CliError && error.hint ? ` ${error.hint}` : '';
+    // Recognised by brand, so a provider module built against another copy of core keeps its exit code.
+    const hint = CliError.isInstance(error) && error.hint ? ` ${error.hint}` : '';
     io.stderr(`hermes-memory: ${oneLine(error)}${hint}\n`);
     if (io.env.HERMES_MEMORY_DEBUG && error instanceof Error && error.stack) io.stderr(`${error.stack}\n`);
-    return error instanceof CliError ? error.exitCode : 1;
+    return CliError.isInstance(error) ? error.exitCode : 1;
   }
 }

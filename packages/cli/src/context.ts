@@ -1,6 +1,6 @@
 import os from 'node:os';
 import path from 'node:path';
-import { type ParseArgsConfig, parseArgs } from 'node:util';
+import { parseCommandLine } from '@hermes-memory/core';
 import { usageError } from './errors';
 import type { CliIO } from './io';
 import { type Progress, createProgress } from './progress';
@@ -23,6 +23,8 @@ export interface CommandContext {
   err(line: string): void;
   printJson(value: unknown): void;
   progress(label: string, total: number): Progress;
+  /** Passed on to provider commands' network calls (`CliIO.signal`; never aborted by default). */
+  signal: AbortSignal;
 }
 
 export interface GlobalOptions {
@@ -100,30 +102,9 @@ export function createContext(io: CliIO, globals: GlobalOptions): CommandContext
     err: (line) => io.stderr(`${line}\n`),
     printJson: (value) => io.stdout(`${JSON.stringify(value, null, 2)}\n`),
     progress: (label, total) => createProgress({ label, total, enabled: io.stderrIsTTY, write: io.stderr }),
+    signal: io.signal ?? new AbortController().signal,
   };
 }
 
-type Options = NonNullable<ParseArgsConfig['options']>;
-
-/**
- * node:util parseArgs, strict, with its errors turned into one-line usage errors. Returns the
- * parsed values and positionals.
- */
-export function parseCommandArgs<O extends Options>(
-  argv: readonly string[],
-  options: O,
-  command: string,
-): {
-  values: ReturnType<typeof parseArgs<{ options: O; allowPositionals: true; strict: true }>>['values'];
-  positionals: string[];
-} {
-  try {
-    const parsed = parseArgs({ args: [...argv], options, allowPositionals: true, strict: true });
-    return { values: parsed.values, positionals: parsed.positionals };
-  } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    // Node appends a long "To specify a positional argument..." hint; the first sentence is enough.
-    const first = message.split(/\.\s/)[0]?.replace(/\.$/, '') ?? message;
-    throw usageError(`${first}.`, `See 'hermes-memory ${command} --help'.`);
-  }
-}
+/** node:util parseArgs, strict, with its errors turned into one-line usage errors (core's). */
+export const parseCommandArgs = parseCommandLine;

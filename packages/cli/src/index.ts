@@ -2,7 +2,7 @@
  * @hermes-memory/cli — the `hermes-memory` command line. The binary is `dist/bin.js`; this entry
  * exposes the same CLI for embedding (run it in-process with your own IO) and its building blocks.
  */
-export { runCli, COMMAND_TABLE, mainHelp } from './cli';
+export { runCli, COMMAND_TABLE, PROVIDER_ALIASES, mainHelp } from './cli';
 export type { Command, CommandEntry } from './command';
 export type { CommandContext } from './context';
 export { CliError } from './errors';
@@ -17,6 +17,12 @@ export {
   type BrokenProvider,
   type DiscoveredProvider,
 } from './providers';
+export {
+  providerCliContext,
+  relevantProviderClis,
+  requireProviderCli,
+  type LoadedProviderCli,
+} from './provider-seam';
 export {
   answersFromFlags,
   fieldDefault,

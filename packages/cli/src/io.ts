@@ -20,6 +20,8 @@ export interface CliIO {
    * is interactive even without a TTY: front ends and tests drive the real wizard through it.
    */
   prompter?: Prompter;
+  /** Aborts long-running work (network calls of provider commands). Default: never aborted. */
+  signal?: AbortSignal;
 }
 
 export function processIO(): CliIO {

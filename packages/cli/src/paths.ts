@@ -1,7 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 
-/** Where each store lives inside a HERMES_HOME: the Python agent's layout, unchanged. */
+/**
+ * Where the built-in stores live inside a HERMES_HOME: the Python agent's layout, unchanged.
+ * Providers' stores are theirs to name (their CLI modules report them).
+ */
 export function homePaths(home: string) {
   return {
     home,
@@ -11,7 +14,6 @@ export function homePaths(home: string) {
     memory: path.join(home, 'memories', 'MEMORY.md'),
     user: path.join(home, 'memories', 'USER.md'),
     stateDb: path.join(home, 'state.db'),
-    factsDb: path.join(home, 'memory_store.db'),
   };
 }
 
@@ -29,9 +31,4 @@ export function fileInfo(file: string): FileInfo {
   } catch {
     return { path: file, exists: false, size: 0, mode: null };
   }
-}
-
-/** A SQLite database's size on disk includes its WAL and shared-memory files. */
-export function sqliteSize(file: string): number {
-  return [file, `${file}-wal`, `${file}-shm`].reduce((sum, f) => sum + fileInfo(f).size, 0);
 }

@@ -1,40 +1,37 @@
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
+import { type PortableRecord, type SqliteHandle, sqliteRowProblem } from '@hermes-memory/core';
 import { CliError } from './errors';
 
 /**
- * The JSON Lines export format (decision 0601). One record per line, in a fixed order, with no
- * timestamps of its own, so export → import into an empty home → export gives identical lines.
+ * The JSON Lines export format (decisions 0601, 0603). One record per line, in a fixed order, with
+ * no timestamps of its own, so export → import into an empty home → export gives identical lines.
  *
- *   {"type":"hermes-memory-export","version":1}
- *   {"type":"memory","target":"memory"|"user","content":"..."}          MEMORY.md / USER.md entries
- *   {"type":"row","store":"state"|"facts","table":"<table>","row":{...}} every column, rowid order
+ *   {"type":"hermes-memory-export","version":2}
+ *   {"type":"memory","target":"memory"|"user","content":"..."}        MEMORY.md / USER.md entries
+ *   {"type":"row","store":"state","table":"<table>","row":{...}}      state.db, every column, rowid order
+ *   {"type":"record","provider":"<id>","data":{...}}                  a provider's own records
  *
- * BLOBs (holographic HRR vectors) are `{"$base64": "..."}`.
+ * Version 1 files (facts as `{"type":"row","store":"facts",...}`) are still read: those rows are
+ * holographic's records, `{"table": ..., "row": ...}`.
  */
 export const EXPORT_FORMAT = 'hermes-memory-export';
-export const EXPORT_VERSION = 1;
+export const EXPORT_VERSION = 2;
+const READABLE_VERSIONS: readonly number[] = [1, 2];
 
-export type StoreName = 'state' | 'facts';
-export const EXPORT_TABLES: Readonly<Record<StoreName, readonly string[]>> = {
-  state: ['sessions', 'messages'],
-  facts: ['facts', 'entities', 'fact_entities', 'memory_banks'],
-};
+export const STATE_TABLES: readonly string[] = ['sessions', 'messages'];
+/** Version 1 kept the holographic fact store as `store: "facts"` rows. */
+const V1_FACT_TABLES: readonly string[] = ['facts', 'entities', 'fact_entities', 'memory_banks'];
+const V1_FACTS_PROVIDER = 'holographic';
 
 export type ExportRecord =
   | { type: typeof EXPORT_FORMAT; version: number }
   | { type: 'memory'; target: 'memory' | 'user'; content: string }
-  | { type: 'row'; store: StoreName; table: string; row: Record<string, unknown> };
+  | { type: 'row'; store: 'state'; table: string; row: PortableRecord }
+  | { type: 'record'; provider: string; data: PortableRecord };
 
-export type Row = Record<string, unknown>;
-
-export interface RawDb {
-  prepare(sql: string): {
-    all(...params: unknown[]): unknown[];
-    get(...params: unknown[]): unknown;
-    run(...params: unknown[]): { changes: number; lastInsertRowid: number | bigint };
-  };
-  exec(sql: string): void;
+/** A better-sqlite3 handle as the export and import of state.db use it. */
+export interface RawDb extends SqliteHandle {
   pragma(sql: string): unknown;
   transaction<T>(fn: () => T): () => T;
   close(): void;
@@ -44,62 +41,31 @@ const req = createRequire(import.meta.url);
 
 export function openRawDb(file: string, options: { readonly: boolean }): RawDb {
   const Database = req('better-sqlite3') as new (f: string, o?: Record<string, unknown>) => RawDb;
-  const db = new Database(file, { readonly: options.readonly, fileMustExist: true, timeout: 5000 });
-  return db;
+  return new Database(file, { readonly: options.readonly, fileMustExist: true, timeout: 5000 });
 }
 
-export function tableExists(db: RawDb, table: string): boolean {
-  return db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(table) !== undefined;
-}
+const PROVIDER_ID = /^[a-z0-9][a-z0-9._-]*$/i;
 
-export function tableColumns(db: RawDb, table: string): string[] {
-  return (db.prepare(`PRAGMA table_info("${table}")`).all() as Array<{ name: string }>).map((c) => c.name);
+function isObject(value: unknown): value is PortableRecord {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
-
-export function encodeRow(row: Row): Row {
-  const out: Row = {};
-  for (const [key, value] of Object.entries(row)) {
-    if (value instanceof Uint8Array) out[key] = { $base64: Buffer.from(value).toString('base64') };
-    else if (typeof value === 'bigint') out[key] = Number(value);
-    else out[key] = value;
-  }
-  return out;
-}
-
-export function decodeRow(row: Row): Row {
-  const out: Row = {};
-  for (const [key, value] of Object.entries(row)) {
-    if (
-      value &&
-      typeof value === 'object' &&
-      !Array.isArray(value) &&
-      typeof (value as { $base64?: unknown }).$base64 === 'string'
-    ) {
-      out[key] = Buffer.from((value as { $base64: string }).$base64, 'base64');
-    } else out[key] = value;
-  }
-  return out;
-}
-
-const IDENT = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /** Validate one parsed line; the error names the line so a person can find it. */
-export function parseRecord(line: string, lineNo: number): ExportRecord {
+export function parseRecord(line: string, lineNo: number, version: number): ExportRecord {
   let value: unknown;
   try {
     value = JSON.parse(line);
   } catch {
     throw new CliError(`Line ${lineNo} is not valid JSON.`);
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value))
-    throw new CliError(`Line ${lineNo} is not a JSON object.`);
-  const r = value as Record<string, unknown>;
+  if (!isObject(value)) throw new CliError(`Line ${lineNo} is not a JSON object.`);
+  const r = value;
   if (r.type === EXPORT_FORMAT) {
-    if (r.version !== EXPORT_VERSION)
+    if (typeof r.version !== 'number' || !READABLE_VERSIONS.includes(r.version))
       throw new CliError(
-        `Line ${lineNo}: unsupported export version ${String(r.version)} (this CLI reads ${EXPORT_VERSION}).`,
+        `Line ${lineNo}: unsupported export version ${String(r.version)} (this CLI reads ${READABLE_VERSIONS.join(' and ')}).`,
       );
-    return { type: EXPORT_FORMAT, version: EXPORT_VERSION };
+    return { type: EXPORT_FORMAT, version: r.version };
   }
   if (r.type === 'memory') {
     if ((r.target !== 'memory' && r.target !== 'user') || typeof r.content !== 'string') {
@@ -110,26 +76,30 @@ export function parseRecord(line: string, lineNo: number): ExportRecord {
     return { type: 'memory', target: r.target, content: r.content };
   }
   if (r.type === 'row') {
-    const store = r.store;
-    if (
-      (store !== 'state' && store !== 'facts') ||
-      typeof r.table !== 'string' ||
-      !EXPORT_TABLES[store].includes(r.table)
-    ) {
+    const table = r.table;
+    const known =
+      r.store === 'state' ? STATE_TABLES : r.store === 'facts' && version === 1 ? V1_FACT_TABLES : undefined;
+    if (!known || typeof table !== 'string' || !known.includes(table))
       throw new CliError(
         `Line ${lineNo}: unknown store/table ${JSON.stringify(r.store)}/${JSON.stringify(r.table)}.`,
       );
-    }
-    if (typeof r.row !== 'object' || r.row === null || Array.isArray(r.row))
-      throw new CliError(`Line ${lineNo}: row must be an object.`);
-    for (const key of Object.keys(r.row))
-      if (!IDENT.test(key)) throw new CliError(`Line ${lineNo}: invalid column name '${key}'.`);
-    return { type: 'row', store, table: r.table, row: r.row as Row };
+    const problem = sqliteRowProblem(r.row);
+    if (problem) throw new CliError(`Line ${lineNo}: ${problem}.`);
+    const row = r.row as PortableRecord;
+    return r.store === 'state'
+      ? { type: 'row', store: 'state', table, row }
+      : { type: 'record', provider: V1_FACTS_PROVIDER, data: { table, row } };
+  }
+  if (r.type === 'record') {
+    if (typeof r.provider !== 'string' || !PROVIDER_ID.test(r.provider))
+      throw new CliError(`Line ${lineNo}: a record needs a provider id.`);
+    if (!isObject(r.data)) throw new CliError(`Line ${lineNo}: a record's data must be an object.`);
+    return { type: 'record', provider: r.provider, data: r.data };
   }
   throw new CliError(`Line ${lineNo}: unknown record type ${JSON.stringify(r.type)}.`);
 }
 
-/** Read an export file (or stdin for "-"), validating every line before anything is written. */
+/** Read an export file (or stdin for "-"), validating every line's framing before anything is written. */
 export function readExport(file: string): ExportRecord[] {
   let text: string;
   try {
@@ -139,9 +109,12 @@ export function readExport(file: string): ExportRecord[] {
     throw new CliError(`Cannot read ${file === '-' ? 'stdin' : file}${code ? ` (${code})` : ''}.`);
   }
   const records: ExportRecord[] = [];
+  let version = 0;
   text.split(/\r?\n/).forEach((line, i) => {
     if (line.trim() === '') return;
-    records.push(parseRecord(line, i + 1));
+    const record = parseRecord(line, i + 1, version);
+    if (record.type === EXPORT_FORMAT && records.length === 0) version = record.version;
+    records.push(record);
   });
   if (records.length === 0 || records[0]?.type !== EXPORT_FORMAT) {
     throw new CliError(
@@ -149,9 +122,4 @@ export function readExport(file: string): ExportRecord[] {
     );
   }
   return records;
-}
-
-export function quoteIdent(name: string): string {
-  if (!IDENT.test(name)) throw new CliError(`Invalid column name '${name}'.`);
-  return `"${name}"`;
 }

@@ -5,8 +5,10 @@ import {
   type MemoryProvider,
   NoSuchProviderError,
   type ProviderPackage,
+  type DiscoverySearch,
   describeError,
-  discoverProviderPackages,
+  describeSearch,
+  explainDiscovery,
   loadEnvFile,
   resolveMemoryProvider,
 } from '@hermes-memory/core';
@@ -39,39 +41,48 @@ function cliPackageDir(): string {
   return path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 }
 
-/** Installed provider packages (no import), without the built-in store. */
-export function installedProviderPackages(cwd: string, home: string): ProviderPackage[] {
-  return discoverProviderPackages(discoveryOptions(cwd, home)).filter((p) => p.name !== BUILTIN);
+/** Installed provider packages (no import), without the built-in store, and where discovery looked. */
+export function findProviderPackages(
+  cwd: string,
+  home: string,
+): { packages: ProviderPackage[]; search: DiscoverySearch } {
+  const { found, search } = explainDiscovery(discoveryOptions(cwd, home));
+  return { packages: found.filter((p) => p.name !== BUILTIN), search };
 }
 
-type LoadResult =
-  | { ok: true; provider: DiscoveredProvider }
-  | { ok: false; kind: 'not-installed' | 'no-provider' | 'failed'; message: string };
+/** Installed provider packages (no import), without the built-in store. */
+export function installedProviderPackages(cwd: string, home: string): ProviderPackage[] {
+  return findProviderPackages(cwd, home).packages;
+}
+
+/** "Memory provider 'x' not found. Install it … Discovery searched …": what to do, then where we looked. */
+export function notFoundMessage(name: string, search: DiscoverySearch | undefined): string {
+  const where = search ? ` Discovery ${describeSearch(search)}.` : '';
+  return `Memory provider '${name}' not found. Install it (npm install @hermes-memory/${name}) or run 'hermes-memory setup' to pick another.${where}`;
+}
+
+type LoadResult = { ok: true; provider: DiscoveredProvider } | { ok: false; message: string };
 
 async function tryLoad(name: string, cwd: string, home: string): Promise<LoadResult> {
   const result =
     name === BUILTIN
-      ? { status: 'not-found' as const }
+      ? { status: 'invalid-name' as const }
       : await resolveMemoryProvider(name, discoveryOptions(cwd, home));
   switch (result.status) {
     case 'loaded':
       return { ok: true, provider: { name, packageName: result.packageName, provider: result.provider } };
+    case 'invalid-name':
+      return { ok: false, message: notFoundMessage(name, undefined) };
     case 'not-found':
-      return {
-        ok: false,
-        kind: 'not-installed',
-        message: `Memory provider '${name}' not found. Install it (npm install @hermes-memory/${name}) or run 'hermes-memory setup' to pick another.`,
-      };
+      return { ok: false, message: notFoundMessage(name, result.search) };
     case 'no-factory':
       return {
         ok: false,
-        kind: 'no-provider',
         message: `Memory provider '${name}' failed to load: ${result.packageName} exports no provider factory.`,
       };
     case 'failed':
       return {
         ok: false,
-        kind: 'failed',
         message: `Memory provider '${name}' failed to load: ${firstLine(describeError(result.error))}`,
       };
   }
@@ -91,23 +102,22 @@ export interface BrokenProvider {
 }
 
 /**
- * Every installed provider, loaded. A scoped project package that exports no provider at all
- * (e.g. a dev-only `@hermes-memory/testkit`) is not a provider and is skipped; anything else that
- * fails to load is reported in `broken`.
+ * Every installed provider (a package declaring `hermesMemory.provider`), loaded; one that fails
+ * to load is reported in `broken`. `search` says where discovery looked, for "found nothing".
  */
 export async function discoverProviders(
   cwd: string,
   home: string,
-): Promise<{ loaded: DiscoveredProvider[]; broken: BrokenProvider[] }> {
+): Promise<{ loaded: DiscoveredProvider[]; broken: BrokenProvider[]; search: DiscoverySearch }> {
   const loaded: DiscoveredProvider[] = [];
   const broken: BrokenProvider[] = [];
-  for (const pkg of installedProviderPackages(cwd, home)) {
+  const { packages, search } = findProviderPackages(cwd, home);
+  for (const pkg of packages) {
     const result = await tryLoad(pkg.name, cwd, home);
     if (result.ok) loaded.push(result.provider);
-    else if (!(result.kind === 'no-provider' && pkg.source === 'scoped'))
-      broken.push({ name: pkg.name, packageName: pkg.packageName, error: result.message });
+    else broken.push({ name: pkg.name, packageName: pkg.packageName, error: result.message });
   }
-  return { loaded, broken };
+  return { loaded, broken, search };
 }
 
 function firstLine(text: string): string {

@@ -1,18 +1,12 @@
+import type { CliStyle } from '@hermes-memory/core';
+
 /**
  * Terminal styling. Colour only when the stream is a TTY and NO_COLOR is unset (https://no-color.org),
  * or when FORCE_COLOR asks for it; otherwise every helper returns the text unchanged.
  */
-export interface Style {
-  readonly enabled: boolean;
-  bold(text: string): string;
-  dim(text: string): string;
-  red(text: string): string;
-  green(text: string): string;
-  yellow(text: string): string;
+export interface Style extends CliStyle {
   blue(text: string): string;
   magenta(text: string): string;
-  cyan(text: string): string;
-  gray(text: string): string;
 }
 
 export function colorEnabled(isTTY: boolean, env: Readonly<Record<string, string | undefined>>): boolean {
@@ -37,9 +31,4 @@ export function createStyle(enabled: boolean): Style {
     cyan: wrap(36, 39),
     gray: wrap(90, 39),
   };
-}
-
-/** Visible width of a string that may hold ANSI colour codes. */
-export function visibleLength(text: string): number {
-  return text.replace(/\u001b\[[0-9;]*m/g, '').length;
 }

@@ -114,7 +114,7 @@ describe('hermes-memory (built binary)', () => {
     expectOneLineError(run(h, ['setup', 'no-such-provider', '--yes']));
     expectOneLineError(run(h, ['import', path.join(h, 'missing.jsonl')]));
     expectOneLineError(run(h, ['sessions', 'show', 'nope']));
-    expectOneLineError(run(h, ['facts', 'feedback', '1', 'meh']));
+    expectOneLineError(run(h, ['holographic', 'feedback', '1', 'meh']));
     fs.writeFileSync(path.join(h, 'config.yaml'), 'memory: [unclosed\n  provider: x\n');
     const corrupt = run(h, ['status']);
     expectOneLineError(corrupt);
@@ -241,38 +241,47 @@ describe('hermes-memory (built binary)', () => {
     expect(show.stdout).toContain('[USER] Our billing service deploys to Fly.io on Tuesdays');
   });
 
-  it('facts add / search / probe / feedback / list', () => {
+  it('holographic commands come from its ./cli module; `facts` is a deprecated alias for one release', () => {
     const h = home();
-    const added = JSON.parse(
-      run(h, ['facts', 'add', 'Alice maintains the billing service', '--category', 'project', '--json'])
-        .stdout,
+    const added = run(h, ['holographic', 'add', 'Alice maintains the billing service', '--json']);
+    expect(added.stderr).toBe('');
+    const id = JSON.parse(added.stdout).fact_id as number;
+    expect(JSON.parse(run(h, ['holographic', 'search', 'billing', '--json']).stdout).results[0].fact_id).toBe(
+      id,
     );
-    expect(added).toMatchObject({ status: 'added' });
-    const id = added.fact_id as number;
-    const search = JSON.parse(run(h, ['facts', 'search', 'billing', '--json']).stdout);
-    expect(search.results[0].fact_id).toBe(id);
-    const probe = JSON.parse(run(h, ['facts', 'probe', 'Alice', '--json']).stdout);
-    expect(probe.results.map((r: { fact_id: number }) => r.fact_id)).toContain(id);
-    const fb = JSON.parse(run(h, ['facts', 'feedback', String(id), 'helpful', '--json']).stdout);
-    expect(fb.new_trust).toBeCloseTo(0.55, 5);
-    const list = JSON.parse(run(h, ['facts', 'list', '--json']).stdout);
-    expect(list.count).toBe(1);
-    expectOneLineError(run(h, ['facts', 'feedback', '999', 'helpful']));
+    // The old spelling still works and says where the commands went, on stderr only.
+    const alias = run(h, ['facts', 'list', '--json']);
+    expect(alias.code).toBe(0);
+    expect(JSON.parse(alias.stdout).count).toBe(1);
+    expect(alias.stderr).toBe(
+      "hermes-memory: 'facts' is deprecated and will be removed in 0.3.0; use 'hermes-memory holographic …'.\n",
+    );
+    expect(run(h, ['facts', '--help']).stdout).toContain('Usage: hermes-memory facts <command>');
+    expect(run(h, ['holographic', 'search', '--help']).stdout).toContain(
+      'Usage: hermes-memory holographic search <query>',
+    );
+    expect(run(h, ['help', 'holographic']).stdout).toContain('reindex');
+    expect(run(h, ['--help']).stdout).toMatch(/Provider commands[^\n]*\n\s+holographic\s/);
+    expectOneLineError(run(h, ['holographic', 'frobnicate']));
+    expect(run(h, ['holographic']).code).toBe(2);
   });
 
   it('export → import into an empty home → export gives identical lines', () => {
     const a = home();
     run(a, ['memory', 'add', 'Repo uses pnpm']);
     run(a, ['memory', 'add', 'Name is Maya\n§ inside is content', '--target', 'user']);
-    run(a, ['facts', 'add', 'Bob owns the payments API', '--category', 'project']);
-    run(a, ['facts', 'add', 'Deploys happen on Tuesdays']);
+    run(a, ['holographic', 'add', 'Bob owns the payments API', '--category', 'project']);
+    run(a, ['holographic', 'add', 'Deploys happen on Tuesdays']);
     seedSessions(a);
     const first = run(a, ['export']);
     expect(first.code).toBe(0);
     const lines = first.stdout.trimEnd().split('\n');
-    expect(JSON.parse(lines[0]!)).toEqual({ type: 'hermes-memory-export', version: 1 });
+    expect(JSON.parse(lines[0]!)).toEqual({ type: 'hermes-memory-export', version: 2 });
     expect(lines.some((l) => l.includes('"table":"messages"'))).toBe(true);
-    expect(lines.some((l) => l.includes('"table":"facts"'))).toBe(true);
+    // The fact store is exported by holographic's CLI module, keyed by provider, though it is not active.
+    expect(
+      lines.some((l) => l.startsWith('{"type":"record","provider":"holographic","data":{"table":"facts"')),
+    ).toBe(true);
 
     const b = home();
     const file = path.join(a, 'export.jsonl');
@@ -363,5 +372,68 @@ describe('hermes-memory (built binary)', () => {
       'First note\n§\nSecond note\nspans lines\n§\nThird',
     );
     expect(fs.readFileSync(path.join(h, 'config.yaml'), 'utf8')).toContain('model: some-model');
+  });
+
+  it('imports a version 1 export: its fact rows become holographic records', () => {
+    const h = home();
+    const file = path.join(h, 'v1.jsonl');
+    fs.writeFileSync(
+      file,
+      [
+        { type: 'hermes-memory-export', version: 1 },
+        { type: 'memory', target: 'memory', content: 'Repo uses pnpm' },
+        {
+          type: 'row',
+          store: 'facts',
+          table: 'facts',
+          row: {
+            fact_id: 7,
+            content: 'Deploys happen on Tuesdays',
+            category: 'general',
+            tags: '',
+            trust_score: 0.5,
+          },
+        },
+      ]
+        .map((r) => JSON.stringify(r))
+        .join('\n'),
+    );
+    const imported = run(h, ['import', file, '--json']);
+    expect(imported.code).toBe(0);
+    expect(JSON.parse(imported.stdout).providers.holographic).toEqual({
+      inserted: 1,
+      skipped: 0,
+      refused: [],
+    });
+    const facts = JSON.parse(run(h, ['holographic', 'list', '--json']).stdout);
+    expect(facts.facts.map((f: { fact_id: number }) => f.fact_id)).toEqual([7]);
+    // Version 2 knows no `store: "facts"` rows.
+    fs.writeFileSync(
+      file,
+      `${JSON.stringify({ type: 'hermes-memory-export', version: 2 })}\n${JSON.stringify({ type: 'row', store: 'facts', table: 'facts', row: {} })}\n`,
+    );
+    expectOneLineError(run(h, ['import', file]));
+  });
+});
+
+describe('the provider seam (decision 0603)', () => {
+  it('packages/cli imports no backend package: providers arrive through their ./cli modules', () => {
+    const src = path.resolve(__dirname, '../src');
+    const allowed = new Set(['@hermes-memory/core', '@hermes-memory/builtin', '@hermes-memory/mcp']);
+    const seen = new Set<string>();
+    const walk = (dir: string) => {
+      for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+        const full = path.join(dir, entry.name);
+        if (entry.isDirectory()) walk(full);
+        else
+          for (const m of fs
+            .readFileSync(full, 'utf8')
+            .matchAll(/(?:from|import\()\s*['"](@hermes-memory\/[^'"/]+)/g))
+            seen.add(m[1]!);
+      }
+    };
+    walk(src);
+    expect([...seen].filter((s) => !allowed.has(s))).toEqual([]);
+    expect(seen.has('@hermes-memory/core')).toBe(true);
   });
 });

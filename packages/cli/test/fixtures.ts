@@ -7,6 +7,67 @@ import { afterAll, beforeAll } from 'vitest';
 const CORE_DIST = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../core/dist/index.js');
 
 /**
+ * Acme's CLI module (decision 0603): notes kept in `<home>/acme-notes.json`, two commands, a status
+ * store and detail, a doctor check, export/import records (one refused on purpose), a post-setup
+ * step that can fail. A remote-style provider: no `localData`.
+ */
+const ACME_CLI = `import fs from 'node:fs';
+import path from 'node:path';
+const file = (ctx) => path.join(ctx.home, 'acme-notes.json');
+const read = (ctx) => { try { return JSON.parse(fs.readFileSync(file(ctx), 'utf8')); } catch { return []; } };
+const write = (ctx, notes) => fs.writeFileSync(file(ctx), JSON.stringify(notes), { mode: 0o600 });
+export default {
+  provider: 'acme',
+  summary: 'Acme notes',
+  commands: [
+    { name: 'note', summary: 'add a note', usage: 'Usage: hermes-memory acme note <text>',
+      async run(ctx, argv) {
+        const { positionals } = ctx.parseArgs(argv, {});
+        if (positionals.length !== 1) throw ctx.usageError("'note' takes one <text>.");
+        const notes = read(ctx); notes.push(positionals[0]); write(ctx, notes);
+        if (ctx.json) ctx.printJson({ count: notes.length }); else ctx.out('noted');
+        return 0;
+      } },
+    { name: 'whoami', summary: 'settings as the provider sees them', usage: 'Usage: hermes-memory acme whoami',
+      async run(ctx) {
+        ctx.printJson({ workspace: ctx.providerConfig.workspace ?? null, env: ctx.env.ACME_WORKSPACE ?? null });
+        return 0;
+      } },
+  ],
+  status(ctx) {
+    const f = file(ctx);
+    const exists = fs.existsSync(f);
+    return {
+      stores: [{ name: 'acme-notes.json', path: f, exists, bytes: exists ? fs.statSync(f).size : 0, detail: read(ctx).length + ' notes' }],
+      details: { mode: String(ctx.providerConfig.mode ?? 'cloud') },
+    };
+  },
+  doctor(ctx) {
+    const set = Boolean(ctx.env.ACME_API_KEY);
+    return [{ id: 'key', title: 'Acme API key', status: set ? 'ok' : 'warn', detail: set ? 'set' : 'not set', fix: 'hermes-memory setup acme' }];
+  },
+  *exportRecords(ctx) { for (const text of read(ctx)) yield { text }; },
+  validateRecord(record) { return typeof record.text === 'string' ? undefined : 'a note needs text'; },
+  async importRecords(ctx, records, progress) {
+    const notes = read(ctx);
+    const result = { inserted: 0, skipped: 0, refused: [] };
+    for (const r of records) {
+      progress.tick();
+      if (r.text.includes('FORBIDDEN')) result.refused.push({ error: 'acme refuses that note', record: r });
+      else if (notes.includes(r.text)) result.skipped++;
+      else { notes.push(r.text); result.inserted++; }
+    }
+    write(ctx, notes);
+    return result;
+  },
+  async postSetup(ctx, saved) {
+    if (saved.values.workspace === 'unreachable') throw ctx.fail('cannot reach acme.example');
+    ctx.out('acme: workspace ' + saved.values.workspace + ' is ready');
+  },
+};
+`;
+
+/**
  * A real third-party provider package in a temporary project: found by core's discovery through
  * its `"hermesMemory": {"provider": "acme"}` declaration, and saving its settings with core's
  * `saveConfigValues` under `memory.acme` (as first-party providers do). Its schema exercises every
@@ -22,9 +83,10 @@ export function createAcmeProject(): { root: string; cwd: string } {
       name: 'acme-memory',
       type: 'module',
       main: 'index.js',
-      hermesMemory: { provider: 'acme' },
+      hermesMemory: { provider: 'acme', cli: './cli.js' },
     }),
   );
+  fs.writeFileSync(path.join(dir, 'cli.js'), ACME_CLI);
   fs.writeFileSync(
     path.join(dir, 'index.js'),
     `import { saveConfigValues } from ${JSON.stringify(pathToFileURL(CORE_DIST).href)};

@@ -108,66 +108,178 @@ describe('providers through core discovery (built binary)', () => {
   });
 });
 
-describe('facts reindex / embed (built binary)', () => {
-  it('rebuild vectors and embed pending facts, with --json', () => {
-    const h = home();
-    expect(JSON.parse(run(h, ['facts', 'reindex', '--json']).stdout)).toEqual({ facts: 0, vectors: 0 });
-    expect(fs.existsSync(path.join(h, 'memory_store.db'))).toBe(false); // read-only on a fresh home
-    for (const fact of [
-      'Alice maintains the billing service',
-      'Deploys happen on Tuesdays',
-      'Bob owns payments',
-    ])
-      expect(run(h, ['facts', 'add', fact]).code).toBe(0);
-    const re = run(h, ['facts', 'reindex', '--json']);
-    expect(re.code).toBe(0);
-    expect(JSON.parse(re.stdout)).toEqual({ facts: 3, vectors: 3 });
-    expect(re.stderr).toBe(''); // no progress bar when stderr is not a terminal
+describe("providers' CLI modules through the seam (built binary, decision 0603)", () => {
+  const at = () => ({ cwd: project.cwd });
+  const activeAcme = (h: string) =>
+    fs.writeFileSync(
+      path.join(h, 'config.yaml'),
+      'memory:\n  provider: acme\n  acme:\n    mode: local\n    workspace: ops\n',
+    );
 
-    const first = JSON.parse(run(h, ['facts', 'embed', '--json', '--batch', '2']).stdout);
-    expect(first).toMatchObject({ embedded: 3, pending: 0 });
-    expect(first.model).toMatch(/\S/);
-    // Idempotent: nothing left to embed.
-    expect(JSON.parse(run(h, ['facts', 'embed', '--json']).stdout)).toMatchObject({
-      embedded: 0,
-      pending: 0,
+  it('`hermes-memory acme …` runs the commands of a third-party package, with its settings', () => {
+    const h = home();
+    activeAcme(h);
+    fs.writeFileSync(path.join(h, '.env'), 'ACME_WORKSPACE=ops-env\n', { mode: 0o600 });
+    expect(run(h, ['acme', 'note', 'Ship on Fridays'], at())).toMatchObject({ code: 0, stdout: 'noted\n' });
+    expect(JSON.parse(run(h, ['acme', 'note', 'Tests before merge', '--json'], at()).stdout)).toEqual({
+      count: 2,
     });
-    // Search still finds facts after the rebuild.
-    expect(JSON.parse(run(h, ['facts', 'search', 'billing', '--json']).stdout).count).toBeGreaterThan(0);
-    expectOneLineError(run(h, ['facts', 'embed', '--batch', '0']));
+    expect(JSON.parse(run(h, ['acme', 'whoami'], at()).stdout)).toEqual({ workspace: 'ops', env: 'ops-env' });
+    const help = run(h, ['acme', '--help'], at()).stdout;
+    expect(help).toContain('hermes-memory acme — Acme notes (acme-memory)');
+    expect(help).toMatch(/note\s+add a note/);
+    expect(run(h, ['help', 'acme', 'note'], at()).stdout).toBe('Usage: hermes-memory acme note <text>\n');
+    expect(run(h, ['--help'], at()).stdout).toMatch(/\n\s+acme\s+acme-memory commands/);
+    const bad = run(h, ['acme', 'note'], at());
+    expectOneLineError(bad);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain("'note' takes one <text>. See 'hermes-memory acme note --help'.");
+    expectOneLineError(run(h, ['acme', 'frobnicate'], at()));
+    // From a directory where acme is not installed, it is an unknown command.
+    const elsewhere = run(h, ['acme', 'note', 'x']);
+    expectOneLineError(elsewhere);
+    expect(elsewhere.stderr).toContain("Unknown command 'acme'");
   });
 
-  it('draws progress bars on stderr when it is a terminal', async () => {
+  it('status and doctor include the active provider; an inactive remote provider is left alone', () => {
+    const h = home();
+    activeAcme(h);
+    run(h, ['acme', 'note', 'Ship on Fridays'], at());
+    const status = JSON.parse(run(h, ['status', '--json'], at()).stdout);
+    expect(status.provider.details).toEqual({ mode: 'local' });
+    expect(status.stores.find((s: { name: string }) => s.name === 'acme-notes.json')).toMatchObject({
+      exists: true,
+      detail: '1 notes',
+    });
+    // holographic keeps its data in the home: listed although not active.
+    expect(status.stores.some((s: { name: string }) => s.name === 'memory_store.db')).toBe(true);
+    const doctor = JSON.parse(run(h, ['doctor', '--json'], at()).stdout);
+    expect(doctor.checks.find((c: { id: string }) => c.id === 'acme.key')).toMatchObject({
+      provider: 'acme',
+      status: 'warn',
+      fix: 'hermes-memory setup acme',
+    });
+
+    fs.writeFileSync(path.join(h, 'config.yaml'), 'memory:\n  provider: ""\n');
+    const inactive = JSON.parse(run(h, ['status', '--json'], at()).stdout);
+    expect(inactive.stores.some((s: { name: string }) => s.name === 'acme-notes.json')).toBe(false);
+    expect(
+      JSON.parse(run(h, ['doctor', '--json'], at()).stdout).checks.some(
+        (c: { id: string }) => c.id === 'acme.key',
+      ),
+    ).toBe(false);
+  });
+
+  it('export and import carry provider records keyed by provider; refusals exit 1', () => {
+    const a = home();
+    activeAcme(a);
+    run(a, ['acme', 'note', 'Ship on Fridays'], at());
+    const exported = run(a, ['export'], at()).stdout;
+    expect(exported).toContain('{"type":"record","provider":"acme","data":{"text":"Ship on Fridays"}}\n');
+
+    // Not active: only with --provider.
+    fs.writeFileSync(path.join(a, 'config.yaml'), 'memory:\n  provider: ""\n');
+    expect(run(a, ['export'], at()).stdout).not.toContain('"provider":"acme"');
+    expect(run(a, ['export', '--provider', 'acme'], at()).stdout).toBe(exported);
+    expectOneLineError(run(a, ['export', '--provider', 'ghost'], at()));
+
+    const b = home();
+    const file = path.join(a, 'out.jsonl');
+    fs.writeFileSync(
+      file,
+      exported.replace('\n', '\n{"type":"record","provider":"acme","data":{"text":"FORBIDDEN note"}}\n'),
+    );
+    const imported = run(b, ['import', file, '--json'], at());
+    expect(imported.code).toBe(1);
+    expect(JSON.parse(imported.stdout).providers.acme).toMatchObject({ inserted: 1, skipped: 0 });
+    expect(JSON.parse(fs.readFileSync(path.join(b, 'acme-notes.json'), 'utf8'))).toEqual(['Ship on Fridays']);
+    const text = run(b, ['import', file], at());
+    expect(text.code).toBe(1);
+    expect(text.stderr).toBe('hermes-memory: refused acme record: acme refuses that note\n');
+  });
+
+  it('import stops before writing anything when a provider is missing or rejects a record', () => {
+    const h = home();
+    const file = path.join(h, 'in.jsonl');
+    const lines = (...records: object[]) =>
+      fs.writeFileSync(
+        file,
+        [
+          { type: 'hermes-memory-export', version: 2 },
+          { type: 'memory', target: 'memory', content: 'Repo uses pnpm' },
+          ...records,
+        ]
+          .map((r) => JSON.stringify(r))
+          .join('\n'),
+      );
+    lines({ type: 'record', provider: 'ghost', data: { x: 1 } });
+    const ghost = run(h, ['import', file], at());
+    expectOneLineError(ghost);
+    expect(ghost.stderr).toContain(
+      "The export holds records of provider 'ghost': Memory provider 'ghost' not found.",
+    );
+    lines({ type: 'record', provider: 'acme', data: { text: 42 } });
+    const invalid = run(h, ['import', file], at());
+    expectOneLineError(invalid);
+    expect(invalid.stderr).toContain('Record 3 (acme): a note needs text.');
+    expect(fs.readdirSync(h)).toEqual(['in.jsonl']);
+  });
+
+  it("setup runs the provider's post-setup step after saving; its failure is exit 1 with the settings kept", () => {
+    const h = home();
+    const ok = run(h, ['setup', 'acme', '--set', 'mode=local', '--set', 'workspace=ops', '--yes'], at());
+    expect(ok.code).toBe(0);
+    expect(ok.stdout).toMatch(/^acme: workspace ops is ready\n✓ memory.provider: acme/);
+    const failed = run(
+      h,
+      ['setup', 'acme', '--set', 'mode=local', '--set', 'workspace=unreachable', '--yes'],
+      at(),
+    );
+    expectOneLineError(failed);
+    expect(failed.stderr).toContain(
+      "Settings saved, but the post-setup step of 'acme' failed: cannot reach acme.example",
+    );
+    expect(fs.readFileSync(path.join(h, 'config.yaml'), 'utf8')).toContain('workspace: unreachable');
+  });
+
+  it('status says where discovery looked when it finds no provider (issue 20)', () => {
+    const h = home();
+    fs.writeFileSync(path.join(h, 'config.yaml'), 'memory:\n  provider: nowhere\n');
+    const status = JSON.parse(run(h, ['status', '--json'], at()).stdout);
+    expect(status.provider).toMatchObject({ name: 'nowhere', installed: false });
+    expect(status.provider.reason).toContain('Discovery searched');
+    expect(status.provider.reason).toContain(path.join(project.root, 'node_modules'));
+    expect(status.discovery.pluginDirs).toEqual([
+      { dir: path.join(h, 'plugins'), source: 'user', exists: false },
+    ]);
+    const doctor = JSON.parse(run(h, ['doctor', '--json'], at()).stdout);
+    expect(doctor.checks.find((c: { id: string }) => c.id === 'provider').detail).toContain(
+      `${path.join(h, 'plugins')} (does not exist)`,
+    );
+  });
+
+  it("draws provider commands' progress bars on stderr when it is a terminal", async () => {
     const h = home();
     for (const fact of ['Carol runs the data team', 'The API uses gRPC'])
-      expect(run(h, ['facts', 'add', fact]).code).toBe(0);
-    const go = async (action: string) => {
-      let stderr = '';
-      let stdout = '';
-      const code = await runCli(['--home', h, '--no-color', 'facts', action], {
-        stdout: (t) => {
-          stdout += t;
-        },
-        stderr: (t) => {
-          stderr += t;
-        },
-        env: { NO_COLOR: '1' },
-        stdoutIsTTY: false,
-        stderrIsTTY: true,
-        stdinIsTTY: false,
-        cwd: h,
-      });
-      return { code, stdout, stderr };
-    };
-    const embed = await go('embed');
-    expect(embed.code).toBe(0);
-    expect(embed.stderr).toContain('\rEmbedding facts ');
-    expect(embed.stderr).toContain('2/2 (100%)');
-    expect(embed.stdout).toMatch(/embedded 2 facts/);
-    const reindex = await go('reindex');
-    expect(reindex.stderr).toContain('\rReindexing facts ');
-    expect(reindex.stderr).toContain('2/2 (100%)');
-    expect(reindex.stdout).toContain('reindexed 2 facts (2 HRR vectors)');
-    expectOneLineError(run(h, ['facts', 'reindex', 'extra']));
+      expect(run(h, ['holographic', 'add', fact]).code).toBe(0);
+    let stderr = '';
+    let stdout = '';
+    const code = await runCli(['--home', h, '--no-color', 'holographic', 'reindex'], {
+      stdout: (t) => {
+        stdout += t;
+      },
+      stderr: (t) => {
+        stderr += t;
+      },
+      env: { NO_COLOR: '1' },
+      stdoutIsTTY: false,
+      stderrIsTTY: true,
+      stdinIsTTY: false,
+      cwd: h,
+    });
+    expect(code).toBe(0);
+    expect(stderr).toContain('\rReindexing facts ');
+    expect(stderr).toContain('2/2 (100%)');
+    expect(stdout).toContain('reindexed 2 facts (2 HRR vectors)');
   });
 });

@@ -56,6 +56,12 @@ export * from './llm';
 // Provider resolution: memory.provider → an installed package.
 export * from './plugins';
 
+// The provider seam of the hermes-memory CLI: commands, status, doctor, export/import, post-setup.
+export * from './provider-cli';
+
+// SQLite rows in the portable export format, shared by every SQLite-backed store.
+export * from './portable';
+
 // package.json's version, put in by the build (tsup.preset.ts); running from source reports 0.0.0-dev.
 declare const __PACKAGE_VERSION__: string | undefined;
 export const VERSION: string = typeof __PACKAGE_VERSION__ === 'string' ? __PACKAGE_VERSION__ : '0.0.0-dev';

@@ -9,7 +9,8 @@
  * - `./fake-openai`: the scripted OpenAI-compatible server alone (the lightest import).
  *
  * Helpers include `tempHermesHome`, `collectLogs` and `requirePython` / `runPythonJson` for
- * Python-compatibility tests.
+ * Python-compatibility tests, and a harness for providers' CLI modules (`runProviderCliCommand`,
+ * `providerCliTestContext`, `exportProviderRecords`).
  */
 
 // Conformance suite, runner-independent; `describeMemoryProvider` is also here for the test files
@@ -85,3 +86,11 @@ export {
 export { type TempHermesHome, tempHermesHome } from './helpers/temp-home';
 export { type CollectedLogs, collectLogs } from './helpers/logs';
 export { requirePython, runPythonJson, spawnPython } from './helpers/python';
+export {
+  type ProviderCliRun,
+  type ProviderCliTestContext,
+  type ProviderCliTestOptions,
+  exportProviderRecords,
+  providerCliTestContext,
+  runProviderCliCommand,
+} from './helpers/provider-cli';

@@ -12,12 +12,15 @@ import {
   loadSqlite,
 } from '../doctor/checks';
 import { checkLockMechanism, checkMemoryFiles, checkProvider } from '../doctor/memory-checks';
+import { checkProviderContributions } from '../doctor/provider-checks';
 
 const USAGE = `Usage: hermes-memory doctor [--fix] [--json]
 
 Check the installation and the HERMES_HOME: better-sqlite3 loads, FTS5 is available, config.yaml
 parses, the configured provider loads and is available, memory files are private (0600) and within
-their limits, no stale lock files, every database passes PRAGMA integrity_check.
+their limits, no stale lock files, state.db passes PRAGMA integrity_check, and each provider's own
+checks (the active one's, and those of providers that keep data in the home: their stores'
+permissions and integrity).
 Exits 1 when something is wrong, and says how to fix it.
 
 Options:
@@ -40,13 +43,14 @@ export const doctorCommand: Command = {
       checkPermissions(ctx.home),
       checkLocks(ctx.home),
       ...checkDatabases(ctx.home, sqlite),
+      ...(await checkProviderContributions(ctx)),
     ];
     const repaired: string[] = [];
     if (values.fix) {
       for (const r of results) {
         if (r.status === 'fail' && r.repair) {
           try {
-            repaired.push(`${r.title}: ${r.repair()}`);
+            repaired.push(`${r.title}: ${await r.repair()}`);
             r.status = 'ok';
             r.detail = `repaired (${r.detail})`;
           } catch (error) {

@@ -1,38 +1,40 @@
 import fs from 'node:fs';
 import { SessionStore } from '@hermes-memory/builtin';
-import { FactStore } from '@hermes-memory/holographic';
-import type { Command } from '../command';
-import { parseCommandArgs } from '../context';
-import { CliError } from '../errors';
-import { factsDbPath } from '../facts-store';
-import { homePaths } from '../paths';
 import {
-  type ExportRecord,
-  type RawDb,
-  type Row,
-  decodeRow,
-  openRawDb,
-  quoteIdent,
-  readExport,
-  tableColumns,
-  tableExists,
-} from '../portable';
+  type PortableRecord,
+  type ProviderImportResult,
+  type SqliteRow,
+  addMissingColumns,
+  decodeSqliteRow,
+  describeError,
+  insertRow,
+  loadHermesConfig,
+} from '@hermes-memory/core';
+import type { Command } from '../command';
+import { type CommandContext, parseCommandArgs } from '../context';
+import { CliError } from '../errors';
+import { homePaths } from '../paths';
+import { type ExportRecord, type RawDb, openRawDb, readExport } from '../portable';
 import type { Progress } from '../progress';
+import { type LoadedProviderCli, providerCliContext, requireProviderCli } from '../provider-seam';
 import { openMemoryStore } from '../stores';
 
 const USAGE = `Usage: hermes-memory import <file | ->
 
 Load a 'hermes-memory export' file into this home. Every line is validated before anything is
-written. Memory entries go through the memory store (limits, scanner, duplicates skipped);
-sessions, messages and facts keep their ids where free. What already exists is skipped, so
-importing the same file twice changes nothing.`;
+written, providers' records by the provider itself (which must be installed). Memory entries go
+through the memory store (limits, scanner, duplicates skipped); sessions and messages keep their
+ids where free; each provider imports its own records the same way. What already exists is
+skipped, so importing the same file twice changes nothing.`;
 
 interface ImportStats {
   memoryAdded: number;
   memorySkipped: number;
   memoryRefused: Array<{ target: string; content: string; error: string }>;
+  /** state.db rows and providers' records, together. */
   rowsInserted: number;
   rowsSkipped: number;
+  providers: Record<string, ProviderImportResult>;
 }
 
 export const importCommand: Command = {
@@ -43,33 +45,77 @@ export const importCommand: Command = {
     if (positionals.length !== 1)
       throw new CliError('import takes one file (or - for stdin).', { exitCode: 2 });
     const records = readExport(positionals[0]!);
+    const providers = await providersFor(ctx, records);
     fs.mkdirSync(ctx.home, { recursive: true, mode: 0o700 });
     const progress = ctx.progress('importing', records.length - 1);
-    const stats = await importRecords(ctx.home, records, progress);
+    const stats = await importRecords(ctx, records, progress, providers);
     progress.done();
-    if (ctx.json) ctx.printJson({ ...stats, memoryRefused: stats.memoryRefused });
+    const refused = stats.memoryRefused.length + providerRefusals(stats).length;
+    if (ctx.json) ctx.printJson(stats);
     else {
       ctx.out(
         `${ctx.style.green('✓')} imported ${stats.memoryAdded} memory entries (${stats.memorySkipped} already present), ` +
           `${stats.rowsInserted} rows (${stats.rowsSkipped} already present)`,
       );
       for (const r of stats.memoryRefused) ctx.err(`hermes-memory: refused ${r.target} entry: ${r.error}`);
+      for (const r of providerRefusals(stats))
+        ctx.err(`hermes-memory: refused ${r.provider} record: ${r.error}`);
     }
-    return stats.memoryRefused.length > 0 ? 1 : 0;
+    return refused > 0 ? 1 : 0;
   },
 };
 
+function providerRefusals(stats: ImportStats): Array<{ provider: string; error: string }> {
+  return Object.entries(stats.providers).flatMap(([provider, r]) =>
+    r.refused.map((x) => ({ provider, error: x.error })),
+  );
+}
+
+/**
+ * The CLI module of every provider the file has records for, each record validated by it: a
+ * provider that is missing, cannot import, or rejects a record stops the import before any write.
+ */
+async function providersFor(
+  ctx: CommandContext,
+  records: readonly ExportRecord[],
+): Promise<Map<string, LoadedProviderCli>> {
+  const out = new Map<string, LoadedProviderCli>();
+  const ids = new Set(records.flatMap((r) => (r.type === 'record' ? [r.provider] : [])));
+  for (const id of ids) {
+    let loaded: LoadedProviderCli;
+    try {
+      loaded = await requireProviderCli(ctx, id);
+    } catch (error) {
+      throw new CliError(`The export holds records of provider '${id}': ${describeError(error)}`);
+    }
+    if (!loaded.module.importRecords)
+      throw new CliError(`The export holds records of provider '${id}', which cannot import records.`);
+    out.set(id, loaded);
+  }
+  let line = 0;
+  for (const r of records) {
+    line++;
+    if (r.type !== 'record') continue;
+    const problem = out.get(r.provider)?.module.validateRecord?.(r.data);
+    if (problem) throw new CliError(`Record ${line} (${r.provider}): ${problem}.`);
+  }
+  return out;
+}
+
 export async function importRecords(
-  home: string,
+  ctx: CommandContext,
   records: readonly ExportRecord[],
   progress: Progress,
+  providers: ReadonlyMap<string, LoadedProviderCli>,
 ): Promise<ImportStats> {
+  const home = ctx.home;
   const stats: ImportStats = {
     memoryAdded: 0,
     memorySkipped: 0,
     memoryRefused: [],
     rowsInserted: 0,
     rowsSkipped: 0,
+    providers: {},
   };
   const memory = records.filter((r): r is Extract<ExportRecord, { type: 'memory' }> => r.type === 'memory');
   if (memory.length > 0) {
@@ -83,82 +129,51 @@ export async function importRecords(
       progress.tick();
     }
   }
-  const rows = records.filter((r): r is Extract<ExportRecord, { type: 'row' }> => r.type === 'row');
-  const stateRows = rows.filter((r) => r.store === 'state');
-  const factRows = rows.filter((r) => r.store === 'facts');
+  const stateRows = records.filter((r): r is Extract<ExportRecord, { type: 'row' }> => r.type === 'row');
   if (stateRows.length > 0) {
     // The real store creates (or migrates) the schema; rows then go in through one transaction.
     new SessionStore({ hermesHome: home }).close();
-    withDb(homePaths(home).stateDb, (db) => importState(db, stateRows, stats, progress));
-  }
-  if (factRows.length > 0) {
-    const dbPath = factsDbPath(home);
-    new FactStore({ dbPath }).close();
-    withDb(dbPath, (db) => importFacts(db, factRows, stats, progress));
-    // Rebuild the derived indexes (side index, category banks) from the imported rows.
-    const store = new FactStore({ dbPath });
+    const db = openRawDb(homePaths(home).stateDb, { readonly: false });
     try {
-      store.syncSideIndex();
+      db.pragma('foreign_keys = OFF');
+      db.transaction(() => importState(db, stateRows, stats, progress))();
     } finally {
-      store.close();
+      db.close();
     }
+  }
+  const config = loadHermesConfig(home);
+  for (const [id, { module }] of providers) {
+    const own: PortableRecord[] = [];
+    for (const r of records) if (r.type === 'record' && r.provider === id) own.push(r.data);
+    const result = await module.importRecords!(providerCliContext(ctx, id, { config }), own, progress);
+    stats.providers[id] = result;
+    stats.rowsInserted += result.inserted;
+    stats.rowsSkipped += result.skipped;
   }
   return stats;
 }
 
-function withDb(file: string, fn: (db: RawDb) => void): void {
-  const db = openRawDb(file, { readonly: false });
-  try {
-    db.pragma('foreign_keys = OFF');
-    db.transaction(() => fn(db))();
-  } finally {
-    db.close();
-  }
-}
-
-/** Add columns a newer (e.g. Python v30) schema had, so nothing in the export is dropped. */
-function ensureColumns(db: RawDb, table: string, row: Row, known: Map<string, Set<string>>): Set<string> {
-  let cols = known.get(table);
-  if (!cols) {
-    cols = new Set(tableColumns(db, table));
-    known.set(table, cols);
-  }
-  for (const key of Object.keys(row)) {
-    if (!cols.has(key)) {
-      db.exec(`ALTER TABLE "${table}" ADD COLUMN ${quoteIdent(key)}`);
-      cols.add(key);
-    }
-  }
-  return cols;
-}
-
-function insert(db: RawDb, table: string, row: Row, mode: 'OR IGNORE' | '' = 'OR IGNORE') {
-  const keys = Object.keys(row);
-  const sql = `INSERT ${mode} INTO "${table}" (${keys.map(quoteIdent).join(', ')}) VALUES (${keys.map(() => '?').join(', ')})`;
-  return db.prepare(sql).run(...keys.map((k) => row[k]));
-}
-
 function importState(
   db: RawDb,
-  records: ReadonlyArray<{ table: string; row: Row }>,
+  records: ReadonlyArray<{ table: string; row: PortableRecord }>,
   stats: ImportStats,
   progress: Progress,
 ): void {
   const known = new Map<string, Set<string>>();
   for (const { table, row: raw } of records) {
-    const row = decodeRow(raw);
-    ensureColumns(db, table, row, known);
+    const row = decodeSqliteRow(raw);
+    addMissingColumns(db, table, row, known);
     if (table === 'sessions') {
-      if (insert(db, table, row).changes > 0) stats.rowsInserted++;
+      if (insertRow(db, table, row).changes > 0) stats.rowsInserted++;
       else stats.rowsSkipped++;
     } else {
       // messages: keep the id when it is free; the same message already there is a duplicate; an
       // unrelated message holding the id means this one gets a fresh id.
       const existing = db
         .prepare('SELECT session_id, timestamp, content, role FROM messages WHERE id = ?')
-        .get(row.id) as Row | undefined;
+        .get(row.id) as SqliteRow | undefined;
       if (!existing) {
-        insert(db, table, row, '');
+        insertRow(db, table, row, 'plain');
         stats.rowsInserted++;
       } else if (
         existing.session_id === row.session_id &&
@@ -169,78 +184,9 @@ function importState(
         stats.rowsSkipped++;
       } else {
         const { id: _id, ...rest } = row;
-        insert(db, table, rest, '');
+        insertRow(db, table, rest, 'plain');
         stats.rowsInserted++;
       }
-    }
-    progress.tick();
-  }
-}
-
-function importFacts(
-  db: RawDb,
-  records: ReadonlyArray<{ table: string; row: Row }>,
-  stats: ImportStats,
-  progress: Progress,
-): void {
-  const known = new Map<string, Set<string>>();
-  const factIds = new Map<unknown, number>();
-  const entityIds = new Map<unknown, number>();
-  for (const { table, row: raw } of records) {
-    const row = decodeRow(raw);
-    if (!tableExists(db, table)) {
-      stats.rowsSkipped++;
-      progress.tick();
-      continue;
-    }
-    ensureColumns(db, table, row, known);
-    if (table === 'facts') {
-      const same = db.prepare('SELECT fact_id FROM facts WHERE content = ?').get(row.content) as
-        | { fact_id: number }
-        | undefined;
-      if (same) {
-        factIds.set(row.fact_id, same.fact_id);
-        stats.rowsSkipped++;
-      } else {
-        const taken = db.prepare('SELECT 1 FROM facts WHERE fact_id = ?').get(row.fact_id) !== undefined;
-        const { fact_id: _f, ...rest } = row;
-        const result = insert(db, table, taken ? rest : row, '');
-        factIds.set(row.fact_id, Number(result.lastInsertRowid));
-        stats.rowsInserted++;
-      }
-    } else if (table === 'entities') {
-      const byId = db.prepare('SELECT name FROM entities WHERE entity_id = ?').get(row.entity_id) as
-        | { name: string }
-        | undefined;
-      if (byId && byId.name === row.name) {
-        entityIds.set(row.entity_id, Number(row.entity_id));
-        stats.rowsSkipped++;
-      } else {
-        const byName = db.prepare('SELECT entity_id FROM entities WHERE name = ?').get(row.name) as
-          | { entity_id: number }
-          | undefined;
-        if (byName) {
-          entityIds.set(row.entity_id, byName.entity_id);
-          stats.rowsSkipped++;
-        } else {
-          const { entity_id: _e, ...rest } = row;
-          const result = insert(db, table, byId ? rest : row, '');
-          entityIds.set(row.entity_id, Number(result.lastInsertRowid));
-          stats.rowsInserted++;
-        }
-      }
-    } else if (table === 'fact_entities') {
-      const mapped = {
-        ...row,
-        fact_id: factIds.get(row.fact_id) ?? row.fact_id,
-        entity_id: entityIds.get(row.entity_id) ?? row.entity_id,
-      };
-      if (insert(db, table, mapped).changes > 0) stats.rowsInserted++;
-      else stats.rowsSkipped++;
-    } else {
-      // memory_banks: derived per-category bundles; kept as exported when the name is free.
-      if (insert(db, table, row).changes > 0) stats.rowsInserted++;
-      else stats.rowsSkipped++;
     }
     progress.tick();
   }

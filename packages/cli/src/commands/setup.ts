@@ -9,8 +9,10 @@ import {
 } from '@hermes-memory/core';
 import type { Command } from '../command';
 import { parseCommandArgs } from '../context';
-import { CliError } from '../errors';
-import { type DiscoveredProvider, discoverProviders, loadProvider } from '../providers';
+import type { CommandContext } from '../context';
+import { CliError, oneLine } from '../errors';
+import { providerCliContext, requireProviderCli } from '../provider-seam';
+import { type DiscoveredProvider, discoverProviders, findProviderPackages, loadProvider } from '../providers';
 import { CANCELLED, type Prompter, clackPrompter } from '../setup/prompter';
 import { type SetupAnswers, answersFromFlags, parseSetFlags, providerHint } from '../setup/schema';
 import { runSchemaWizard } from '../setup/wizard';
@@ -21,6 +23,7 @@ const USAGE = `Usage: hermes-memory setup [provider] [--set key=value ...] [--ye
 Choose the external memory provider and configure it. Without arguments, an interactive picker
 lists every installed provider plus "Built-in only" (MEMORY.md / USER.md, the default).
 Secrets go to <home>/.env (mode 0600); other settings to the provider's config in config.yaml.
+Then the provider's own post-setup step runs, when it has one (e.g. a connection check).
 
   hermes-memory setup                                  interactive
   hermes-memory setup holographic                      interactive, provider chosen
@@ -124,6 +127,7 @@ export const setupCommand: Command = {
         : { written: [], skipped: [] };
     for (const bad of written.skipped)
       ctx.err(`hermes-memory: skipped invalid environment variable name '${bad}'.`);
+    await runPostSetup(ctx, name, { values: answers.values, envNames: written.written });
     return report(
       ctx,
       prompter,
@@ -132,6 +136,28 @@ export const setupCommand: Command = {
     );
   },
 };
+
+/**
+ * The provider's post-setup step (its CLI module's `postSetup`, decision 0603), after everything
+ * is saved. A failure is one line and exit 1; the saved settings stay.
+ */
+async function runPostSetup(
+  ctx: CommandContext,
+  id: string,
+  saved: { values: SetupAnswers['values']; envNames: readonly string[] },
+): Promise<void> {
+  const pkg = findProviderPackages(ctx.io.cwd, ctx.home).packages.find((p) => p.name === id);
+  if (!pkg?.cli) return;
+  const { module } = await requireProviderCli(ctx, id);
+  if (!module.postSetup) return;
+  try {
+    await module.postSetup(providerCliContext(ctx, id, { command: 'setup' }), saved);
+  } catch (error) {
+    throw new CliError(`Settings saved, but the post-setup step of '${id}' failed: ${oneLine(error)}`, {
+      ...(CliError.isInstance(error) && error.hint ? { hint: error.hint } : {}),
+    });
+  }
+}
 
 async function pickProvider(prompter: Prompter, providers: readonly DiscoveredProvider[]) {
   const options = [

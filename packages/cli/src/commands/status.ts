@@ -2,26 +2,30 @@ import fs from 'node:fs';
 import {
   type ConfigField,
   type HermesConfig,
+  describeError,
+  describeSearch,
   loadHermesConfig,
   providerConfigPaths,
   readProviderConfig,
   resolveEnv,
+  sqliteSize,
 } from '@hermes-memory/core';
 import type { Command } from '../command';
 import { type CommandContext, parseCommandArgs } from '../context';
 import { CliError } from '../errors';
-import { resolveFactsDbPath } from '../facts-path';
 import { formatBytes, table } from '../format';
-import { fileInfo, homePaths, sqliteSize } from '../paths';
+import { fileInfo, homePaths } from '../paths';
 import { openRawDb } from '../portable';
-import { applyHomeEnv, discoverProviders } from '../providers';
+import { providerCliContext, relevantProviderClis } from '../provider-seam';
+import { applyHomeEnv, discoverProviders, notFoundMessage } from '../providers';
 import { type FieldValue, fieldVisible } from '../setup/schema';
 
 const USAGE = `Usage: hermes-memory status [--json]
 
 Show the built-in memory settings, the active memory provider (installed, available, and each of
-its environment variables set or not), every installed provider, every store's path and size, and
-how full MEMORY.md and USER.md are.`;
+its environment variables set or not), every installed provider, every store's path and size
+(providers' stores included), and how full MEMORY.md and USER.md are. When no provider is found,
+says where discovery looked.`;
 
 /** Services (systemd, launchd, Docker, cron) start without the agent's .env loading. */
 const SERVICE_ENV_NOTE =
@@ -44,7 +48,14 @@ export const statusCommand: Command = {
     const config: HermesConfig = loadHermesConfig(ctx.home);
     const m = config.memory;
 
-    const { provider, providers } = await providerStatus(ctx, config);
+    const { provider, providers, search } = await providerStatus(ctx, config);
+    const contributed = await providerContributions(ctx, config);
+    for (const p of providers) {
+      const problem = contributed.problems.get(p.name);
+      if (problem) p.cliError = problem;
+    }
+    const details = contributed.details.get(provider.name);
+    if (details) provider.details = details;
     const hasMemories = fs.existsSync(homePaths(ctx.home).memoriesDir);
     // Loaded only when there is something to read: a fresh home's status needs no SQLite at all.
     const store = hasMemories ? (await import('../stores')).openMemoryStore(ctx.home) : undefined;
@@ -69,9 +80,7 @@ export const statusCommand: Command = {
         ['sessions', 'SELECT COUNT(*) AS n FROM sessions'],
         ['messages', 'SELECT COUNT(*) AS n FROM messages'],
       ]),
-      dbStore('memory_store.db', await resolveFactsDbPath(ctx.home), [
-        ['facts', 'SELECT COUNT(*) AS n FROM facts'],
-      ]),
+      ...contributed.stores,
       fileStore('config.yaml', p.config, ''),
       fileStore('.env', p.env, ''),
     ];
@@ -88,6 +97,7 @@ export const statusCommand: Command = {
         },
         provider,
         providers,
+        ...(providers.length === 0 || (provider.name && !provider.installed) ? { discovery: search } : {}),
         usage,
         stores,
       });
@@ -106,6 +116,8 @@ export const statusCommand: Command = {
         `  provider   ${s.bold(provider.name)}  installed ${yes(provider.installed)}  available ${yes(provider.available)}`,
       );
       if (provider.reason) ctx.out(`             ${s.yellow(provider.reason)}`);
+      for (const [key, value] of Object.entries(provider.details ?? {}))
+        ctx.out(`             ${s.gray(`${key}:`)} ${String(value)}`);
       for (const [key, value] of Object.entries(provider.config))
         ctx.out(`             ${s.gray(`${key}:`)} ${formatValue(value)}`);
       for (const v of provider.envVars)
@@ -116,13 +128,17 @@ export const statusCommand: Command = {
     }
     ctx.out();
     ctx.out(s.bold('Installed providers'));
-    if (providers.length === 0) ctx.out(`  ${s.gray('(none besides built-in)')}`);
+    if (providers.length === 0) {
+      ctx.out(`  ${s.gray('(none besides built-in)')}`);
+      ctx.out(`  ${s.gray(`Discovery ${describeSearch(search)}.`)}`);
+    }
     const width = Math.max(0, ...providers.map((p) => p.name.length));
     for (const p of providers) {
       const state = p.error ? `${s.red('✗')} ${s.gray(p.error)}` : `available ${yes(p.available)}`;
       ctx.out(
         `  ${p.name.padEnd(width)}  ${state}  ${s.gray(p.packageName)}${p.active ? `  ${s.green('← active')}` : ''}`,
       );
+      if (p.cliError) ctx.out(`  ${' '.repeat(width)}  ${s.yellow(p.cliError)}`);
     }
     ctx.out();
     ctx.out(s.bold('Memory usage'));
@@ -174,6 +190,32 @@ interface InstalledProvider {
   active: boolean;
   available: boolean;
   error?: string;
+  /** Its CLI module failed to load, or its status contribution threw. */
+  cliError?: string;
+}
+
+/**
+ * What providers' CLI modules add (decision 0603): the stores of the active provider and of every
+ * provider that keeps its data in HERMES_HOME, and the active provider's details. A module that
+ * fails is reported on its provider's line; status itself never fails because of it.
+ */
+async function providerContributions(ctx: CommandContext, config: HermesConfig) {
+  const stores: StoreStatus[] = [];
+  const details = new Map<string, Readonly<Record<string, string | number | boolean>>>();
+  const problems = new Map<string, string>();
+  const { loaded, failed } = await relevantProviderClis(ctx, { active: config.memory.provider });
+  for (const f of failed) problems.set(f.id, f.error);
+  for (const { id, module } of loaded) {
+    if (!module.status) continue;
+    try {
+      const report = await module.status(providerCliContext(ctx, id, { config }));
+      stores.push(...(report.stores ?? []));
+      if (report.details) details.set(id, report.details);
+    } catch (error) {
+      problems.set(id, `status failed: ${describeError(error)}`);
+    }
+  }
+  return { stores, details, problems };
 }
 
 /**
@@ -184,7 +226,7 @@ async function providerStatus(ctx: CommandContext, config: HermesConfig) {
   const name = config.memory.provider;
   applyHomeEnv(ctx.home, ctx.io.env);
   const env = resolveEnv(ctx.home, ctx.io.env);
-  const { loaded, broken } = await discoverProviders(ctx.io.cwd, ctx.home);
+  const { loaded, broken, search } = await discoverProviders(ctx.io.cwd, ctx.home);
   const providers: InstalledProvider[] = [
     ...loaded.map((p) => ({
       name: p.name,
@@ -207,15 +249,14 @@ async function providerStatus(ctx: CommandContext, config: HermesConfig) {
     available: !name,
     reason: '',
     config: {} as Record<string, unknown>,
+    details: undefined as Readonly<Record<string, string | number | boolean>> | undefined,
     envVars: [] as EnvVarStatus[],
   };
-  if (!name) return { provider, providers };
+  if (!name) return { provider, providers, search };
   const active = loaded.find((p) => p.name === name);
   if (!active) {
-    provider.reason =
-      broken.find((b) => b.name === name)?.error ??
-      `Memory provider '${name}' not found. Install it (npm install @hermes-memory/${name}) or run 'hermes-memory setup' to pick another.`;
-    return { provider, providers };
+    provider.reason = broken.find((b) => b.name === name)?.error ?? notFoundMessage(name, search);
+    return { provider, providers, search };
   }
   provider.installed = true;
   provider.available = safeAvailable(active.provider);
@@ -242,7 +283,7 @@ async function providerStatus(ctx: CommandContext, config: HermesConfig) {
       set: (env[f.envVar] ?? '') !== '',
       ...(f.url ? { url: f.url } : {}),
     }));
-  return { provider, providers };
+  return { provider, providers, search };
 }
 
 function safeAvailable(provider: { isAvailable(): boolean }): boolean {

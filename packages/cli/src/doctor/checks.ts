@@ -2,20 +2,21 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
-import { loadHermesConfig } from '@hermes-memory/core';
+import {
+  type ProviderCheck,
+  loadHermesConfig,
+  privateFilesCheck,
+  sqliteFiles,
+  sqliteIntegrityCheck,
+} from '@hermes-memory/core';
 import { homePaths } from '../paths';
 
-export type CheckStatus = 'ok' | 'warn' | 'fail' | 'skip';
+export type CheckStatus = ProviderCheck['status'];
 
-export interface CheckResult {
-  id: string;
-  title: string;
-  status: CheckStatus;
-  detail: string;
-  /** How to put it right, for a person. */
-  fix?: string;
-  /** `doctor --fix` can repair it itself. */
-  repair?: () => string;
+/** One doctor line; providers' checks (decision 0603) have the same shape plus their id. */
+export interface CheckResult extends ProviderCheck {
+  /** The provider whose CLI module contributed the check. */
+  provider?: string;
 }
 
 type SqliteDatabase = {
@@ -172,46 +173,16 @@ export function checkConfig(home: string): CheckResult {
   }
 }
 
-/** Files that hold memory or secrets must be private to the user (0600). */
+/** Built-in files that hold memory or secrets must be private to the user (0600). */
 export function checkPermissions(home: string): CheckResult {
-  const title = 'File permissions (0600)';
-  if (process.platform === 'win32')
-    return { id: 'permissions', title, status: 'skip', detail: 'not applicable on Windows' };
   const p = homePaths(home);
-  const candidates = [
-    p.memory,
-    p.user,
-    p.env,
-    p.stateDb,
-    `${p.stateDb}-wal`,
-    `${p.stateDb}-shm`,
-    p.factsDb,
-    `${p.factsDb}-wal`,
-    `${p.factsDb}-shm`,
-  ];
-  const loose: Array<{ file: string; mode: number }> = [];
-  for (const file of candidates) {
-    try {
-      const st = fs.lstatSync(file);
-      if (st.isFile() && (st.mode & 0o077) !== 0) loose.push({ file, mode: st.mode & 0o777 });
-    } catch {}
-  }
-  if (loose.length === 0)
-    return { id: 'permissions', title, status: 'ok', detail: 'memory, database and .env files are private' };
-  const list = loose
-    .map((l) => `${path.relative(home, l.file)} (${l.mode.toString(8).padStart(4, '0')})`)
-    .join(', ');
-  return {
+  return privateFilesCheck({
     id: 'permissions',
-    title,
-    status: 'fail',
-    detail: `readable by others: ${list}`,
-    fix: `chmod 600 ${loose.map((l) => JSON.stringify(l.file)).join(' ')}   (or: hermes-memory doctor --fix)`,
-    repair: () => {
-      for (const l of loose) fs.chmodSync(l.file, 0o600);
-      return `tightened ${loose.length} file(s) to 0600`;
-    },
-  };
+    title: 'File permissions (0600)',
+    files: [p.memory, p.user, p.env, ...sqliteFiles(p.stateDb)],
+    home,
+    okDetail: 'memory, database and .env files are private',
+  });
 }
 
 /**
@@ -277,43 +248,26 @@ function pidAlive(pid: number): boolean {
   }
 }
 
-/** `PRAGMA integrity_check` on every SQLite store present, opened read-only. */
-export function checkDatabases(
-  home: string,
-  sqlite: ReturnType<typeof loadSqlite>,
-  extra: readonly string[] = [],
-): CheckResult[] {
-  const p = homePaths(home);
-  const files = [...new Set([p.stateDb, p.factsDb, ...extra])].filter((f) => fs.existsSync(f));
-  if (files.length === 0)
+/** `PRAGMA integrity_check` on the built-in session database, opened read-only, when it exists. */
+export function checkDatabases(home: string, sqlite: ReturnType<typeof loadSqlite>): CheckResult[] {
+  const file = homePaths(home).stateDb;
+  if (!fs.existsSync(file))
     return [{ id: 'integrity', title: 'Database integrity', status: 'ok', detail: 'no databases yet' }];
-  return files.map((file) => {
-    const title = `Database integrity: ${path.relative(home, file) || file}`;
-    if (!sqlite.Database) return { id: 'integrity', title, status: 'skip', detail: 'needs better-sqlite3' };
-    let db: SqliteDatabase | undefined;
-    try {
-      db = new sqlite.Database(file, { readonly: true, fileMustExist: true });
-      const rows = db.prepare('PRAGMA integrity_check').all() as Array<Record<string, unknown>>;
-      const messages = rows.map((r) => String(Object.values(r)[0]));
-      if (messages.length === 1 && messages[0] === 'ok')
-        return { id: 'integrity', title, status: 'ok', detail: 'ok' };
-      return {
+  const Database = sqlite.Database;
+  if (!Database)
+    return [
+      {
         id: 'integrity',
-        title,
-        status: 'fail',
-        detail: messages.slice(0, 3).join('; '),
-        fix: `Copy ${file} aside, then recover with: sqlite3 ${JSON.stringify(file)} ".recover" | sqlite3 recovered.db`,
-      };
-    } catch (error) {
-      return {
-        id: 'integrity',
-        title,
-        status: 'fail',
-        detail: `cannot open: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`,
-        fix: `The file is not a readable SQLite database. Restore it from a backup or move it aside.`,
-      };
-    } finally {
-      db?.close();
-    }
-  });
+        title: `Database integrity: ${path.relative(home, file)}`,
+        status: 'skip',
+        detail: 'needs better-sqlite3',
+      },
+    ];
+  return [
+    sqliteIntegrityCheck({
+      file,
+      home,
+      open: (f) => new Database(f, { readonly: true, fileMustExist: true }),
+    }),
+  ];
 }

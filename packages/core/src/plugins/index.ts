@@ -1,9 +1,14 @@
 export {
   type DiscoveryOptions,
-  discoverProviderPackages,
-  listMemoryProviders,
+  type DiscoverySearch,
+  type ProviderManifest,
   type ProviderPackage,
+  describeSearch,
+  discoverProviderPackages,
+  explainDiscovery,
+  listMemoryProviders,
   projectPluginsEnabled,
+  readManifest,
 } from './discovery';
 export {
   type LoadProviderOptions,

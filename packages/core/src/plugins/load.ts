@@ -4,12 +4,22 @@ import { type Logger, silentLogger } from '../logging/logger';
 import { createProviderFactoryContext, type ProviderFactoryContext } from '../provider/factory-context';
 import { isMemoryProvider, type MemoryProvider } from '../provider/memory-provider';
 import { describeError } from '../tools/results';
-import { type DiscoveryOptions, discoverProviderPackages, packageEntry, readPackageJson } from './discovery';
+import {
+  type DiscoveryOptions,
+  type DiscoverySearch,
+  describeSearch,
+  explainDiscovery,
+  packageEntry,
+  readPackageJson,
+} from './discovery';
 
 export interface LoadProviderOptions extends DiscoveryOptions {
   /** Passed to the package's factory (its settings object). */
   settings?: Readonly<Record<string, unknown>>;
-  /** Load failures are logged at DEBUG; unknown names and failures both give null. */
+  /**
+   * `loadMemoryProvider` logs why a provider could not be loaded at WARN (where it looked, what
+   * failed); unknown names and failures both give null.
+   */
   logger?: Logger;
   /**
    * The parsed config.yaml for the factory context's `providerConfig` (read from the home when
@@ -59,7 +69,8 @@ async function instantiate(
 /** Why a provider could or could not be loaded, for hosts that explain it to a user. */
 export type ProviderLoadResult =
   | { status: 'loaded'; provider: MemoryProvider; packageName: string }
-  | { status: 'not-found' }
+  | { status: 'not-found'; search: DiscoverySearch }
+  | { status: 'invalid-name' }
   | { status: 'no-factory'; packageName: string }
   | { status: 'failed'; packageName: string; error: unknown };
 
@@ -75,9 +86,10 @@ export async function resolveMemoryProvider(
   name: string,
   options: LoadProviderOptions = {},
 ): Promise<ProviderLoadResult> {
-  if (!VALID_NAME.test(name)) return { status: 'not-found' };
-  const found = discoverProviderPackages(options).find((p) => p.name === name);
-  if (!found) return { status: 'not-found' };
+  if (!VALID_NAME.test(name)) return { status: 'invalid-name' };
+  const { found: all, search } = explainDiscovery(options);
+  const found = all.find((p) => p.name === name);
+  if (!found) return { status: 'not-found', search };
   try {
     const entry = packageEntry(found.dir, readPackageJson(found.dir));
     const mod = (await import(pathToFileURL(entry).href)) as Record<string, unknown>;
@@ -98,7 +110,8 @@ export async function resolveMemoryProvider(
 
 /**
  * Load the provider a config names (see `resolveMemoryProvider`). Resolves null for an unknown
- * name or a package that fails to load; the reason is logged at DEBUG.
+ * name or a package that fails to load; the reason — with where discovery looked — is logged at
+ * WARN, so a host running at its normal log level shows why memory fell back to built-in only.
  */
 export async function loadMemoryProvider(
   name: string,
@@ -109,14 +122,17 @@ export async function loadMemoryProvider(
   switch (result.status) {
     case 'loaded':
       return result.provider;
+    case 'invalid-name':
+      logger.warn(`'${name}' is not a valid memory provider name.`);
+      return null;
     case 'not-found':
-      logger.debug(`Memory provider '${name}' not found.`);
+      logger.warn(`Memory provider '${name}' not found: ${describeSearch(result.search)}.`);
       return null;
     case 'no-factory':
-      logger.debug(`Package '${result.packageName}' does not export a memory provider factory.`);
+      logger.warn(`Package '${result.packageName}' does not export a memory provider factory.`);
       return null;
     case 'failed':
-      logger.debug(
+      logger.warn(
         `Loading memory provider '${name}' from '${result.packageName}' failed: ${describeError(result.error)}`,
       );
       return null;

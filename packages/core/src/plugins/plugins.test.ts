@@ -3,11 +3,15 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRecordingLogger } from '../logging/logger';
+import { defineProviderCli, loadProviderCli, providerCliProblem } from '../provider-cli';
 import {
+  describeSearch,
   discoverProviderPackages,
+  explainDiscovery,
   listMemoryProviders,
   loadMemoryProvider,
   projectPluginsEnabled,
+  readManifest,
   resolveMemoryProvider,
 } from './index';
 
@@ -37,6 +41,7 @@ beforeAll(() => {
     {
       name: '@hermes-memory/alpha',
       type: 'module',
+      hermesMemory: { provider: 'alpha' },
       exports: {
         '.': {
           import: { types: './dist/index.d.ts', default: './dist/index.js' },
@@ -48,11 +53,18 @@ beforeAll(() => {
       'dist/index.js': `export function createProvider(settings) { return ${providerSource('alpha', 'scoped')}; }`,
     },
   );
-  // Project packages that are not providers.
+  // Packages that declare no provider are not providers, whatever their scope or exports.
   writePackage(
     path.join(nm, '@hermes-memory', 'core'),
     { name: '@hermes-memory/core', main: 'index.js' },
     { 'index.js': '' },
+  );
+  writePackage(
+    path.join(nm, '@hermes-memory', 'undeclared'),
+    { name: '@hermes-memory/undeclared', type: 'module', main: 'index.js' },
+    {
+      'index.js': `export function createProvider(settings) { return ${providerSource('undeclared', 'x')}; }`,
+    },
   );
   writePackage(
     path.join(nm, 'left-pad'),
@@ -171,14 +183,25 @@ describe('loadMemoryProvider', () => {
     expect(await loadMemoryProvider('broken', { cwd: cwd(), logger })).toBeNull();
     expect(await loadMemoryProvider('throws', { cwd: cwd(), logger })).toBeNull();
     expect(await loadMemoryProvider('core', { cwd: cwd(), logger })).toBeNull();
-    expect(logger.records.some((r) => r.level === 'debug' && r.message.includes('boom at import'))).toBe(
-      true,
-    );
+    expect(await loadMemoryProvider('undeclared', { cwd: cwd(), logger })).toBeNull();
+    expect(logger.records.some((r) => r.level === 'warn' && r.message.includes('boom at import'))).toBe(true);
+  });
+
+  it('says at WARN where it looked when a provider is not found (issue 20)', async () => {
+    const logger = createRecordingLogger();
+    expect(await loadMemoryProvider('nope', { cwd: cwd(), hermesHome: home, logger })).toBeNull();
+    const warning = logger.records.find((r) => r.level === 'warn')?.message ?? '';
+    expect(warning).toContain("Memory provider 'nope' not found: searched ");
+    expect(warning).toContain(path.join(root, 'project', 'node_modules'));
+    expect(warning).toContain(path.join(home, 'plugins'));
+    expect(warning).toContain('HERMES_ENABLE_PROJECT_PLUGINS');
+    // The user plugin folder without a declaration is named, with the reason.
+    expect(warning).toContain(`${path.join(home, 'plugins', 'notes')} (its package.json declares no`);
   });
 
   it('resolveMemoryProvider says why a provider could not be loaded', async () => {
     expect((await resolveMemoryProvider('nope', { cwd: cwd() })).status).toBe('not-found');
-    expect((await resolveMemoryProvider('../evil', { cwd: cwd() })).status).toBe('not-found');
+    expect((await resolveMemoryProvider('../evil', { cwd: cwd() })).status).toBe('invalid-name');
     expect(await resolveMemoryProvider('broken', { cwd: cwd() })).toEqual({
       status: 'no-factory',
       packageName: 'broken-memory',
@@ -237,5 +260,159 @@ describe('project plugins (checklist 100)', () => {
       expect(projectPluginsEnabled({ HERMES_ENABLE_PROJECT_PLUGINS: v })).toBe(false);
     }
     expect(projectPluginsEnabled(undefined)).toBe(false);
+  });
+});
+
+describe('explainDiscovery (issue 20: why nothing was found)', () => {
+  it('reports the node_modules and plugin folders searched, and what it ignored', () => {
+    fs.mkdirSync(cwd(), { recursive: true });
+    const { found, search } = explainDiscovery({ cwd: cwd(), hermesHome: home, besideCore: false });
+    expect(found.map((p) => p.name)).toContain('alpha');
+    expect(search.nodeModules[0]).toBe(path.join(root, 'project', 'node_modules'));
+    expect(search.pluginDirs).toEqual([{ dir: path.join(home, 'plugins'), source: 'user', exists: true }]);
+    expect(search.projectPlugins).toBe(false);
+    // The impostor lost the name clash to the scoped package; the folder without a declaration is named.
+    expect(search.ignored).toEqual(
+      expect.arrayContaining([
+        {
+          dir: path.join(root, 'project', 'node_modules', 'alpha-impostor'),
+          reason: expect.stringContaining("'alpha' is already provided by @hermes-memory/alpha"),
+        },
+        { dir: path.join(home, 'plugins', 'notes'), reason: expect.stringContaining('declares no') },
+      ]),
+    );
+    const text = describeSearch(search);
+    expect(text).toMatch(/^searched /);
+    expect(text).toContain('set HERMES_ENABLE_PROJECT_PLUGINS=1');
+  });
+
+  it('a missing plugins folder and an empty search are said plainly', () => {
+    const empty = fs.mkdtempSync(path.join(os.tmpdir(), 'hm-plugins-empty-'));
+    try {
+      const { found, search } = explainDiscovery({
+        cwd: empty,
+        hermesHome: path.join(empty, 'home'),
+        besideCore: false,
+        env: { HERMES_ENABLE_PROJECT_PLUGINS: '1' },
+      });
+      expect(found).toEqual([]);
+      const text = describeSearch(search);
+      expect(text).toContain(`${path.join(empty, 'home', 'plugins')} (does not exist)`);
+      expect(text).toContain(`${path.join(empty, '.hermes', 'plugins')} (does not exist)`);
+      expect(text).not.toContain('HERMES_ENABLE_PROJECT_PLUGINS');
+    } finally {
+      fs.rmSync(empty, { recursive: true, force: true });
+    }
+  });
+
+  it('also searches beside this copy of core, so the working directory does not decide', () => {
+    const elsewhere = fs.mkdtempSync(path.join(os.tmpdir(), 'hm-plugins-cwd-'));
+    try {
+      const near = explainDiscovery({ cwd: elsewhere }).search.nodeModules;
+      const repoNodeModules = path.resolve(__dirname, '..', '..', 'node_modules');
+      expect(near).toContain(repoNodeModules);
+      expect(explainDiscovery({ cwd: elsewhere, besideCore: false }).search.nodeModules).not.toContain(
+        repoNodeModules,
+      );
+    } finally {
+      fs.rmSync(elsewhere, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('provider CLI modules (hermesMemory.cli)', () => {
+  const cliRoot = () => path.join(root, 'cli-project');
+  const cliModule = (provider: string, extra = '') =>
+    `export default { provider: ${JSON.stringify(provider)}, summary: 'Acme notes', commands: [{ name: 'ping', summary: 'p', usage: 'u', run: async () => 0 }]${extra} };`;
+
+  beforeAll(() => {
+    const nm = path.join(cliRoot(), 'node_modules');
+    writePackage(
+      path.join(nm, 'acme-cli'),
+      {
+        name: 'acme-cli',
+        type: 'module',
+        main: 'index.js',
+        exports: { '.': './index.js', './cli': { import: './cli.js', require: './cli.cjs' } },
+        hermesMemory: { provider: 'acme', cli: './cli' },
+      },
+      { 'index.js': 'throw new Error("the provider entry must not load");', 'cli.js': cliModule('acme') },
+    );
+    writePackage(
+      path.join(nm, 'wrong-cli'),
+      {
+        name: 'wrong-cli',
+        type: 'module',
+        main: 'index.js',
+        hermesMemory: { provider: 'wrong', cli: './cli.js' },
+      },
+      { 'cli.js': cliModule('someone-else') },
+    );
+    writePackage(
+      path.join(nm, 'half-cli'),
+      {
+        name: 'half-cli',
+        type: 'module',
+        main: 'index.js',
+        hermesMemory: { provider: 'half', cli: './cli.js' },
+      },
+      { 'cli.js': cliModule('half', ', exportRecords() { return []; }') },
+    );
+    writePackage(
+      path.join(nm, 'escape-cli'),
+      { name: 'escape-cli', main: 'index.js', hermesMemory: { provider: 'escape', cli: '../../evil.js' } },
+      {},
+    );
+  });
+
+  const find = (name: string) =>
+    discoverProviderPackages({ cwd: cliRoot(), besideCore: false }).find((p) => p.name === name)!;
+
+  it('reads the cli subpath from the manifest, and refuses one that leaves the package', () => {
+    expect(find('acme').cli).toBe('./cli');
+    expect(find('escape').cli).toBeUndefined();
+    expect(readManifest({ hermesMemory: { provider: ' x ', cli: './dist/cli.js' } })).toEqual({
+      provider: 'x',
+      cli: './dist/cli.js',
+    });
+    expect(readManifest({ hermesMemory: { provider: '' } })).toBeUndefined();
+  });
+
+  it('loads the module through the exports map without importing the provider entry', async () => {
+    const result = await loadProviderCli(find('acme'));
+    expect(result.status).toBe('loaded');
+    expect(result.status === 'loaded' && result.module.commands?.map((c) => c.name)).toEqual(['ping']);
+    expect(await loadProviderCli(find('escape'))).toEqual({ status: 'none' });
+  });
+
+  it('refuses a module for another provider, or with export but no import', async () => {
+    const wrong = await loadProviderCli(find('wrong'));
+    expect(wrong.status === 'failed' && String(wrong.error)).toContain("is for 'someone-else', not 'wrong'");
+    const half = await loadProviderCli(find('half'));
+    expect(half.status === 'failed' && String(half.error)).toContain(
+      'exportRecords and importRecords together',
+    );
+  });
+
+  it('providerCliProblem checks the shape structurally', () => {
+    expect(providerCliProblem(null)).toContain('exports no object');
+    expect(providerCliProblem({ provider: 'a', summary: 's', status: 1 })).toContain(
+      'status is not a function',
+    );
+    expect(
+      providerCliProblem({
+        provider: 'a',
+        summary: 's',
+        commands: [
+          { name: 'x', summary: '', usage: '', run() {} },
+          { name: 'x', summary: '', usage: '', run() {} },
+        ],
+      }),
+    ).toContain("'x' is listed twice");
+    expect(providerCliProblem({ provider: 'a', summary: 's', commands: [{ name: 'Bad Name' }] })).toContain(
+      'valid name',
+    );
+    const ok = defineProviderCli({ provider: 'a', summary: 's' });
+    expect(providerCliProblem(ok, 'a')).toBeUndefined();
   });
 });

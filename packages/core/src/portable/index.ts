@@ -1,0 +1,14 @@
+export {
+  addMissingColumns,
+  decodeSqliteRow,
+  encodeSqliteRow,
+  exportTableRows,
+  insertRow,
+  isSqlIdentifier,
+  quoteIdent,
+  type SqliteHandle,
+  type SqliteRow,
+  sqliteRowProblem,
+  tableColumns,
+  tableExists,
+} from './sqlite-rows';

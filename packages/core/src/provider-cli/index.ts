@@ -1,0 +1,17 @@
+export type * from './types';
+export {
+  defineProviderCli,
+  isProviderCliModule,
+  loadProviderCli,
+  type ProviderCliLoadResult,
+  providerCliProblem,
+} from './load';
+export { formatBytes, formatTable, preview, visibleLength } from './format';
+export {
+  privateFilesCheck,
+  type ReadonlySqlite,
+  sqliteFiles,
+  sqliteIntegrityCheck,
+  sqliteSize,
+} from './checks';
+export { CliError, cliUsageError, parseCommandLine } from './args';

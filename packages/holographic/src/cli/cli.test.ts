@@ -1,0 +1,165 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { exportProviderRecords, providerCliTestContext, runProviderCliCommand } from '@hermes-memory/testkit';
+import { describe, expect, it } from 'vitest';
+import { tempDir } from '../test-helpers';
+import holographicCli from './index';
+
+const run = (home: string, argv: string[], options: { json?: boolean; progress?: boolean } = {}) =>
+  runProviderCliCommand(holographicCli, argv, { home, json: true, ...options });
+const json = async (home: string, argv: string[]) => {
+  const r = await run(home, argv);
+  expect(r.stderr).toBe('');
+  expect(r.code).toBe(0);
+  return JSON.parse(r.stdout);
+};
+
+describe('hermes-memory holographic (the ./cli module)', () => {
+  it('add, search, probe, feedback and list the fact store', async () => {
+    const home = tempDir();
+    const added = await json(home, ['add', 'Alice maintains the billing service', '--category', 'project']);
+    expect(added).toEqual({ fact_id: 1, status: 'added' });
+    expect(await json(home, ['add', 'Alice maintains the billing service'])).toEqual({
+      fact_id: 1,
+      status: 'exists',
+    });
+    expect((await json(home, ['search', 'billing'])).results[0].fact_id).toBe(1);
+    expect(
+      (await json(home, ['probe', 'Alice'])).results.map((r: { fact_id: number }) => r.fact_id),
+    ).toContain(1);
+    expect((await json(home, ['feedback', '1', 'helpful'])).new_trust).toBeCloseTo(0.55, 5);
+    expect((await json(home, ['list', '--category', 'project'])).count).toBe(1);
+    const table = await run(home, ['list'], { json: false });
+    expect(table.stdout).toMatch(/ID\s+TRUST\s+CATEGORY\s+FACT\n#1\s+0\.55\s+project\s+Alice maintains/);
+  });
+
+  it('read-only commands never create the store in a fresh home', async () => {
+    const home = tempDir();
+    expect(await json(home, ['list'])).toEqual({ facts: [], count: 0 });
+    expect(await json(home, ['search', 'anything'])).toEqual({ results: [], count: 0 });
+    expect(await json(home, ['reindex'])).toEqual({ facts: 0, vectors: 0 });
+    const missing = await run(home, ['feedback', '3', 'helpful']);
+    expect(missing).toMatchObject({ code: 1, stderr: 'hermes-memory: Fact #3 not found.\n' });
+    expect(fs.readdirSync(home)).toEqual([]);
+  });
+
+  it('bad arguments are one-line usage errors (exit 2) that point at --help', async () => {
+    const home = tempDir();
+    for (const argv of [
+      ['feedback', '1', 'meh'],
+      ['feedback', 'x', 'helpful'],
+      ['add'],
+      ['search', 'a', '--limit', '0'],
+      ['list', '--min-trust', '2'],
+      ['embed', '--batch', '0'],
+      ['reindex', 'extra'],
+      ['list', '--bogus'],
+      ['frobnicate'],
+    ]) {
+      const r = await run(home, argv);
+      expect(r.code, argv.join(' ')).toBe(2);
+      expect(r.stderr.trimEnd().split('\n'), argv.join(' ')).toHaveLength(1);
+      expect(r.stderr).toMatch(/^hermes-memory: /);
+    }
+    expect((await run(home, ['list', '--bogus'])).stderr).toContain(
+      "See 'hermes-memory holographic list --help'.",
+    );
+  });
+
+  it('reindex and embed rebuild vectors and embed pending facts, with a progress bar on a terminal', async () => {
+    const home = tempDir();
+    for (const fact of ['Carol runs the data team', 'The API uses gRPC']) await json(home, ['add', fact]);
+    const reindex = await run(home, ['reindex'], { json: false, progress: true });
+    expect(reindex.stdout).toContain('reindexed 2 facts (2 HRR vectors)');
+    expect(reindex.stderr).toContain('\rReindexing facts 2/2');
+    const first = await json(home, ['embed', '--batch', '1']);
+    expect(first).toMatchObject({ embedded: 2, pending: 0 });
+    expect(await json(home, ['embed'])).toMatchObject({ embedded: 0, pending: 0 });
+  });
+
+  it('status reports the store with its fact count; db_path is read where the Python plugin keeps it', async () => {
+    const home = tempDir();
+    const { ctx } = providerCliTestContext(holographicCli, { home });
+    expect(await holographicCli.status!(ctx)).toEqual({
+      stores: [
+        {
+          name: 'memory_store.db',
+          path: path.join(home, 'memory_store.db'),
+          exists: false,
+          bytes: 0,
+          detail: '',
+        },
+      ],
+    });
+    fs.writeFileSync(
+      path.join(home, 'config.yaml'),
+      'plugins:\n  hermes-memory-store:\n    db_path: $HERMES_HOME/facts/store.db\n',
+    );
+    await json(home, ['add', 'Deploys happen on Tuesdays']);
+    const status = await holographicCli.status!(providerCliTestContext(holographicCli, { home }).ctx);
+    expect(status.stores?.[0]).toMatchObject({
+      path: path.join(home, 'facts', 'store.db'),
+      exists: true,
+      detail: '1 facts',
+    });
+    expect(status.stores?.[0]?.bytes).toBeGreaterThan(0);
+  });
+
+  it('doctor: private files and integrity, with a safe repair for loose permissions', async () => {
+    const home = tempDir();
+    const ctx = () => providerCliTestContext(holographicCli, { home }).ctx;
+    expect(await holographicCli.doctor!(ctx())).toEqual([]);
+    await json(home, ['add', 'Bob owns payments']);
+    const file = path.join(home, 'memory_store.db');
+    let checks = await holographicCli.doctor!(ctx());
+    expect(checks.map((c) => [c.id, c.status])).toEqual([
+      ['permissions', 'ok'],
+      ['integrity', 'ok'],
+    ]);
+    fs.chmodSync(file, 0o644);
+    checks = await holographicCli.doctor!(ctx());
+    expect(checks[0]).toMatchObject({ status: 'fail', detail: 'readable by others: memory_store.db (0644)' });
+    expect(await checks[0]!.repair!()).toBe('tightened 1 file(s) to 0600');
+    expect(fs.statSync(file).mode & 0o777).toBe(0o600);
+    fs.writeFileSync(file, 'not a database '.repeat(200));
+    checks = await holographicCli.doctor!(ctx());
+    expect(checks[1]).toMatchObject({ id: 'integrity', status: 'fail' });
+    expect(checks[1]?.fix).toBeTruthy();
+  });
+
+  it('export → import into an empty home → export gives the same records; importing twice adds nothing', async () => {
+    const a = tempDir();
+    await json(a, ['add', 'Jane Doe owns the payments API', '--category', 'project']);
+    await json(a, ['add', 'Deploys happen on Tuesdays']);
+    const records = await exportProviderRecords(
+      holographicCli,
+      providerCliTestContext(holographicCli, { home: a }).ctx,
+    );
+    expect(records.map((r) => r.table)).toEqual(
+      expect.arrayContaining(['facts', 'entities', 'fact_entities']),
+    );
+    for (const r of records) expect(holographicCli.validateRecord!(r)).toBeUndefined();
+
+    const b = tempDir();
+    const ctxB = () => providerCliTestContext(holographicCli, { home: b }).ctx;
+    const noProgress = { tick() {}, done() {} };
+    const first = await holographicCli.importRecords!(ctxB(), records, noProgress);
+    expect(first.inserted).toBe(records.length);
+    expect(first.refused).toEqual([]);
+    expect(await exportProviderRecords(holographicCli, ctxB())).toEqual(records);
+    const again = await holographicCli.importRecords!(ctxB(), records, noProgress);
+    expect(again).toEqual({ inserted: 0, skipped: records.length, refused: [] });
+    // The imported facts are searchable (side index rebuilt).
+    expect((await json(b, ['search', 'payments'])).results[0].content).toBe('Jane Doe owns the payments API');
+  });
+
+  it('validateRecord refuses unknown tables and unsafe column names', () => {
+    expect(holographicCli.validateRecord!({ table: 'sqlite_master', row: {} })).toContain(
+      'unknown fact table',
+    );
+    expect(holographicCli.validateRecord!({ table: 'facts', row: { 'x; DROP': 1 } })).toContain(
+      'invalid column name',
+    );
+    expect(holographicCli.validateRecord!({ table: 'facts', row: [] })).toContain('row must be an object');
+  });
+});
