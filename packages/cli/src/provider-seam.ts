@@ -7,6 +7,7 @@ import {
   describeError,
   loadHermesConfig,
   loadProviderCli,
+  readProviderConfig,
   resolveEnv,
 } from '@hermes-memory/core';
 import { type CommandContext, parseCommandArgs } from './context';
@@ -94,12 +95,16 @@ export async function relevantProviderClis(
   return { loaded, failed };
 }
 
-/** What a provider's CLI module sees of this run. */
+/**
+ * What a provider's CLI module sees of this run. Its settings are read from every place the module
+ * lists in `configPaths` (as its provider's `configPaths()`), first place winning.
+ */
 export function providerCliContext(
   ctx: CommandContext,
-  id: string,
+  loaded: { id: string; module: Pick<ProviderCliModule, 'configPaths'> },
   options: { command?: string; config?: HermesConfig } = {},
 ): ProviderCliContext {
+  const id = loaded.id;
   const config = options.config ?? loadHermesConfig(ctx.home);
   const commandName = options.command ? `${id} ${options.command}` : id;
   const logger = createLogger({
@@ -112,7 +117,7 @@ export function providerCliContext(
     providerId: id,
     home: ctx.home,
     config,
-    providerConfig: config.memory.providerConfig(id),
+    providerConfig: readProviderConfig(config, loaded.module.configPaths ?? [`memory.${id}`]).values,
     env: resolveEnv(ctx.home, ctx.io.env),
     json: ctx.json,
     interactive: ctx.interactive,

@@ -4,6 +4,9 @@ import { DEFAULT_MIN_RELEVANCE } from './relevance';
 /** Where the Python plugin (`hermes-memory-store`) reads and writes its settings in config.yaml. */
 export const REFERENCE_CONFIG_PATH = 'plugins.hermes-memory-store';
 
+/** Where holographic's settings live, most authoritative first: the provider and its CLI read both. */
+export const HOLOGRAPHIC_CONFIG_PATHS: readonly string[] = [REFERENCE_CONFIG_PATH, 'memory.holographic'];
+
 /** The settings `setup` asks for, `doctor` checks and `initialize` validates (snake_case keys). */
 export const HOLOGRAPHIC_CONFIG_SCHEMA: readonly ConfigField[] = Object.freeze([
   { key: 'db_path', description: 'SQLite database path', default: '$HERMES_HOME/memory_store.db' },

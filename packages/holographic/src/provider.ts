@@ -23,9 +23,15 @@ import {
   validateConfigValues,
 } from '@hermes-memory/core';
 import path from 'node:path';
+import { importEmbeddings } from './embeddings-peer';
 import { extractFacts } from './extract';
-import { HOLOGRAPHIC_CONFIG_SCHEMA, REFERENCE_CONFIG_PATH } from './config-schema';
-import { type HolographicSettings, type ResolvedSettings, resolveSettings } from './settings';
+import { HOLOGRAPHIC_CONFIG_PATHS, HOLOGRAPHIC_CONFIG_SCHEMA, REFERENCE_CONFIG_PATH } from './config-schema';
+import {
+  type HolographicSettings,
+  type ResolvedSettings,
+  factStoreOptions,
+  resolveSettings,
+} from './settings';
 import { FactStore } from './store';
 import {
   FACT_FEEDBACK_SCHEMA,
@@ -36,9 +42,6 @@ import {
 } from './tools';
 import type { ScoredFact } from './types';
 
-/** The optional peer `@hermes-memory/embeddings`, resolved from this package (which declares it). */
-const EMBEDDINGS = '@hermes-memory/embeddings';
-const importEmbeddings = () => import(/* @vite-ignore */ EMBEDDINGS);
 
 export class HolographicProvider extends MemoryProvider {
   readonly name = 'holographic';
@@ -79,16 +82,7 @@ export class HolographicProvider extends MemoryProvider {
     this.writable = canWrite(context.agentContext);
     const embedder: Embedder | undefined = resolved.embeddings !== false ? context.embedder : undefined;
     this.store = new FactStore({
-      dbPath: resolved.dbPath,
-      defaultTrust: resolved.defaultTrust,
-      hrrDim: resolved.hrrDim,
-      hrrEnabled: resolved.hrrEnabled,
-      vectorFormat: resolved.vectorFormat,
-      temporalDecayHalfLife: resolved.temporalDecayHalfLife,
-      retrieval: resolved.compat,
-      referenceWeights: { hrr: resolved.hrrWeight },
-      weights: resolved.weights,
-      semanticThreshold: resolved.semanticThreshold,
+      ...factStoreOptions(resolved),
       embedder,
       trackRetrievals: this.writable,
       logger: this.logger,
@@ -256,7 +250,7 @@ export class HolographicProvider extends MemoryProvider {
 
   /** The Python plugin's block first: both programs then open the same database with the same settings. */
   override configPaths(): readonly string[] {
-    return [REFERENCE_CONFIG_PATH, 'memory.holographic'];
+    return HOLOGRAPHIC_CONFIG_PATHS;
   }
 
   /**

@@ -7,6 +7,7 @@ import os from 'node:os';
 import { parseBoolean, SettingsError } from '@hermes-memory/core';
 import type { VectorFormat } from './hrr';
 import { DEFAULT_MIN_RELEVANCE } from './relevance';
+import type { FactStoreOptions } from './store';
 import type { DefaultWeights, RetrievalMode } from './types';
 
 export interface HolographicSettings {
@@ -243,5 +244,35 @@ export function resolveSettings(
     prefetchMinRelevance: minRelevance,
     prefetchLimit,
     semanticThreshold,
+  };
+}
+
+/** The `FactStore` options resolved settings map to (the provider and the CLI open stores alike). */
+export function factStoreOptions(
+  resolved: ResolvedSettings,
+): Pick<
+  FactStoreOptions,
+  | 'dbPath'
+  | 'defaultTrust'
+  | 'hrrDim'
+  | 'hrrEnabled'
+  | 'vectorFormat'
+  | 'temporalDecayHalfLife'
+  | 'retrieval'
+  | 'referenceWeights'
+  | 'weights'
+  | 'semanticThreshold'
+> {
+  return {
+    dbPath: resolved.dbPath,
+    defaultTrust: resolved.defaultTrust,
+    hrrDim: resolved.hrrDim,
+    hrrEnabled: resolved.hrrEnabled,
+    vectorFormat: resolved.vectorFormat,
+    temporalDecayHalfLife: resolved.temporalDecayHalfLife,
+    retrieval: resolved.compat,
+    referenceWeights: { hrr: resolved.hrrWeight },
+    weights: resolved.weights,
+    semanticThreshold: resolved.semanticThreshold,
   };
 }

@@ -112,7 +112,7 @@ export async function collectExport(
   for (const { id, module } of loaded) {
     if (!module.exportRecords) continue;
     try {
-      for await (const data of module.exportRecords(providerCliContext(ctx, id, { config })))
+      for await (const data of module.exportRecords(providerCliContext(ctx, { id, module }, { config })))
         records.push({ type: 'record', provider: id, data });
     } catch (error) {
       throw new CliError(`Cannot export provider '${id}': ${describeError(error)}`);

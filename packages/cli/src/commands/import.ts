@@ -145,7 +145,11 @@ export async function importRecords(
   for (const [id, { module }] of providers) {
     const own: PortableRecord[] = [];
     for (const r of records) if (r.type === 'record' && r.provider === id) own.push(r.data);
-    const result = await module.importRecords!(providerCliContext(ctx, id, { config }), own, progress);
+    const result = await module.importRecords!(
+      providerCliContext(ctx, { id, module }, { config }),
+      own,
+      progress,
+    );
     stats.providers[id] = result;
     stats.rowsInserted += result.inserted;
     stats.rowsSkipped += result.skipped;

@@ -56,7 +56,7 @@ export async function runProviderCommand(
     ctx.out(`${command.usage}\n\n${options.globalHelp}`);
     return 0;
   }
-  return command.run(providerCliContext(ctx, id, { command: name }), [...rest]);
+  return command.run(providerCliContext(ctx, loaded, { command: name }), [...rest]);
 }
 
 function providerHelp(loaded: LoadedProviderCli, invoked: string): string {

@@ -151,7 +151,7 @@ async function runPostSetup(
   const { module } = await requireProviderCli(ctx, id);
   if (!module.postSetup) return;
   try {
-    await module.postSetup(providerCliContext(ctx, id, { command: 'setup' }), saved);
+    await module.postSetup(providerCliContext(ctx, { id, module }, { command: 'setup' }), saved);
   } catch (error) {
     throw new CliError(`Settings saved, but the post-setup step of '${id}' failed: ${oneLine(error)}`, {
       ...(CliError.isInstance(error) && error.hint ? { hint: error.hint } : {}),

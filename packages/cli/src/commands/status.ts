@@ -208,7 +208,7 @@ async function providerContributions(ctx: CommandContext, config: HermesConfig) 
   for (const { id, module } of loaded) {
     if (!module.status) continue;
     try {
-      const report = await module.status(providerCliContext(ctx, id, { config }));
+      const report = await module.status(providerCliContext(ctx, { id, module }, { config }));
       stores.push(...(report.stores ?? []));
       if (report.details) details.set(id, report.details);
     } catch (error) {

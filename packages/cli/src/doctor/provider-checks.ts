@@ -27,7 +27,7 @@ export async function checkProviderContributions(ctx: CommandContext): Promise<C
   for (const { id, packageName, module } of loaded) {
     if (!module.doctor) continue;
     try {
-      const checks = await module.doctor(providerCliContext(ctx, id, { config }));
+      const checks = await module.doctor(providerCliContext(ctx, { id, module }, { config }));
       for (const check of checks) out.push({ ...check, id: `${id}.${check.id}`, provider: id });
     } catch (error) {
       out.push({

@@ -20,6 +20,11 @@ export function providerCliProblem(value: unknown, expectedProvider?: string): s
   if (expectedProvider !== undefined && m.provider !== expectedProvider)
     return `its CLI module is for '${m.provider}', not '${expectedProvider}'`;
   if (typeof m.summary !== 'string') return 'its CLI module has no summary';
+  if (
+    m.configPaths !== undefined &&
+    (!Array.isArray(m.configPaths) || !m.configPaths.every((p) => typeof p === 'string' && p !== ''))
+  )
+    return "its CLI module's configPaths is not a list of config paths";
   for (const hook of HOOKS)
     if (m[hook] !== undefined && typeof m[hook] !== 'function')
       return `its CLI module's ${hook} is not a function`;

@@ -28,6 +28,11 @@ export interface ProviderCliModule {
    * named (`--provider <id>`), never contacted otherwise.
    */
   readonly localData?: boolean;
+  /**
+   * Where the provider's settings live in config.yaml, most authoritative first — the same list as
+   * its provider's `configPaths()` (default `memory.<id>`). `ctx.providerConfig` merges them.
+   */
+  readonly configPaths?: readonly string[];
   /** `hermes-memory <id> <command> [args]`. */
   readonly commands?: readonly ProviderCommand[];
   /** Rows for `hermes-memory status`: the provider's stores and a few facts about it. */
@@ -81,7 +86,7 @@ export interface ProviderCliContext {
   readonly home: string;
   /** config.yaml, parsed (the whole file: some providers read keys outside `memory.<id>`). */
   readonly config: HermesConfig;
-  /** `memory.<id>` from config.yaml. */
+  /** The provider's settings from config.yaml: every place in `configPaths` merged, first wins. */
   readonly providerConfig: Readonly<Record<string, unknown>>;
   /** The environment the agent would see: process env overlaid with `<home>/.env`. */
   readonly env: Readonly<Record<string, string | undefined>>;

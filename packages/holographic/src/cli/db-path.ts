@@ -1,16 +1,15 @@
-import { type HermesConfig, getConfigValue } from '@hermes-memory/core';
+import type { ProviderCliContext } from '@hermes-memory/core';
 import { expandDbPath } from '../settings';
 
 /**
- * Where the fact store lives for CLI commands: `db_path` from `memory.holographic` or the Python
- * plugin's `plugins.hermes-memory-store` block, with `$HERMES_HOME` / `${HERMES_HOME}` and `~`
- * expanded; else `<home>/memory_store.db`.
+ * Where the fact store lives for CLI commands: `db_path` from holographic's settings (the Python
+ * plugin's `plugins.hermes-memory-store` first, then `memory.holographic`, as the provider reads
+ * them), with `$HERMES_HOME` / `${HERMES_HOME}` and `~` expanded; else `<home>/memory_store.db`.
  */
-export function factsDbPath(config: HermesConfig, home: string): string {
-  const configured =
-    config.memory.providerConfig('holographic').db_path ??
-    getConfigValue(config, 'plugins.hermes-memory-store.db_path');
-  return typeof configured === 'string' && configured.trim()
-    ? expandDbPath(configured.trim(), home)
-    : expandDbPath('$HERMES_HOME/memory_store.db', home);
+export function factsDbPath(ctx: Pick<ProviderCliContext, 'home' | 'providerConfig'>): string {
+  const configured = ctx.providerConfig.db_path;
+  return expandDbPath(
+    typeof configured === 'string' && configured.trim() ? configured.trim() : '$HERMES_HOME/memory_store.db',
+    ctx.home,
+  );
 }

@@ -5,6 +5,7 @@
  * never by the agent.
  */
 import { defineProviderCli } from '@hermes-memory/core';
+import { HOLOGRAPHIC_CONFIG_PATHS } from '../config-schema';
 import { addCommand, feedbackCommand, listCommand, probeCommand, searchCommand } from './fact-commands';
 import { factStoreChecks, factStoreStatus } from './inspect';
 import { embedCommand, reindexCommand } from './maintenance-commands';
@@ -17,6 +18,7 @@ export default defineProviderCli({
   provider: 'holographic',
   summary: 'add, search, probe, rate and list holographic facts; reindex, embed',
   localData: true,
+  configPaths: HOLOGRAPHIC_CONFIG_PATHS,
   commands: [
     addCommand,
     searchCommand,

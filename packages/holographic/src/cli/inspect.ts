@@ -13,7 +13,7 @@ import { openReadonly } from './open-store';
 
 /** The fact store's row in `hermes-memory status`: path, size and fact count. Opens nothing new. */
 export function factStoreStatus(ctx: ProviderCliContext): ProviderStatusReport {
-  const file = factsDbPath(ctx.config, ctx.home);
+  const file = factsDbPath(ctx);
   const name = 'memory_store.db';
   if (!fs.existsSync(file)) return { stores: [{ name, path: file, exists: false, bytes: 0, detail: '' }] };
   let detail: string;
@@ -34,7 +34,7 @@ export function factStoreStatus(ctx: ProviderCliContext): ProviderStatusReport {
 
 /** The fact store is private (0600) and passes `PRAGMA integrity_check`. */
 export function factStoreChecks(ctx: ProviderCliContext): ProviderCheck[] {
-  const file = factsDbPath(ctx.config, ctx.home);
+  const file = factsDbPath(ctx);
   if (!fs.existsSync(file)) return [];
   return [
     privateFilesCheck({

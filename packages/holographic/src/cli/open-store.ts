@@ -1,20 +1,28 @@
 import fs from 'node:fs';
 import type { Embedder, ProviderCliContext } from '@hermes-memory/core';
 import Database from 'better-sqlite3';
+import { factStoreOptions, resolveSettings } from '../settings';
 import { FactStore } from '../store';
 import { factsDbPath } from './db-path';
 
 /**
- * The fact store for a command. Read-only commands pass `create: false` and get undefined in a
- * home that has none, so looking never creates `memory_store.db`.
+ * The fact store for a command, opened with holographic's settings as the provider opens it
+ * (trust, HRR dimension, vector format, ranking). Read-only commands pass `create: false` and get
+ * undefined in a home that has none, so looking never creates `memory_store.db`.
  */
 export function openFactStore(
   ctx: ProviderCliContext,
   options: { create: boolean; embedder?: Embedder },
 ): FactStore | undefined {
-  const dbPath = factsDbPath(ctx.config, ctx.home);
+  const dbPath = factsDbPath(ctx);
   if (!options.create && !fs.existsSync(dbPath)) return undefined;
-  return new FactStore({ dbPath, ...(options.embedder ? { embedder: options.embedder } : {}) });
+  const settings = resolveSettings(ctx.providerConfig, ctx.home);
+  return new FactStore({
+    ...factStoreOptions(settings),
+    dbPath,
+    logger: ctx.logger,
+    ...(options.embedder ? { embedder: options.embedder } : {}),
+  });
 }
 
 /** A raw read-only handle (no schema migration, no side index): for export, status and doctor. */

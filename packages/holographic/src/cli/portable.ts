@@ -26,7 +26,7 @@ import { openReadonly } from './open-store';
 export const FACT_TABLES = ['facts', 'entities', 'fact_entities', 'memory_banks'] as const;
 
 export function* exportFactRecords(ctx: ProviderCliContext): Generator<PortableRecord> {
-  const file = factsDbPath(ctx.config, ctx.home);
+  const file = factsDbPath(ctx);
   if (!fs.existsSync(file)) return;
   const db = openReadonly(file);
   try {
@@ -58,7 +58,7 @@ export async function importFactRecords(
 ): Promise<ProviderImportResult> {
   const result: ProviderImportResult = { inserted: 0, skipped: 0, refused: [] };
   if (records.length === 0) return result;
-  const dbPath = factsDbPath(ctx.config, ctx.home);
+  const dbPath = factsDbPath(ctx);
   // The real store creates (or migrates) the schema; rows then go in through one transaction.
   new FactStore({ dbPath }).close();
   const db = new Database(dbPath, { fileMustExist: true, timeout: 5000 });

@@ -11,6 +11,7 @@ import {
   describeError,
   loadHermesConfig,
   parseCommandLine,
+  readProviderConfig,
   resolveEnv,
 } from '@hermes-memory/core';
 
@@ -54,7 +55,7 @@ const PLAIN: CliStyle = {
 };
 
 export function providerCliTestContext(
-  module: Pick<ProviderCliModule, 'provider'>,
+  module: Pick<ProviderCliModule, 'provider' | 'configPaths'>,
   options: ProviderCliTestOptions,
   command?: string,
 ): ProviderCliTestContext {
@@ -67,7 +68,7 @@ export function providerCliTestContext(
     providerId: id,
     home: options.home,
     config,
-    providerConfig: config.memory.providerConfig(id),
+    providerConfig: readProviderConfig(config, module.configPaths ?? [`memory.${id}`]).values,
     env: resolveEnv(options.home, options.env ?? {}),
     json: options.json === true,
     interactive: options.interactive === true,
