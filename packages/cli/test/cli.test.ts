@@ -217,6 +217,7 @@ describe('hermes-memory (built binary)', () => {
       ['memory', 'list'],
       ['memory', 'pending'],
       ['sessions', 'list'],
+      ['holographic', 'list'],
       ['facts', 'list'],
       ['doctor'],
       ['export'],
