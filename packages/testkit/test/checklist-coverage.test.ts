@@ -4,14 +4,41 @@ import path from 'node:path';
 import { tempHermesHome } from '../src';
 import { afterAll, describe, expect, it } from 'vitest';
 
-// scripts/checklist-coverage.mjs against a small committed spec and repository (the real spec lives
-// in ../shared, which tests never read).
+// scripts/checklist-coverage.mjs against a small committed spec (the real one lives in ../shared,
+// which tests never read) and a repository written here: its test files are only read as text.
 const script = path.resolve(__dirname, '../../../scripts/checklist-coverage.mjs');
-const fixture = path.resolve(__dirname, 'fixtures/checklist');
-const spec = path.join(fixture, 'spec');
-const repo = path.join(fixture, 'repo');
+const spec = path.resolve(__dirname, 'fixtures/checklist/spec');
 const scratch = tempHermesHome('hm-checklist-');
 afterAll(() => scratch.cleanup());
+const repo = scratch.path;
+
+const FILES: Record<string, string> = {
+  'packages/acme/package.json': '{ "name": "@hermes-memory/acme", "hermesMemory": { "provider": "acme" } }',
+  'packages/acme/src/acme.test.ts': [
+    "describe('acme basics (§1.3.1, 3)', () => {",
+    "  it('reads settings in order (checklist 2)', () => {});",
+    "  it.each([1, 2])('§1.3.9 names an item the checklist does not have', () => {});",
+    "  test(`§2.1.1 is another section's item and does not count here`, () => {});",
+    '});',
+  ].join('\n'),
+  'packages/widget/package.json':
+    '{ "name": "@hermes-memory/widget", "hermesMemory": { "provider": "widget" } }',
+  'packages/widget/test/widget.test.ts': 'it("§2.1.1–2 starts and stops", () => {});',
+  'docs/decisions/0001-acme-waivers.md': [
+    '# 0001 — Acme: what is not tested, and why',
+    '',
+    '```checklist-waivers',
+    '# file§section.items: reason',
+    'plugins§1.3.4: needs a live Acme service; the fake has no context mode',
+    'plugins.md§1.3.1: stale — item 1 is tested',
+    '```',
+    '',
+  ].join('\n'),
+};
+for (const [file, text] of Object.entries(FILES)) {
+  fs.mkdirSync(path.dirname(path.join(repo, file)), { recursive: true });
+  fs.writeFileSync(path.join(repo, file), text);
+}
 
 function run(...args: string[]) {
   const r = spawnSync(process.execPath, [script, ...args, '--spec-dir', spec, '--root', repo], {
@@ -103,12 +130,14 @@ describe('scripts/checklist-coverage.mjs', { timeout: 60_000 }, () => {
       'no acceptance checklist at plugins§9.9',
     );
 
-    fs.cpSync(repo, scratch.path, { recursive: true });
+    const broken = path.join(repo, 'broken');
+    fs.cpSync(path.join(repo, 'packages'), path.join(broken, 'packages'), { recursive: true });
+    fs.cpSync(path.join(repo, 'docs'), path.join(broken, 'docs'), { recursive: true });
     fs.appendFileSync(
-      path.join(scratch.path, 'docs/decisions/0001-acme-waivers.md'),
+      path.join(broken, 'docs/decisions/0001-acme-waivers.md'),
       '\n```checklist-waivers\nplugins§1.3.5:\n```\n',
     );
-    const bad = spawnSync(process.execPath, [script, 'acme', '--spec-dir', spec, '--root', scratch.path], {
+    const bad = spawnSync(process.execPath, [script, 'acme', '--spec-dir', spec, '--root', broken], {
       encoding: 'utf8',
     });
     expect(bad.status).toBe(2);
