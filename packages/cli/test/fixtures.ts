@@ -105,6 +105,16 @@ export function createProvider() {
     name: 'acme',
     isAvailable() { return Boolean(process.env.ACME_API_KEY) || process.env.ACME_MODE === 'local'; },
     unavailableReason() { return 'ACME_API_KEY is not set'; },
+    health() {
+      return process.env.ACME_DOWN
+        ? { status: 'down', reason: 'acme reports an outage', since: 1767261600000, consecutiveFailures: 1 }
+        : null;
+    },
+    probe() {
+      return process.env.ACME_API_KEY === 'sk-acme-good'
+        ? { status: 'ok', message: 'acme answered' }
+        : { status: 'failed', message: 'acme refused the key' };
+    },
     initialize() {},
     getToolSchemas() { return []; },
     getConfigSchema() { return SCHEMA; },

@@ -46,7 +46,7 @@ describe('providers through core discovery (built binary)', () => {
     expect(status.provider.available).toBe(true);
     expect(status.provider.envVars[0].set).toBe(true);
     const text = run(h, ['status'], at).stdout;
-    expect(text).toMatch(/acme\s+available ✓\s+acme-memory\s+← active/);
+    expect(text).toMatch(/acme\s+available ✓\s+health unknown [^\n]*acme-memory\s+← active/);
     expect(text).toContain('✓ ACME_API_KEY');
     expect(text).toContain("don't inherit <home>/.env");
     expect(text).not.toContain('sk-acme-status');
@@ -103,7 +103,9 @@ describe('providers through core discovery (built binary)', () => {
     expect(status.provider.reason).toContain('boom at import');
     expect(status.providers.find((p: { name: string }) => p.name === 'broken')).toMatchObject({
       active: true,
+      health: { status: 'down', reason: expect.stringContaining('boom at import') },
     });
+    expect(status.provider.health).toMatchObject({ status: 'down' });
     fs.rmSync(dir, { recursive: true, force: true });
   });
 });
@@ -240,6 +242,62 @@ describe("providers' CLI modules through the seam (built binary, decision 0603)"
       "Settings saved, but the post-setup step of 'acme' failed: cannot reach acme.example",
     );
     expect(fs.readFileSync(path.join(h, 'config.yaml'), 'utf8')).toContain('workspace: unreachable');
+  });
+
+  it("status --json shows each provider's health; --probe checks the active backend, doctor always does", () => {
+    const h = home();
+    activeAcme(h);
+    let status = JSON.parse(run(h, ['status', '--json'], at()).stdout);
+    const health = (name: string) => status.providers.find((p: { name: string }) => p.name === name).health;
+    // Nothing runs in a status process: unknown, unless the provider reports its own view.
+    expect(health('acme')).toMatchObject({ status: 'unknown' });
+    expect(health('holographic')).toMatchObject({ status: 'unknown' });
+    expect(status.provider.health).toMatchObject({ status: 'unknown' });
+    expect(status.provider.probe).toBeUndefined();
+    status = JSON.parse(run(h, ['status', '--json'], { ...at(), env: { ACME_DOWN: '1' } }).stdout);
+    expect(health('acme')).toEqual({
+      status: 'down',
+      reason: 'acme reports an outage',
+      since: 1767261600000,
+      consecutiveFailures: 1,
+    });
+    expect(run(h, ['status'], { ...at(), env: { ACME_DOWN: '1' } }).stdout).toMatch(
+      /health down since \d{4}-\d\d-\d\d \d\d:\d\d — acme reports an outage/,
+    );
+
+    // The probe reaches the backend once; its outcome is the health.
+    fs.writeFileSync(path.join(h, '.env'), 'ACME_API_KEY=sk-acme-bad\n', { mode: 0o600 });
+    status = JSON.parse(run(h, ['status', '--probe', '--json'], at()).stdout);
+    expect(status.provider.probe).toMatchObject({ status: 'failed', message: 'acme refused the key' });
+    expect(status.provider.health).toMatchObject({
+      status: 'degraded',
+      reason: 'probe failed: acme refused the key',
+    });
+    expect(health('holographic')).toMatchObject({ status: 'unknown' }); // inactive: never probed
+    let doctor = JSON.parse(run(h, ['doctor', '--json'], at()).stdout);
+    expect(doctor.checks.find((c: { id: string }) => c.id === 'provider-probe')).toMatchObject({
+      status: 'fail',
+      detail: expect.stringContaining('acme refused the key'),
+      fix: expect.stringContaining('hermes-memory setup acme'),
+    });
+
+    fs.writeFileSync(path.join(h, '.env'), 'ACME_API_KEY=sk-acme-good\n', { mode: 0o600 });
+    status = JSON.parse(run(h, ['status', '--probe', '--json'], at()).stdout);
+    expect(status.provider.probe).toMatchObject({ status: 'ok', message: 'acme answered' });
+    expect(status.provider.health).toMatchObject({ status: 'ok' });
+    expect(run(h, ['status', '--probe'], at()).stdout).toMatch(/probe ok \(\d+ ms\): acme answered/);
+    doctor = JSON.parse(run(h, ['doctor', '--json'], at()).stdout);
+    expect(doctor.checks.find((c: { id: string }) => c.id === 'provider-probe')).toMatchObject({
+      status: 'ok',
+    });
+
+    // A provider that fails to load is down, with the reason.
+    fs.writeFileSync(path.join(h, 'config.yaml'), 'memory:\n  provider: nowhere\n');
+    status = JSON.parse(run(h, ['status', '--json'], at()).stdout);
+    expect(status.provider.health).toMatchObject({
+      status: 'down',
+      reason: expect.stringContaining("'nowhere' not found"),
+    });
   });
 
   it('status says where discovery looked when it finds no provider (issue 20)', () => {

@@ -17,7 +17,7 @@ import { checkProviderContributions } from '../doctor/provider-checks';
 const USAGE = `Usage: hermes-memory doctor [--fix] [--json]
 
 Check the installation and the HERMES_HOME: better-sqlite3 loads, FTS5 is available, config.yaml
-parses, the configured provider loads and is available, memory files are private (0600) and within
+parses, the configured provider loads, is available and answers its connection probe, memory files are private (0600) and within
 their limits, no stale lock files, state.db passes PRAGMA integrity_check, and each provider's own
 checks (the active one's, and those of providers that keep data in the home: their stores'
 permissions and integrity).
@@ -37,7 +37,7 @@ export const doctorCommand: Command = {
       ...checkSqlite(sqlite),
       checkHome(ctx.home),
       checkConfig(ctx.home),
-      ...(await checkProvider(ctx.home, ctx.io.env, ctx.io.cwd)),
+      ...(await checkProvider(ctx.home, ctx.io.env, ctx.io.cwd, ctx.signal)),
       ...checkMemoryFiles(ctx.home),
       await checkLockMechanism(),
       checkPermissions(ctx.home),

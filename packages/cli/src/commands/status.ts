@@ -4,28 +4,40 @@ import {
   type HermesConfig,
   describeError,
   describeSearch,
+  type ProbeResult,
+  type ProviderHealth,
+  createLogger,
   loadHermesConfig,
   providerConfigPaths,
   readProviderConfig,
   resolveEnv,
+  silentLogger,
   sqliteSize,
 } from '@hermes-memory/core';
 import type { Command } from '../command';
 import { type CommandContext, parseCommandArgs } from '../context';
 import { CliError } from '../errors';
 import { formatBytes, table } from '../format';
+import { PROBE_TIMEOUT_MS, describeHealth, loadFailureHealth, providerHealth } from '../health';
 import { fileInfo, homePaths } from '../paths';
 import { openRawDb } from '../portable';
 import { providerCliContext, relevantProviderClis } from '../provider-seam';
 import { applyHomeEnv, discoverProviders, notFoundMessage } from '../providers';
 import { type FieldValue, fieldVisible } from '../setup/schema';
 
-const USAGE = `Usage: hermes-memory status [--json]
+const USAGE = `Usage: hermes-memory status [--probe] [--json]
 
 Show the built-in memory settings, the active memory provider (installed, available, and each of
 its environment variables set or not), every installed provider, every store's path and size
 (providers' stores included), and how full MEMORY.md and USER.md are. When no provider is found,
-says where discovery looked.`;
+says where discovery looked.
+
+Each provider's health (ok, degraded, down, unknown; why, and since when) is what this process
+can observe: a provider that fails to load is down; nothing is started, so the rest is unknown
+unless the provider reports its own view.
+
+Options:
+  --probe   also run the active provider's connection probe (reaches its backend once, ${PROBE_TIMEOUT_MS / 1000} s at most)`;
 
 /** Services (systemd, launchd, Docker, cron) start without the agent's .env loading. */
 const SERVICE_ENV_NOTE =
@@ -43,12 +55,12 @@ export const statusCommand: Command = {
   name: 'status',
   usage: USAGE,
   async run(ctx, argv) {
-    const { positionals } = parseCommandArgs(argv, {}, 'status');
+    const { values, positionals } = parseCommandArgs(argv, { probe: { type: 'boolean' } }, 'status');
     if (positionals.length > 0) throw new CliError('status takes no arguments.', { exitCode: 2 });
     const config: HermesConfig = loadHermesConfig(ctx.home);
     const m = config.memory;
 
-    const { provider, providers, search } = await providerStatus(ctx, config);
+    const { provider, providers, search } = await providerStatus(ctx, config, values.probe === true);
     const contributed = await providerContributions(ctx, config);
     for (const p of providers) {
       const problem = contributed.problems.get(p.name);
@@ -116,6 +128,11 @@ export const statusCommand: Command = {
         `  provider   ${s.bold(provider.name)}  installed ${yes(provider.installed)}  available ${yes(provider.available)}`,
       );
       if (provider.reason) ctx.out(`             ${s.yellow(provider.reason)}`);
+      if (provider.health) ctx.out(`             health ${healthText(provider.health, s)}`);
+      if (provider.probe)
+        ctx.out(
+          `             probe ${provider.probe.status === 'ok' ? s.green('ok') : provider.probe.status === 'failed' ? s.red('failed') : s.gray(provider.probe.status)}${provider.probe.latencyMs !== undefined ? s.gray(` (${provider.probe.latencyMs} ms)`) : ''}: ${provider.probe.message}`,
+        );
       for (const [key, value] of Object.entries(provider.details ?? {}))
         ctx.out(`             ${s.gray(`${key}:`)} ${String(value)}`);
       for (const [key, value] of Object.entries(provider.config))
@@ -134,7 +151,9 @@ export const statusCommand: Command = {
     }
     const width = Math.max(0, ...providers.map((p) => p.name.length));
     for (const p of providers) {
-      const state = p.error ? `${s.red('✗')} ${s.gray(p.error)}` : `available ${yes(p.available)}`;
+      const state = p.error
+        ? `${s.red('✗')} ${s.gray(p.error)}`
+        : `available ${yes(p.available)}  health ${healthText(p.health, s)}`;
       ctx.out(
         `  ${p.name.padEnd(width)}  ${state}  ${s.gray(p.packageName)}${p.active ? `  ${s.green('← active')}` : ''}`,
       );
@@ -189,6 +208,8 @@ interface InstalledProvider {
   packageName: string;
   active: boolean;
   available: boolean;
+  /** Runtime health as this process can observe it (decision 0106). */
+  health: ProviderHealth;
   error?: string;
   /** Its CLI module failed to load, or its status contribution threw. */
   cliError?: string;
@@ -222,23 +243,40 @@ async function providerContributions(ctx: CommandContext, config: HermesConfig) 
  * The active provider (installed? available? which env vars are set?) and every installed provider,
  * each loaded to ask `isAvailable()` with `<home>/.env` applied, as the agent would see it.
  */
-async function providerStatus(ctx: CommandContext, config: HermesConfig) {
+async function providerStatus(ctx: CommandContext, config: HermesConfig, probe: boolean) {
   const name = config.memory.provider;
   applyHomeEnv(ctx.home, ctx.io.env);
   const env = resolveEnv(ctx.home, ctx.io.env);
   const { loaded, broken, search } = await discoverProviders(ctx.io.cwd, ctx.home);
+  const logger = ctx.io.env.HERMES_MEMORY_DEBUG
+    ? createLogger({ level: 'debug', sink: (r) => ctx.err(`${r.level.toUpperCase()} ${r.message}`) })
+    : silentLogger;
+  let activeProbe: ProbeResult | undefined;
   const providers: InstalledProvider[] = [
-    ...loaded.map((p) => ({
-      name: p.name,
-      packageName: p.packageName,
-      active: p.name === name,
-      available: safeAvailable(p.provider),
-    })),
+    ...(await Promise.all(
+      loaded.map(async (p) => {
+        // Only the active provider is probed: an inactive backend is not contacted.
+        const view = await providerHealth(p.provider, {
+          probe: probe && p.name === name,
+          logger,
+          signal: ctx.signal,
+        });
+        if (view.probe) activeProbe = view.probe;
+        return {
+          name: p.name,
+          packageName: p.packageName,
+          active: p.name === name,
+          available: safeAvailable(p.provider),
+          health: view.health,
+        };
+      }),
+    )),
     ...broken.map((b) => ({
       name: b.name,
       packageName: b.packageName,
       active: b.name === name,
       available: false,
+      health: loadFailureHealth(b.error),
       error: b.error,
     })),
   ].sort((a, b) => a.name.localeCompare(b.name));
@@ -250,12 +288,15 @@ async function providerStatus(ctx: CommandContext, config: HermesConfig) {
     reason: '',
     config: {} as Record<string, unknown>,
     details: undefined as Readonly<Record<string, string | number | boolean>> | undefined,
+    health: providers.find((p) => p.active)?.health,
+    probe: activeProbe,
     envVars: [] as EnvVarStatus[],
   };
   if (!name) return { provider, providers, search };
   const active = loaded.find((p) => p.name === name);
   if (!active) {
     provider.reason = broken.find((b) => b.name === name)?.error ?? notFoundMessage(name, search);
+    provider.health ??= loadFailureHealth(provider.reason);
     return { provider, providers, search };
   }
   provider.installed = true;
@@ -284,6 +325,14 @@ async function providerStatus(ctx: CommandContext, config: HermesConfig) {
       ...(f.url ? { url: f.url } : {}),
     }));
   return { provider, providers, search };
+}
+
+function healthText(health: ProviderHealth, s: CommandContext['style']): string {
+  const text = describeHealth(health);
+  if (health.status === 'ok') return s.green(text);
+  if (health.status === 'degraded') return s.yellow(text);
+  if (health.status === 'down') return s.red(text);
+  return s.gray(text);
 }
 
 function safeAvailable(provider: { isAvailable(): boolean }): boolean {

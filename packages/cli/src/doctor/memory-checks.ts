@@ -5,19 +5,25 @@ import {
   loadHermesConfig,
   providerConfigPaths,
   readProviderConfig,
+  silentLogger,
   validateConfigValues,
 } from '@hermes-memory/core';
 import { memoryLockMechanism } from '@hermes-memory/builtin';
+import { describeHealth, providerHealth } from '../health';
 import { homePaths } from '../paths';
 import { applyHomeEnv, loadProvider } from '../providers';
 import { openMemoryStore } from '../stores';
 import type { CheckResult } from './checks';
 
-/** The configured provider loads and reports itself available (with its reason when not). */
+/**
+ * The configured provider loads and reports itself available (with its reason when not), and —
+ * when available — its connection probe reaches the backend (decision 0106).
+ */
 export async function checkProvider(
   home: string,
   env: Readonly<Record<string, string | undefined>>,
   cwd: string,
+  signal?: AbortSignal,
 ): Promise<CheckResult[]> {
   let name: string;
   try {
@@ -38,6 +44,7 @@ export async function checkProvider(
       ? [
           { id: 'provider', title, status: 'ok', detail: `${name} (${packageName}) is available` },
           ...settings,
+          await checkConnection(name, provider, signal),
         ]
       : [
           ...settings,
@@ -60,6 +67,32 @@ export async function checkProvider(
       },
     ];
   }
+}
+
+/** The provider's explicit connection probe, within PROBE_TIMEOUT_MS; one without a probe is skipped. */
+async function checkConnection(
+  name: string,
+  provider: MemoryProvider,
+  signal?: AbortSignal,
+): Promise<CheckResult> {
+  const { probe, health } = await providerHealth(provider, {
+    probe: true,
+    logger: silentLogger,
+    ...(signal ? { signal } : {}),
+  });
+  const title = `${name} connection`;
+  const latency = probe?.latencyMs !== undefined ? ` (${probe.latencyMs} ms)` : '';
+  if (!probe || probe.status === 'skipped')
+    return { id: 'provider-probe', title, status: 'skip', detail: probe?.message ?? 'no probe ran' };
+  if (probe.status === 'ok')
+    return { id: 'provider-probe', title, status: 'ok', detail: `${probe.message}${latency}` };
+  return {
+    id: 'provider-probe',
+    title,
+    status: 'fail',
+    detail: `${probe.message}${latency}; health ${describeHealth(health)}`,
+    fix: `Check that the backend is reachable and the settings and key are right: hermes-memory setup ${name}.`,
+  };
 }
 
 /**

@@ -40,7 +40,7 @@ export function parseCommandLine<O extends CliArgOptions>(
 ): ParsedCliArgs<O> {
   try {
     const parsed = parseArgs({ args: [...argv], options, allowPositionals: true, strict: true });
-    return { values: parsed.values, positionals: parsed.positionals };
+    return { values: parsed.values as ParsedCliArgs<O>['values'], positionals: parsed.positionals };
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     // Node appends a long "To specify a positional argument..." hint; the first sentence is enough.

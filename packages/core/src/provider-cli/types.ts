@@ -1,4 +1,3 @@
-import type { parseArgs } from 'node:util';
 import type { HermesConfig } from '../config/hermes-config';
 import type { Logger } from '../logging/logger';
 import type { CliError } from './args';
@@ -118,10 +117,28 @@ export interface ProviderCliContext {
   loadProvider(): Promise<MemoryProvider>;
 }
 
-export type CliArgOptions = NonNullable<NonNullable<Parameters<typeof parseArgs>[0]>['options']>;
+/** One option of `ctx.parseArgs`, as node:util `parseArgs` takes it. */
+export interface CliArgOption {
+  type: 'string' | 'boolean';
+  short?: string;
+  multiple?: boolean;
+  default?: string | boolean | string[] | boolean[];
+}
+
+export type CliArgOptions = Record<string, CliArgOption>;
+
+/** The value an option parses to: a string or boolean, a list with `multiple`. */
+export type CliArgValue<O extends CliArgOption> = O extends { type: 'boolean' }
+  ? O extends { multiple: true }
+    ? boolean[]
+    : boolean
+  : O extends { multiple: true }
+    ? string[]
+    : string;
 
 export interface ParsedCliArgs<O extends CliArgOptions> {
-  values: ReturnType<typeof parseArgs<{ options: O; allowPositionals: true; strict: true }>>['values'];
+  /** Absent options are undefined (unless they have a default). */
+  values: { [K in keyof O]?: CliArgValue<O[K]> };
   positionals: string[];
 }
 
