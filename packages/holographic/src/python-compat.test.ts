@@ -4,8 +4,9 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { collectLogs, requirePython, runPythonJson } from '@hermes-memory/testkit';
+import { collectLogs, requirePython, runProviderCliCommand, runPythonJson } from '@hermes-memory/testkit';
 import { describe, expect, it } from 'vitest';
+import holographicCli from './cli/index';
 import { FactStore } from './store';
 import { tempDir, tempStore } from './test-helpers';
 
@@ -72,7 +73,7 @@ describe('Python compatibility: an older float64 store', { timeout: 60_000 }, ()
     const store = tempStore({ dbPath, vectorFormat: 'float32', logger: logs.logger });
     expect(store.vectorFormat).toBe('float64');
     expect(logs.messages('warn').join('\n')).toMatch(
-      /holds float64 HRR vectors.*reindex --vector-format float32/s,
+      /holds float64 HRR vectors.*'hermes-memory holographic reindex --vector-format float32'/s,
     );
     store.add('Written while float32 was asked for');
     expect(new Set(blobLengths(store))).toEqual(new Set([1024 * 8]));
@@ -89,6 +90,56 @@ describe('Python compatibility: an older float64 store', { timeout: 60_000 }, ()
     // The older plugin cannot read a converted store: that is why conversion is explicit.
     const older = await runPythonJson<OlderCheck>(OLDER_PLUGIN, 'check', dbPath);
     expect(older.error).toMatch(/multiple of element size/);
+  });
+
+  it('§1.4 hermes-memory holographic reindex --vector-format converts both ways; back at float64 the older plugin reads it again', async () => {
+    const home = tempDir();
+    const dbPath = path.join(home, 'memory_store.db');
+    fs.copyFileSync(FIXTURE, dbPath);
+    // The config pins float64 (the older plugin's format): converting away from it says the pin
+    // now disagrees with the store; converting back to it says nothing.
+    fs.writeFileSync(path.join(home, 'config.yaml'), 'memory:\n  holographic:\n    vector_format: float64\n');
+    const reindex = (argv: string[], json = true) =>
+      runProviderCliCommand(holographicCli, ['reindex', ...argv], { home, json });
+
+    const toF32 = await reindex(['--vector-format', 'float32']);
+    expect(toF32.code).toBe(0);
+    expect(JSON.parse(toF32.stdout)).toEqual({
+      facts: 8,
+      vectors: 8,
+      vectorFormat: { from: 'float64', to: 'float32' },
+    });
+    expect(toF32.stderr).toBe(
+      'hermes-memory: note: config sets vector_format: float64; set it to float32 or auto, or the provider warns on every start.\n',
+    );
+    let store = new FactStore({ dbPath });
+    expect(store.vectorFormat).toBe('float32');
+    expect(new Set(blobLengths(store))).toEqual(new Set([4 + 1024 * 4]));
+    expect((await store.recall('rollback')).map((r) => r.content)).toContain(
+      'Deployment rollback failed twice on Friday',
+    );
+    store.close();
+    expect((await runPythonJson<OlderCheck>(OLDER_PLUGIN, 'check', dbPath)).error).toMatch(
+      /multiple of element size/,
+    );
+
+    const toF64 = await reindex(['--vector-format', 'float64'], false);
+    expect(toF64).toMatchObject({ code: 0, stderr: '' });
+    expect(toF64.stdout).toContain('reindexed 8 facts (8 HRR vectors, converted from float32 to float64)');
+    store = new FactStore({ dbPath });
+    expect(store.vectorFormat).toBe('float64');
+    expect(new Set(blobLengths(store))).toEqual(new Set([1024 * 8]));
+    store.close();
+    const older = await runPythonJson<OlderCheck>(OLDER_PLUGIN, 'check', dbPath, '1024', 'rollback');
+    expect(older.error).toBeUndefined();
+    expect(older.facts).toBe(8);
+    expect(older.added).toBe(true); // the older plugin wrote a ninth fact
+
+    // Without the option a reindex keeps the store's own format.
+    expect(JSON.parse((await reindex([])).stdout)).toEqual({ facts: 9, vectors: 9 });
+    store = new FactStore({ dbPath });
+    expect(new Set(blobLengths(store))).toEqual(new Set([1024 * 8]));
+    store.close();
   });
 
   it('§1.4 a new store, and a store of HRR1 vectors, write float32', () => {

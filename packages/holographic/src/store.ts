@@ -541,7 +541,7 @@ export class FactStore {
       this.logger.warn(
         `holographic: ${this.dbPath} holds ${stored} HRR vectors; new vectors are written as ${stored} too, ` +
           `not ${requested} (a mixed store breaks the plugin that wrote it). ` +
-          `Convert explicitly with 'hermes-memory facts reindex --vector-format ${requested}'.`,
+          `Convert explicitly with 'hermes-memory holographic reindex --vector-format ${requested}'.`,
       );
     } else if (stored === 'float64') {
       this.logger.info(

@@ -53,6 +53,7 @@ describe('hermes-memory holographic (the ./cli module)', () => {
       ['list', '--min-trust', '2'],
       ['embed', '--batch', '0'],
       ['reindex', 'extra'],
+      ['reindex', '--vector-format', 'float16'],
       ['list', '--bogus'],
       ['frobnicate'],
     ]) {
@@ -75,6 +76,23 @@ describe('hermes-memory holographic (the ./cli module)', () => {
     const first = await json(home, ['embed', '--batch', '1']);
     expect(first).toMatchObject({ embedded: 2, pending: 0 });
     expect(await json(home, ['embed'])).toMatchObject({ embedded: 0, pending: 0 });
+  });
+
+  it('reindex --vector-format on a new store writes that format; with HRR off it refuses', async () => {
+    const home = tempDir();
+    await json(home, ['add', 'Carol runs the data team', '--category', 'project']);
+    const converted = await run(home, ['reindex', '--vector-format', 'float64'], { json: false });
+    expect(converted).toMatchObject({ code: 0, stderr: '' });
+    expect(converted.stdout).toContain('reindexed 1 facts (1 HRR vectors, converted from float32 to float64)');
+    expect(await json(home, ['reindex', '--vector-format', 'float64'])).toEqual({
+      facts: 1,
+      vectors: 1,
+      vectorFormat: { from: 'float64', to: 'float64' },
+    });
+    fs.writeFileSync(path.join(home, 'config.yaml'), 'memory:\n  holographic:\n    hrr_enabled: false\n');
+    const off = await run(home, ['reindex', '--vector-format', 'float32']);
+    expect(off.code).toBe(1);
+    expect(off.stderr).toContain('HRR vectors are off (hrr_enabled: false)');
   });
 
   it('status reports the store with its fact count; db_path is read where the Python plugin keeps it', async () => {

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import type { Embedder, ProviderCliContext } from '@hermes-memory/core';
 import Database from 'better-sqlite3';
-import { factStoreOptions, resolveSettings } from '../settings';
+import { type ResolvedSettings, factStoreOptions, resolveSettings } from '../settings';
 import { FactStore } from '../store';
 import { factsDbPath } from './db-path';
 
@@ -12,11 +12,11 @@ import { factsDbPath } from './db-path';
  */
 export function openFactStore(
   ctx: ProviderCliContext,
-  options: { create: boolean; embedder?: Embedder },
+  options: { create: boolean; embedder?: Embedder; settings?: ResolvedSettings },
 ): FactStore | undefined {
   const dbPath = factsDbPath(ctx);
   if (!options.create && !fs.existsSync(dbPath)) return undefined;
-  const settings = resolveSettings(ctx.providerConfig, ctx.home);
+  const settings = options.settings ?? resolveSettings(ctx.providerConfig, ctx.home);
   return new FactStore({
     ...factStoreOptions(settings),
     dbPath,
