@@ -127,6 +127,8 @@ export function manifestProblems(pkg: WorkspacePackage, workspace: readonly Work
     }
   }
 
+  problems.push(...providerManifestProblems(pkg));
+
   const versions = new Map(
     workspace.map((p) => [p.manifest['name'] as string, p.manifest['version'] as string]),
   );
@@ -149,6 +151,32 @@ export function manifestProblems(pkg: WorkspacePackage, workspace: readonly Work
     const devSpec = (m['devDependencies'] as Record<string, string> | undefined)?.[name];
     if (devSpec !== 'workspace:*') problems.push(`peer ${name} should also be a devDependency 'workspace:*'`);
   }
+  return problems;
+}
+
+/**
+ * A provider package (its `src/index.ts` exports `createProvider`, the discovery entry point)
+ * declares `"hermesMemory": {"provider": "<folder id>"}`: discovery finds providers only by that
+ * declaration (decision 0603). A declared `cli` module is one of the package's `exports` and lives
+ * in `src/cli/`.
+ */
+export function providerManifestProblems(pkg: WorkspacePackage): string[] {
+  const index = path.join(pkg.dir, 'src', 'index.ts');
+  const declared = manifestOf(pkg)['hermesMemory'] as { provider?: unknown; cli?: unknown } | undefined;
+  const isProvider =
+    fs.existsSync(index) && /export (const|function) createProvider\b/.test(fs.readFileSync(index, 'utf8'));
+  if (!isProvider && declared === undefined) return [];
+  if (declared?.provider !== pkg.id)
+    return [
+      `hermesMemory.provider should be "${pkg.id}" (a provider package declares its id), is ${JSON.stringify(declared?.provider)}`,
+    ];
+  if (declared.cli === undefined) return [];
+  const problems: string[] = [];
+  const subpaths = exportTargets(manifestOf(pkg).exports).map((t) => t.at.split(' → ')[0]);
+  if (typeof declared.cli !== 'string' || !subpaths.includes(declared.cli))
+    problems.push(`hermesMemory.cli ${JSON.stringify(declared.cli)} is not a subpath of "exports"`);
+  if (!fs.existsSync(path.join(pkg.dir, 'src', 'cli', 'index.ts')))
+    problems.push('hermesMemory.cli is declared but src/cli/index.ts is missing');
   return problems;
 }
 

@@ -9,6 +9,7 @@ import {
   declarationImports,
   manifestProblems,
   peerRangeProblem,
+  providerManifestProblems,
   relativeLinks,
 } from './packaging-rules';
 import { type WorkspacePackage, publicPackages, repoRoot, workspacePackages } from './workspace';
@@ -93,6 +94,40 @@ describe('the rules themselves', () => {
       expect(manifestProblems(pkg, [pkg]).filter((p) => p.includes('spells the version'))).toEqual([
         "src/index.ts spells the version '1.2.3': use __PACKAGE_VERSION__ (tsup.preset.ts)",
       ]);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('a provider package declares its id, and a declared CLI module is an export in src/cli', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hm-rules-'));
+    try {
+      fs.mkdirSync(path.join(dir, 'src'));
+      fs.writeFileSync(path.join(dir, 'src/index.ts'), 'export const createProvider = createAcmeProvider;\n');
+      const pkg = (hermesMemory?: unknown, exports: unknown = { '.': './dist/index.js' }) => ({
+        id: 'acme',
+        rel: 'packages/acme',
+        dir,
+        manifest: { name: '@hermes-memory/acme', version: '0.1.0', exports, hermesMemory },
+      });
+      expect(providerManifestProblems(pkg())).toEqual([
+        'hermesMemory.provider should be "acme" (a provider package declares its id), is undefined',
+      ]);
+      expect(providerManifestProblems(pkg({ provider: 'acme-memory' }))[0]).toContain('should be "acme"');
+      expect(providerManifestProblems(pkg({ provider: 'acme' }))).toEqual([]);
+      expect(providerManifestProblems(pkg({ provider: 'acme', cli: './cli' }))).toEqual([
+        'hermesMemory.cli "./cli" is not a subpath of "exports"',
+        'hermesMemory.cli is declared but src/cli/index.ts is missing',
+      ]);
+      fs.mkdirSync(path.join(dir, 'src/cli'));
+      fs.writeFileSync(path.join(dir, 'src/cli/index.ts'), 'export default {};\n');
+      const withCli = {
+        '.': './dist/index.js',
+        './cli': { types: './dist/cli/index.d.ts', import: './dist/cli/index.js' },
+      };
+      expect(providerManifestProblems(pkg({ provider: 'acme', cli: './cli' }, withCli))).toEqual([]);
+      fs.writeFileSync(path.join(dir, 'src/index.ts'), 'export const VERSION = 1;\n');
+      expect(providerManifestProblems(pkg())).toEqual([]); // not a provider, declares nothing
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
