@@ -37,7 +37,8 @@ function collect(encoder: BulkEncoder, items: Array<{ content: string; entities:
   return out;
 }
 
-describe('BulkEncoder', () => {
+// Worker threads: 9 s on a 2-core machine at load 25 (vitest's default is 5 s).
+describe('BulkEncoder', { timeout: 30_000 }, () => {
   it('a worker that encodes every chunk produces the serial bytes, in order', () => {
     const items = corpus(1200);
     const encoder = new BulkEncoder({ dim: 256, format: 'float32', mainEncodes: false });
@@ -100,7 +101,7 @@ describe('BulkEncoder', () => {
   });
 });
 
-describe('FactStore.addMany with parallel ingest', () => {
+describe('FactStore.addMany with parallel ingest', { timeout: 30_000 }, () => {
   function dump(dbPath: string) {
     const db = new Database(dbPath, { readonly: true });
     try {
