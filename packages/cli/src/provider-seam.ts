@@ -61,10 +61,10 @@ async function loadOrThrow(pkg: ProviderPackage): Promise<LoadedProviderCli> {
 
 /**
  * The CLI modules `status`, `doctor` and `export` consult: the active provider's, those named
- * explicitly, and every installed provider whose data lives in HERMES_HOME (`localData`), so a
- * store stays visible and backed up after the user switches providers. Remote providers that are
- * neither active nor named are imported (to read `localData`) but never called. Named providers must exist (CliError otherwise); a
- * module that fails to load is reported in `failed`, never thrown.
+ * explicitly, and every installed provider whose data lives in HERMES_HOME (`localData` in its
+ * manifest), so a store stays visible and backed up after the user switches providers. Any other
+ * provider's module is never imported. Named providers must exist (CliError otherwise); a module
+ * that fails to load is reported in `failed`, never thrown.
  */
 export async function relevantProviderClis(
   ctx: CommandContext,
@@ -77,19 +77,15 @@ export async function relevantProviderClis(
   const loaded: LoadedProviderCli[] = [];
   const failed: FailedProviderCli[] = [];
   for (const pkg of packages) {
-    if (!pkg.cli) continue;
+    if (!pkg.cli || !(wanted.has(pkg.name) || pkg.localData)) continue;
     const result = await loadProviderCli(pkg);
-    if (result.status === 'failed') {
-      // An inactive provider's broken module is its own problem, not this command's.
-      if (wanted.has(pkg.name))
-        failed.push({
-          id: pkg.name,
-          packageName: pkg.packageName,
-          error: firstLine(describeError(result.error)),
-        });
-      continue;
-    }
-    if (result.status === 'loaded' && (wanted.has(pkg.name) || result.module.localData))
+    if (result.status === 'failed')
+      failed.push({
+        id: pkg.name,
+        packageName: pkg.packageName,
+        error: firstLine(describeError(result.error)),
+      });
+    else if (result.status === 'loaded')
       loaded.push({ id: pkg.name, packageName: pkg.packageName, module: result.module });
   }
   return { loaded, failed };

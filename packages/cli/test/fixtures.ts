@@ -9,10 +9,12 @@ const CORE_DIST = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..
 /**
  * Acme's CLI module (decision 0603): notes kept in `<home>/acme-notes.json`, two commands, a status
  * store and detail, a doctor check, export/import records (one refused on purpose), a post-setup
- * step that can fail. A remote-style provider: no `localData`.
+ * step that can fail. A remote-style provider: no `localData`. Each import of the module is
+ * appended to $ACME_CLI_IMPORTS, so tests see when the CLI loads it.
  */
 const ACME_CLI = `import fs from 'node:fs';
 import path from 'node:path';
+if (process.env.ACME_CLI_IMPORTS) fs.appendFileSync(process.env.ACME_CLI_IMPORTS, 'imported\\n');
 const file = (ctx) => path.join(ctx.home, 'acme-notes.json');
 const read = (ctx) => { try { return JSON.parse(fs.readFileSync(file(ctx), 'utf8')); } catch { return []; } };
 const write = (ctx, notes) => fs.writeFileSync(file(ctx), JSON.stringify(notes), { mode: 0o600 });

@@ -172,6 +172,21 @@ describe("providers' CLI modules through the seam (built binary, decision 0603)"
     ).toBe(false);
   });
 
+  it('the CLI module of a provider that is neither active, named nor local is never imported', () => {
+    const h = home();
+    const imports = path.join(h, 'acme-imports.log');
+    const env = { ...at(), env: { ACME_CLI_IMPORTS: imports } };
+    fs.writeFileSync(path.join(h, 'config.yaml'), 'memory:\n  provider: ""\n');
+    for (const argv of [['status', '--json'], ['doctor', '--json'], ['export'], ['--help']])
+      run(h, argv, env);
+    expect(fs.existsSync(imports)).toBe(false);
+    run(h, ['export', '--provider', 'acme'], env); // named
+    expect(fs.readFileSync(imports, 'utf8')).toBe('imported\n');
+    activeAcme(h);
+    run(h, ['status', '--json'], env); // active
+    expect(fs.readFileSync(imports, 'utf8')).toBe('imported\nimported\n');
+  });
+
   it('export and import carry provider records keyed by provider; refusals exit 1', () => {
     const a = home();
     activeAcme(a);

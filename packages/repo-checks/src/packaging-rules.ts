@@ -162,7 +162,9 @@ export function manifestProblems(pkg: WorkspacePackage, workspace: readonly Work
  */
 export function providerManifestProblems(pkg: WorkspacePackage): string[] {
   const index = path.join(pkg.dir, 'src', 'index.ts');
-  const declared = manifestOf(pkg)['hermesMemory'] as { provider?: unknown; cli?: unknown } | undefined;
+  const declared = manifestOf(pkg)['hermesMemory'] as
+    | { provider?: unknown; cli?: unknown; localData?: unknown }
+    | undefined;
   const isProvider =
     fs.existsSync(index) && /export (const|function) createProvider\b/.test(fs.readFileSync(index, 'utf8'));
   if (!isProvider && declared === undefined) return [];
@@ -170,8 +172,10 @@ export function providerManifestProblems(pkg: WorkspacePackage): string[] {
     return [
       `hermesMemory.provider should be "${pkg.id}" (a provider package declares its id), is ${JSON.stringify(declared?.provider)}`,
     ];
-  if (declared.cli === undefined) return [];
   const problems: string[] = [];
+  if (declared.localData !== undefined && declared.localData !== true)
+    problems.push('hermesMemory.localData is true or absent');
+  if (declared.cli === undefined) return problems;
   const subpaths = exportTargets(manifestOf(pkg).exports).map((t) => t.at.split(' → ')[0]);
   if (typeof declared.cli !== 'string' || !subpaths.includes(declared.cli))
     problems.push(`hermesMemory.cli ${JSON.stringify(declared.cli)} is not a subpath of "exports"`);

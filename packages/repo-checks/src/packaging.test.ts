@@ -115,6 +115,9 @@ describe('the rules themselves', () => {
       ]);
       expect(providerManifestProblems(pkg({ provider: 'acme-memory' }))[0]).toContain('should be "acme"');
       expect(providerManifestProblems(pkg({ provider: 'acme' }))).toEqual([]);
+      expect(providerManifestProblems(pkg({ provider: 'acme', localData: 'yes' }))).toEqual([
+        'hermesMemory.localData is true or absent',
+      ]);
       expect(providerManifestProblems(pkg({ provider: 'acme', cli: './cli' }))).toEqual([
         'hermesMemory.cli "./cli" is not a subpath of "exports"',
         'hermesMemory.cli is declared but src/cli/index.ts is missing',

@@ -19,6 +19,11 @@ export interface ProviderPackage {
   source: 'scoped' | 'package' | 'user' | 'project';
   /** The package's CLI module (`hermesMemory.cli`, a subpath such as "./cli"), when it has one. */
   cli?: string;
+  /**
+   * `hermesMemory.localData`: the provider keeps its data under HERMES_HOME, so the CLI's status,
+   * doctor and export consult its CLI module even when it is not the active provider.
+   */
+  localData?: boolean;
 }
 
 export interface DiscoveryOptions {
@@ -77,10 +82,14 @@ export function readPackageJson(dir: string): PackageJson | undefined {
   }
 }
 
-/** The `hermesMemory` manifest of a package.json: the provider id and, optionally, its CLI subpath. */
+/**
+ * The `hermesMemory` manifest of a package.json: the provider id, optionally its CLI subpath, and
+ * whether its data lives under HERMES_HOME (read without importing the package).
+ */
 export interface ProviderManifest {
   provider: string;
   cli?: string;
+  localData?: boolean;
 }
 
 /** A CLI subpath is relative to the package and stays inside it ("./cli", "./dist/cli.js"). */
@@ -93,7 +102,7 @@ export function readManifest(pkg: PackageJson | undefined): ProviderManifest | u
   const provider = typeof record.provider === 'string' ? record.provider.trim() : '';
   if (provider === '') return undefined;
   const cli = typeof record.cli === 'string' && CLI_SUBPATH.test(record.cli) ? record.cli : undefined;
-  return cli ? { provider, cli } : { provider };
+  return { provider, ...(cli ? { cli } : {}), ...(record.localData === true ? { localData: true } : {}) };
 }
 
 export function declaredProvider(pkg: PackageJson | undefined): string | undefined {
@@ -181,6 +190,7 @@ function providerPackage(
     dir,
     source,
     ...(manifest.cli ? { cli: manifest.cli } : {}),
+    ...(manifest.localData ? { localData: true } : {}),
   };
 }
 

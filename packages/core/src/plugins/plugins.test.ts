@@ -378,6 +378,16 @@ describe('provider CLI modules (hermesMemory.cli)', () => {
     expect(readManifest({ hermesMemory: { provider: '' } })).toBeUndefined();
   });
 
+  it('reads localData from the manifest (only a literal true), so the CLI knows without importing', () => {
+    expect(readManifest({ hermesMemory: { provider: 'x', cli: './cli', localData: true } })).toEqual({
+      provider: 'x',
+      cli: './cli',
+      localData: true,
+    });
+    expect(readManifest({ hermesMemory: { provider: 'x', localData: 'yes' } })).toEqual({ provider: 'x' });
+    expect(find('acme').localData).toBeUndefined();
+  });
+
   it('loads the module through the exports map without importing the provider entry', async () => {
     const result = await loadProviderCli(find('acme'));
     expect(result.status).toBe('loaded');

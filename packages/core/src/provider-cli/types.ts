@@ -10,6 +10,11 @@ import type { MaybePromise } from '../provider/types';
  *
  *   "hermesMemory": { "provider": "acme", "cli": "./cli" }
  *
+ * (plus `"localData": true` when its data lives under HERMES_HOME, a local database or files:
+ * then `status`, `doctor` and `export` include it even when it is not the active provider, so
+ * switching providers never hides data from a backup; remote backends leave it out and are
+ * consulted only when active or named with `--provider`, their module never imported otherwise)
+ *
  * and exports it as `./cli` (`export default defineProviderCli({...})`). The CLI imports it only
  * when it is needed — `hermes-memory acme …`, or `status` / `doctor` / `export` / `import` /
  * `setup` for the active provider (and providers that keep their data in HERMES_HOME) — and never
@@ -20,13 +25,6 @@ export interface ProviderCliModule {
   readonly provider: string;
   /** One line for `hermes-memory --help` and `hermes-memory <id> --help`. */
   readonly summary: string;
-  /**
-   * The provider's data lives under HERMES_HOME (a local database, files): `status`, `doctor` and
-   * `export` include it even when it is not the active provider, so switching providers never
-   * hides data from a backup. Leave unset for remote backends: they are consulted when active or
-   * named (`--provider <id>`), never contacted otherwise.
-   */
-  readonly localData?: boolean;
   /**
    * Where the provider's settings live in config.yaml, most authoritative first — the same list as
    * its provider's `configPaths()` (default `memory.<id>`). `ctx.providerConfig` merges them.

@@ -83,7 +83,9 @@ describe('hermes-memory holographic (the ./cli module)', () => {
     await json(home, ['add', 'Carol runs the data team', '--category', 'project']);
     const converted = await run(home, ['reindex', '--vector-format', 'float64'], { json: false });
     expect(converted).toMatchObject({ code: 0, stderr: '' });
-    expect(converted.stdout).toContain('reindexed 1 facts (1 HRR vectors, converted from float32 to float64)');
+    expect(converted.stdout).toContain(
+      'reindexed 1 facts (1 HRR vectors, converted from float32 to float64)',
+    );
     expect(await json(home, ['reindex', '--vector-format', 'float64'])).toEqual({
       facts: 1,
       vectors: 1,

@@ -17,7 +17,6 @@ export { FACT_TABLES } from './portable';
 export default defineProviderCli({
   provider: 'holographic',
   summary: 'add, search, probe, rate and list holographic facts; reindex, embed',
-  localData: true,
   configPaths: HOLOGRAPHIC_CONFIG_PATHS,
   commands: [
     addCommand,
