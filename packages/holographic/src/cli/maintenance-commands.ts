@@ -1,5 +1,5 @@
-import type { Embedder, ProviderCommand } from '@hermes-memory/core';
-import { loadOptionalEmbedder } from '../optional-embedder';
+import { type Embedder, type ProviderCommand, loadDefaultEmbedder } from '@hermes-memory/core';
+import { importEmbeddings } from '../embeddings-peer';
 import type { VectorFormat } from '../hrr';
 import { resolveSettings } from '../settings';
 import { openFactStore } from './open-store';
@@ -102,7 +102,7 @@ facts are still pending afterwards.`,
     const { values, positionals } = ctx.parseArgs(argv, { batch: { type: 'string' } });
     if (positionals.length > 0) throw ctx.usageError("'embed' takes no arguments.");
     const batch = parseBatch(values.batch, ctx.usageError);
-    const inner = await loadOptionalEmbedder(ctx.logger);
+    const inner = await loadDefaultEmbedder(importEmbeddings, ctx.logger);
     if (!inner)
       throw ctx.fail(
         'No embedder: @hermes-memory/embeddings is not installed.',
