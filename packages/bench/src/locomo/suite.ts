@@ -401,8 +401,8 @@ function renderPrecision(data: LocomoSuiteData): string {
     const dev = data.conversations.filter((c) => DEV_SPLIT.locomo.includes(c));
     const heldOut = data.conversations.filter((c) => !DEV_SPLIT.locomo.includes(c));
     lines.push(
-      `**Tuning split** (decision 0404): relevance and the bar were chosen looking only at ${dev.join(', ')} and the ` +
-        `even-numbered off-topic questions; ${heldOut.join(', ')} and the odd-numbered ones are held out. **dev** = the dev ` +
+      `**Tuning split** (decision 0404): holographic's relevance and prefetch bar were chosen looking only at ${dev.join(', ')} and the ` +
+        `even-numbered off-topic questions; ${heldOut.join(', ')} and the odd-numbered ones are held out (other backends were tuned on their own data; the split is shown for all alike). **dev** = the dev ` +
         "conversations' stores with their own questions, every other conversation's as cross and the even off-topic ones; " +
         "**held-out** = the held-out stores with theirs, every other conversation's and the odd off-topic ones.",
       '',
