@@ -60,6 +60,8 @@ import { HONCHO_TOOL_SCHEMAS } from './tools/schemas';
 
 /** Startup waits this long for session init, then lets it finish in the background. */
 export const INIT_WAIT_MS = 100;
+/** After a failed session init, hooks wait this long before starting another (no request storm on the hot path). */
+export const INIT_RETRY_MS = 10_000;
 const DEFAULT_TIMEOUT_S = 30;
 
 export interface HonchoProviderSettings {
@@ -117,6 +119,7 @@ export class HonchoProvider extends MemoryProvider {
   private sessionEpoch = 0;
   private lastRecall: RecallStatus | null = null;
   private syncBusy = false;
+  private initFailedAt: number | undefined;
 
   constructor(settings: HonchoProviderSettings = {}, context?: Partial<ProviderFactoryContext>) {
     super();
@@ -272,6 +275,11 @@ export class HonchoProvider extends MemoryProvider {
   /** Session init: peers and flags, existing messages, the one-time migration, the dialectic prewarm. */
   private startInit(): Promise<void> {
     if (this.init) return this.init;
+    if (this.initFailedAt !== undefined && this.clock.now() - this.initFailedAt < INIT_RETRY_MS) {
+      const failed = Promise.reject(this.initError);
+      failed.catch(() => undefined);
+      return failed;
+    }
     const epoch = this.sessionEpoch;
     const backend = this.backend!;
     const sessionKey = this.sessionKey;
@@ -290,6 +298,7 @@ export class HonchoProvider extends MemoryProvider {
       }
       this.ready = true;
       this.initError = undefined;
+      this.initFailedAt = undefined;
       // The prewarm: a general dialectic stored as if fired on turn 0 (not with query rewrite or recallSync).
       if (this.recallMode !== 'tools' && !this.config.queryRewrite && !this.config.recallSync) {
         this.recall?.fireDialectic(PREWARM_QUERY, PREWARM_QUERY);
@@ -302,6 +311,7 @@ export class HonchoProvider extends MemoryProvider {
       // A later call starts init again: a transient outage at startup must not disable memory.
       this.init = undefined;
       this.initError = error;
+      this.initFailedAt = this.clock.now();
       this.logger.warn(`Honcho: session init failed: ${describe(error)}`);
     });
     return init;
@@ -588,6 +598,7 @@ export class HonchoProvider extends MemoryProvider {
       this.sessionKey = key;
       this.ready = false;
       this.init = undefined;
+      this.initFailedAt = undefined;
       if (this.recallMode !== 'tools') this.startInit().catch(() => undefined);
     }
     return undefined;

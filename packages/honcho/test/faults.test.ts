@@ -84,3 +84,24 @@ describe('honcho under faults', () => {
     expect(rig.fake.requests.every((r) => r.headers.authorization === 'Bearer [redacted]')).toBe(true);
   }, 30_000); // 5xx and resets of reads are retried with real backoff (0.5 s, 1 s) before the tool gives up
 });
+
+describe('honcho init retries', () => {
+  it('a failed session init is not restarted by every hook: later turns start no requests for INIT_RETRY_MS', async () => {
+    rig = await startRig();
+    rig.fake.fail({ type: 'status', status: 401, count: 1000 });
+    const provider = rig.provider({ writeFrequency: 'session' });
+    await rig.init(provider);
+    await provider.idle();
+    const after = rig.fake.requests.length;
+    expect(after).toBeGreaterThan(0);
+    for (let turn = 1; turn <= 5; turn++) {
+      provider.onTurnStart(turn, 'q');
+      await provider.prefetch('what do I like?');
+      provider.queuePrefetch('what do I like?');
+      await provider.syncTurn('hello there', 'hi');
+    }
+    await provider.idle();
+    expect(rig.fake.requests.length).toBe(after);
+    expect(provider.health()?.status).toBe('degraded');
+  });
+});
