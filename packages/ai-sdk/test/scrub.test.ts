@@ -1,5 +1,6 @@
 import { generateText, wrapLanguageModel } from 'ai';
 import { convertArrayToReadableStream, convertReadableStreamToArray, MockLanguageModelV3 } from 'ai/test';
+import { buildMemoryContextBlock, MEMORY_CONTEXT_NOTE } from '@hermes-memory/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createContextScrubStream, memoryMiddleware, scrubText } from '../src';
 import { type CallOptions, cleanup, home, openSession, type StreamPart, textAnswer } from './helpers';
@@ -54,13 +55,36 @@ describe('createContextScrubStream', () => {
     expect(visible(cut, 'text-delta', 'x')).toBe('tail <memory-con');
   });
 
-  it('drops a span that never closes', async () => {
+  it('drops a recall block that never closes, but never hides prose after a bare opener', async () => {
     const out = await run([
       { type: 'text-start', id: 'a' },
-      { type: 'text-delta', id: 'a', delta: 'ok\n<memory-context>\nnever closed' },
+      { type: 'text-delta', id: 'a', delta: `ok\n<memory-context>\n${MEMORY_CONTEXT_NOTE}\n\nnever closed` },
       { type: 'text-end', id: 'a' },
     ]);
     expect(visible(out, 'text-delta', 'a')).toBe('ok\n');
+    const prose = 'The tag goes first:\n<memory-context>\nthen the recalled facts.';
+    const shown = await run([
+      { type: 'text-start', id: 'b' },
+      ...[...prose].map((delta) => ({ type: 'text-delta' as const, id: 'b', delta })),
+      { type: 'text-end', id: 'b' },
+    ]);
+    expect(visible(shown, 'text-delta', 'b')).toBe(prose);
+  });
+
+  it('removes a block that starts in the middle of a line (issue #20)', async () => {
+    const block = buildMemoryContextBlock('the deploy key is in the vault');
+    const text = `Sure! ${block}\nDeploys are on Tuesdays.`;
+    const out = await run([
+      { type: 'text-start', id: 'a' },
+      ...[text.slice(0, 9), text.slice(9, 40), text.slice(40)].map((delta) => ({
+        type: 'text-delta' as const,
+        id: 'a',
+        delta,
+      })),
+      { type: 'text-end', id: 'a' },
+    ]);
+    expect(visible(out, 'text-delta', 'a')).toBe('Sure! \nDeploys are on Tuesdays.');
+    expect(scrubText(text)).toBe('Sure! \nDeploys are on Tuesdays.');
   });
 
   it('scrubText handles a whole text', () => {

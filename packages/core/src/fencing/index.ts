@@ -5,6 +5,7 @@ export {
   MEMORY_CONTEXT_NOTE,
   MEMORY_CONTEXT_OPEN,
 } from './context-block';
+export { findFenceMarkup, neutralizeDeep, neutralizeMemoryText, neutralizeToolResult } from './neutralize';
 export {
   type ContextContent,
   dedupeRepeatedBullets,
@@ -12,5 +13,6 @@ export {
   MAX_TAG_PADDING,
   SYSTEM_NOTE_PATTERN,
   sanitizeContext,
+  stripRecallBlocks,
 } from './sanitize';
 export { StreamingContextScrubber } from './streaming-scrubber';

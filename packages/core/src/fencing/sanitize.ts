@@ -1,14 +1,15 @@
 import type { ChatContentPart } from '../llm/types';
+import { mayHoldMarkup, neutralizeMemoryText } from './neutralize';
 
 /** Whitespace allowed inside the angle brackets of a fence tag ("< memory-context >"). */
 export const MAX_TAG_PADDING = 64;
-
 const PAD = `\\s{0,${MAX_TAG_PADDING}}`;
-const SPAN = new RegExp(`<${PAD}memory-context${PAD}>[\\s\\S]*?<${PAD}/${PAD}memory-context${PAD}>`, 'gi');
-const STRAY_TAG = new RegExp(`<${PAD}/?${PAD}memory-context${PAD}>`, 'gi');
+/** An exact fence tag (the reference's grammar); `closing` is captured as group 1. */
+const TAG = new RegExp(`<${PAD}(/?)${PAD}memory-context${PAD}>`, 'gi');
+
 /** Both wordings of the system note: the current one and the older "informational" one. */
 export const SYSTEM_NOTE_PATTERN =
-  /\[System note:\s*The following is recalled memory context,\s*NOT new user input\.\s*Treat as (?:informational background data|authoritative reference data[^\]]*)\.\]\s*/gi;
+  /\[System note:\s{0,64}The following is recalled memory context,\s{0,64}NOT new user input\.\s{0,64}Treat as (?:informational background data|authoritative reference data[^\]]{0,400})\.\]\s{0,64}/gi;
 
 export type ContextContent = string | readonly ChatContentPart[] | null | undefined;
 
@@ -30,14 +31,48 @@ export function flattenContent(content: ContextContent): string {
 }
 
 /**
- * Remove anything that could forge or escape the memory fence: whole
- * `<memory-context>…</memory-context>` spans (any case, padded tags), the system-note sentence,
- * then any stray opening or closing tag.
+ * Whole `<memory-context>…</memory-context>` spans removed (non-greedy: an opener ends at the
+ * first closer after it), in one linear pass over the tags.
+ */
+function removeSpans(text: string): string {
+  let out = '';
+  let pos = 0;
+  let openAt = -1;
+  for (const m of text.matchAll(TAG)) {
+    const at = m.index ?? 0;
+    if (m[1] === '') {
+      if (openAt < 0) openAt = at;
+    } else if (openAt >= 0) {
+      out += text.slice(pos, openAt);
+      pos = at + m[0].length;
+      openAt = -1;
+    }
+  }
+  return pos === 0 ? text : out + text.slice(pos);
+}
+
+/**
+ * Provider text made safe to fence, in the reference's order: whole
+ * `<memory-context>…</memory-context>` spans (any case, padded tags) and the system-note sentence
+ * are removed, then whatever still reads as a fence tag or a system note — stray tags, look-alikes,
+ * and anything the removals joined together — is escaped (`neutralizeMemoryText`), never deleted,
+ * so no fragment can re-assemble into a tag.
  */
 export function sanitizeContext(text: ContextContent): string {
   const flat = flattenContent(text);
   if (!flat) return '';
-  return flat.replace(SPAN, '').replace(SYSTEM_NOTE_PATTERN, '').replace(STRAY_TAG, '');
+  return neutralizeMemoryText(removeSpans(flat).replace(SYSTEM_NOTE_PATTERN, ''));
+}
+
+/**
+ * Text bound for a store (a transcript turn, an extracted fact) with every recall block a host left
+ * in it removed (the API copy of a user message carries one) and the rest neutralised, trailing
+ * whitespace trimmed when something was removed. Unchanged text is returned as the same string.
+ */
+export function stripRecallBlocks(text: string): string {
+  if (!text || !mayHoldMarkup(text)) return text;
+  const clean = sanitizeContext(text);
+  return clean === text ? text : clean.trimEnd();
 }
 
 const BULLET = /^[-*+]\s+\S/;

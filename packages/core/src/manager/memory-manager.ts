@@ -2,13 +2,14 @@ import { SerialQueue } from '../background/serial-queue';
 import { resolveEnv } from '../config/env-file';
 import { resolveHermesHome } from '../config/home';
 import { MemoryError, SettingsError, TimeoutError } from '../errors/memory-error';
-import { buildMemoryContextBlock, flattenContent } from '../fencing';
+import { buildMemoryContextBlock, flattenContent, neutralizeToolResult, stripRecallBlocks } from '../fencing';
 import type { ProbeResult, ProviderHealth } from '../health/health';
 import type { ChatMessage } from '../llm/types';
 import { type Logger, silentLogger } from '../logging/logger';
 import { redactSecretsDeep } from '../logging/redact';
 import { type MemoryProvider, providerConfigPaths } from '../provider/memory-provider';
 import { describeConfigConflict, readProviderConfig } from '../config/provider-config';
+import { scanWrite } from '../scanner/scan';
 import type {
   DelegationOptions,
   InitContext,
@@ -393,24 +394,34 @@ export class MemoryManager {
    * queue, so turn N reaches it before turn N+1 and a slow provider never delays another.
    */
   syncAll(userContent: string, assistantContent: string, options: SyncAllOptions = {}): void {
-    const user = extractUserInstruction(flattenContent(userContent));
-    if (user === null || user.trim() === '') return;
+    const extracted = extractUserInstruction(flattenContent(userContent));
+    if (extracted === null || extracted.trim() === '') return;
     const sessionId = options.sessionId ?? this.currentSessionId;
     // One snapshot for the builtin (the caller may keep mutating its transcript), one redacted
-    // hand-off for the external provider: a secret in any message is masked in all of them.
-    const local = { user, assistant: assistantContent, messages: options.messages && [...options.messages] };
+    // hand-off for the external provider: a secret in any message is masked in all of them. A
+    // recall block the host left in its API copy never reaches a store. Redaction runs on the
+    // queue, not here: syncAll returns at once whatever the size of the turn.
+    const local = {
+      user: stripRecallBlocks(extracted),
+      assistant: stripRecallBlocks(String(assistantContent ?? '')),
+      messages: options.messages && [...stripTranscript(options.messages)],
+    };
     let external: typeof local | undefined;
+    const turnFor = (provider: MemoryProvider) => {
+      if (!this.isRedacted(provider)) return local;
+      external ??= redactSecretsDeep(local);
+      return external;
+    };
     for (const provider of this.list) {
-      if (this.isRedacted(provider) && !external) external = redactSecretsDeep(local);
-      const turn = this.isRedacted(provider) && external ? external : local;
-      this.enqueue(provider, 'sync', 'syncTurn', 'warn', (signal) =>
-        provider.syncTurn(turn.user, turn.assistant, {
+      this.enqueue(provider, 'sync', 'syncTurn', 'warn', (signal) => {
+        const turn = turnFor(provider);
+        return provider.syncTurn(turn.user, turn.assistant, {
           sessionId,
           ...(turn.messages ? { messages: turn.messages } : {}),
           ...(options.turnAuthor ? { turnAuthor: options.turnAuthor } : {}),
           signal,
-        }),
-      );
+        });
+      });
     }
   }
 
@@ -456,7 +467,8 @@ export class MemoryManager {
     if (outcome.ok) {
       if (typeof outcome.value !== 'string')
         return toolError(`Memory tool '${name}' returned a non-string result.`);
-      return outcome.value;
+      // Tool results are memory text too: nothing in them may open, close or imitate the fence.
+      return neutralizeToolResult(outcome.value);
     }
     if (outcome.timedOut) {
       this.logger.error(
@@ -483,7 +495,7 @@ export class MemoryManager {
    * from this call. Resolves when every provider finished or ran out of time.
    */
   async onSessionEnd(messages: readonly ChatMessage[]): Promise<void> {
-    const snapshot = [...messages];
+    const snapshot = [...stripTranscript(messages)];
     await Promise.all(
       this.list.map(async (provider) => {
         const transcript = this.egress(provider, snapshot);
@@ -563,7 +575,7 @@ export class MemoryManager {
       ...(options.reason ? { reason: options.reason } : {}),
     });
     if (newSessionId) this.currentSessionId = newSessionId;
-    const snapshot = [...messages];
+    const snapshot = [...stripTranscript(messages)];
     const results = this.list.map(async (provider) => {
       const transcript = this.egress(provider, snapshot);
       const outcome = await this.behindQueue(provider, 'session boundary', async (signal) => {
@@ -651,6 +663,15 @@ export class MemoryManager {
     content: string,
     metadata?: MemoryWriteMetadata,
   ): void {
+    if (action !== 'remove' && this.list.some((p) => p.name !== BUILTIN)) {
+      // The store that committed the write may not scan (a host's own store): what reaches an
+      // external provider is later injected into prompts, so it passes the write scanner here.
+      const scan = scanWrite(String(content ?? ''));
+      if (!scan.ok) {
+        this.logger.warn(`Memory write not mirrored to external providers: ${scan.message}`);
+        return;
+      }
+    }
     for (const provider of this.list) {
       if (provider.name === BUILTIN) continue;
       // One hand-off: a secret in the content is also masked in oldText/previousContent.
@@ -1018,6 +1039,30 @@ function outputSpillSetting(raw: Record<string, unknown> | undefined): number | 
   const value = (hooks as Record<string, unknown>).output_spill;
   const n = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
   return typeof n === 'number' && n > 0 && Number.isFinite(n) ? n : undefined;
+}
+
+/**
+ * A transcript with recall blocks removed from every text (see `stripRecallBlocks`): a copy when
+ * something changed, else the same array.
+ */
+function stripTranscript(messages: readonly ChatMessage[]): readonly ChatMessage[] {
+  const out = messages.map((m) => {
+    if (typeof m.content === 'string') {
+      const content = stripRecallBlocks(m.content);
+      return content === m.content ? m : { ...m, content };
+    }
+    if (!Array.isArray(m.content)) return m;
+    let changed = false;
+    const parts = m.content.map((part) => {
+      if (part.type !== 'text' || typeof part.text !== 'string') return part;
+      const text = stripRecallBlocks(part.text);
+      if (text === part.text) return part;
+      changed = true;
+      return { ...part, text };
+    });
+    return changed ? { ...m, content: parts } : m;
+  });
+  return out.some((m, i) => m !== messages[i]) ? out : messages;
 }
 
 function asText(value: unknown): string {

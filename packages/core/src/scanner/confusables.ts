@@ -88,6 +88,11 @@ export function hasConfusable(text: string): boolean {
   return CONFUSABLE.test(text);
 }
 
+/** The Latin letter a look-alike imitates, or the character itself. */
+export function foldConfusableChar(ch: string): string {
+  return MAP.get(ch) ?? ch;
+}
+
 /** Replace every look-alike letter with the Latin letter it imitates. */
 export function foldConfusables(text: string): string {
   return text.replace(CONFUSABLE_G, (ch) => MAP.get(ch) ?? ch);

@@ -1,0 +1,144 @@
+/**
+ * Memory text must never be able to end the `<memory-context>` fence early, open a second one, or
+ * pass itself off as the system note. Every piece of recalled or returned memory text goes through
+ * `neutralizeMemoryText` (on the way into a store and again on the way out), which ESCAPES what
+ * could be read as fence markup instead of deleting it: deleting lets fragments re-assemble
+ * (`</memory-</memory-context>context>` minus its middle is a closer), escaping cannot.
+ *
+ * What counts is judged on a folded reading of the text (see `text/fold.ts`): any case, padding,
+ * attributes, full-width or look-alike brackets, invisible characters inside the tag, `_`, space or
+ * no separator between "memory" and "context"; and any `[System note:` opener. Inside such a match
+ * the angle brackets become `&lt;` / `&gt;` and the square bracket `&#91;`, so the text stays
+ * readable but can no longer be taken for markup. The result is a fixed point.
+ */
+import { codePointEnd, foldChar, skeleton } from '../text/fold';
+
+/** The folded fence tag: "<" [/] "memory" [separator] "context" [attributes] ">". */
+const FENCE_TAG =
+  /<[\s]{0,64}(?:\/[\s]{0,64})?memory[\s_\-.]{0,8}context(?:[\s/][^<>\n]{0,128})?[\s]{0,64}>/g;
+/** The folded opening of a system note: "[System note:" with any spacing or separator. */
+const NOTE_OPENER = /\[[\s]{0,64}system[\s_\-]{0,8}note[\s]{0,64}:/g;
+
+/** Only text holding one of these (after folding) can contain fence markup. */
+const CANDIDATE = /[<[]/;
+
+const ESCAPES: Readonly<Record<string, string>> = { '<': '&lt;', '>': '&gt;', '[': '&#91;' };
+
+interface Span {
+  start: number;
+  end: number;
+}
+
+/** Source spans of everything that reads as a fence tag or a system-note opener. */
+function markupSpans(text: string): Span[] {
+  const sk = skeleton(text);
+  if (!CANDIDATE.test(sk.text)) return [];
+  const spans: Span[] = [];
+  for (const pattern of [FENCE_TAG, NOTE_OPENER]) {
+    pattern.lastIndex = 0;
+    for (const m of sk.text.matchAll(pattern)) {
+      const first = m.index ?? 0;
+      const last = first + m[0].length - 1;
+      spans.push({ start: sk.origin[first]!, end: codePointEnd(text, sk.origin[last]!) });
+    }
+  }
+  return spans.sort((a, b) => a.start - b.start);
+}
+
+/** Quick pre-check: could `text` hold fence markup at all? (a bracket-like character) */
+export function mayHoldMarkup(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 60 || c === 91) return true; // "<", "["
+    if (c >= 0x80) {
+      const f = foldChar(String.fromCodePoint(text.codePointAt(i)!));
+      if (f === '<' || f === '[') return true;
+      if (c >= 0xd800 && c <= 0xdbff) i++;
+    }
+  }
+  return false;
+}
+
+function escapeSpans(text: string, spans: readonly Span[]): string {
+  let out = '';
+  let pos = 0;
+  for (const span of spans) {
+    if (span.start < pos) continue;
+    out += text.slice(pos, span.start);
+    let i = span.start;
+    while (i < span.end) {
+      const end = codePointEnd(text, i);
+      const ch = text.slice(i, end);
+      const folded = foldChar(ch);
+      out += ESCAPES[folded] ?? ch;
+      i = end;
+    }
+    pos = span.end;
+  }
+  return out + text.slice(pos);
+}
+
+/**
+ * `text` with every fence tag and system-note opener escaped (see the module comment). Text
+ * without such markup is returned unchanged (the same string); the result is a fixed point:
+ * neutralising it again changes nothing.
+ */
+export function neutralizeMemoryText(text: string): string {
+  if (!text || !mayHoldMarkup(text)) return text;
+  let current = text;
+  // Escaping only removes brackets, so one pass already reaches the fixed point; the loop makes
+  // that a checked property instead of an argument.
+  for (let round = 0; round < 4; round++) {
+    const spans = markupSpans(current);
+    if (spans.length === 0) return current;
+    current = escapeSpans(current, spans);
+  }
+  return current;
+}
+
+/** The first piece of `text` that reads as fence markup or a system-note opener, or null. */
+export function findFenceMarkup(text: string): string | null {
+  if (!text || !mayHoldMarkup(text)) return null;
+  const [first] = markupSpans(text);
+  return first ? text.slice(first.start, first.end) : null;
+}
+
+/**
+ * Every string inside a JSON tool result, neutralised. A result without markup is returned as the
+ * same string; one that is not JSON is neutralised as text.
+ */
+export function neutralizeToolResult(result: string): string {
+  if (!result || !mayHoldMarkup(result)) return result;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(result);
+  } catch {
+    return neutralizeMemoryText(result);
+  }
+  const clean = neutralizeDeep(parsed);
+  return clean === parsed ? result : JSON.stringify(clean);
+}
+
+/**
+ * `value` with every string neutralised (arrays and plain objects, recursively, keys included).
+ * Returns `value` itself when nothing needed escaping, else a copy; never mutates.
+ */
+export function neutralizeDeep<T>(value: T): T {
+  if (typeof value === 'string') return neutralizeMemoryText(value) as T;
+  if (Array.isArray(value)) {
+    const items = value.map((v) => neutralizeDeep(v));
+    return items.some((v, i) => !Object.is(v, value[i])) ? (items as T) : value;
+  }
+  if (typeof value !== 'object' || value === null) return value;
+  const proto = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) return value;
+  const entries = Object.entries(value).map(
+    ([k, v]) => [k, v, neutralizeMemoryText(k), neutralizeDeep(v)] as const,
+  );
+  if (entries.every(([k, v, k2, v2]) => k === k2 && Object.is(v, v2))) return value;
+  const out: Record<string, unknown> = Object.create(proto);
+  for (const [, , key, v] of entries) {
+    Object.defineProperty(out, key, { value: v, enumerable: true, writable: true, configurable: true });
+  }
+  return out as T;
+}
