@@ -4,6 +4,7 @@ import type { CircuitBreaker } from '../resilience/circuit-breaker';
 import { type Clock, systemClock } from '../resilience/clock';
 import { createDeadline } from '../resilience/deadline';
 import { isClientError, type RetryOptions, retry } from '../resilience/retry';
+import { safeCause, splitCredentials } from './credentials';
 import { createScrubber, headerRecord, safeUrl, serverMessage, summarizeText } from './error-body';
 
 /** How a backend wants its key. Several may be combined (OpenViking sends X-API-Key and Bearer). */
@@ -91,8 +92,11 @@ export const globalFetch: typeof globalThis.fetch = (input, init) => globalThis.
  * status and the server's message, with response headers and a redacted body.
  */
 export class HttpClient {
+  /** The base URL requests go to, without user-info or query (those are applied per request). */
   readonly baseURL: string;
   readonly name: string;
+  /** The base URL's own query parameters (`?api-version=…`), added to every request. */
+  private readonly baseQuery: URLSearchParams;
   private readonly options: HttpClientOptions;
   private readonly clock: Clock;
   private readonly scrub: (text: string) => string;
@@ -108,14 +112,25 @@ export class HttpClient {
     if (base.protocol !== 'http:' && base.protocol !== 'https:') {
       throw new SettingsError('baseURL', `${options.name ?? 'HTTP'} base URL must be http or https.`);
     }
-    this.baseURL = options.baseURL.replace(/\/+$/, '');
+    const auths =
+      options.auth === undefined ? [] : Array.isArray(options.auth) ? options.auth : [options.auth];
+    // User-info in the base URL becomes Basic auth; it and secret query values are never echoed.
+    const credentials = splitCredentials(base);
+    if (credentials.basicAuth && auths.some((a) => a.type !== 'header')) {
+      throw new SettingsError(
+        'baseURL',
+        `${options.name ?? 'HTTP'} base URL carries credentials (user:password@) and an API key is set too; use one of them.`,
+      );
+    }
+    const [path, query] = splitQuery(credentials.url);
+    this.baseURL = path;
+    this.baseQuery = query;
     this.name = options.name ?? 'HTTP';
     this.options = options;
     this.clock = options.clock ?? systemClock;
-    const auths =
-      options.auth === undefined ? [] : Array.isArray(options.auth) ? options.auth : [options.auth];
     this.defaultHeaders = { accept: 'application/json', ...lowerKeys(options.headers ?? {}) };
-    const secrets: string[] = [...(options.secrets ?? [])];
+    if (credentials.basicAuth) this.defaultHeaders.authorization = credentials.basicAuth;
+    const secrets: string[] = [...(options.secrets ?? []), ...credentials.secrets];
     for (const auth of auths as HttpAuth[]) {
       if (auth.type === 'header') {
         this.defaultHeaders[auth.name.toLowerCase()] = auth.value;
@@ -184,6 +199,7 @@ export class HttpClient {
 
   private url(path: string, query: HttpRequestOptions['query']): URL {
     const url = new URL(`${this.baseURL}${path.startsWith('/') ? path : `/${path}`}`);
+    for (const [key, value] of this.baseQuery) url.searchParams.append(key, value);
     for (const [key, value] of Object.entries(query ?? {})) {
       if (value === undefined) continue;
       for (const item of Array.isArray(value) ? value : [value]) url.searchParams.append(key, String(item));
@@ -309,7 +325,7 @@ export class HttpClient {
     return fail({
       message: `failed: ${describeCause(cause)}`,
       isRetryable: idempotent || refused,
-      cause,
+      cause: safeCause(cause, this.scrub),
     });
   }
 }
@@ -317,6 +333,13 @@ export class HttpClient {
 /** Create an `HttpClient`. */
 export function createHttpClient(options: HttpClientOptions): HttpClient {
   return new HttpClient(options);
+}
+
+/** A URL string split into its part before the query and its query parameters. */
+function splitQuery(url: string): [string, URLSearchParams] {
+  const at = url.indexOf('?');
+  if (at < 0) return [url.replace(/\/+$/, ''), new URLSearchParams()];
+  return [url.slice(0, at).replace(/\/+$/, ''), new URLSearchParams(url.slice(at + 1))];
 }
 
 function tryParse(text: string): { ok: true; value: unknown } | { ok: false } {

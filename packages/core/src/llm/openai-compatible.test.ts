@@ -220,3 +220,65 @@ describe('createLlmClientFromEnv', () => {
     expect(createLlmClientFromEnv({ OPENAI_API_KEY: KEY })?.model).toBe('gpt-4o-mini');
   });
 });
+
+describe('OpenAICompatibleLlmClient never repeats a configured secret (issue #12)', () => {
+  const USER = 'proxyuser';
+  const PASS = 'pr0xy-Pa55word-9z';
+  const QUERY = 'q-s3cret-value-77';
+  const HEADER = 'hdr-9f8e7d6c5b4a3f';
+
+  function everything(error: unknown): string {
+    const e = error as APICallError & { cause?: Error };
+    return [e.message, e.url, e.responseBody, e.cause?.message, e.cause?.stack, String(e.stack)].join('\n');
+  }
+
+  it('takes user-info out of the requested URL, sends it as Basic auth and masks it in errors', async () => {
+    const withCreds = baseURL.replace('http://', `http://${USER}:${PASS}@`);
+    replies.push({
+      status: 400,
+      raw: JSON.stringify({ error: { message: `bad ${PASS} ${QUERY} ${HEADER}` } }),
+    });
+    const c = new OpenAICompatibleLlmClient({
+      baseURL: `${withCreds}?api-version=2024-01-01&api-key=${QUERY}`,
+      model: 'm',
+      headers: { 'x-api-key': HEADER },
+      maxRetries: 0,
+    });
+    const error = await c.chat({ messages: [{ role: 'user', content: 'hi' }] }).catch((e: unknown) => e);
+    expect(APICallError.isInstance(error)).toBe(true);
+    expect(requests[0]!.url).toBe(`/v1/chat/completions?api-version=2024-01-01&api-key=${QUERY}`);
+    expect(requests[0]!.headers.authorization).toBe(
+      `Basic ${Buffer.from(`${USER}:${PASS}`).toString('base64')}`,
+    );
+    const text = everything(error);
+    for (const secret of [PASS, QUERY, HEADER]) expect(text).not.toContain(secret);
+    expect((error as APICallError).url).toContain('api-version=2024-01-01');
+  });
+
+  it('a network failure names the endpoint without its credentials, in the message and the cause', async () => {
+    const dead = baseURL.replace(/:\d+\//, ':1/').replace('http://', `http://${USER}:${PASS}@`);
+    const c = new OpenAICompatibleLlmClient({ baseURL: `${dead}?key=${QUERY}`, model: 'm', maxRetries: 0 });
+    const error = await c.chat({ messages: [{ role: 'user', content: 'hi' }] }).catch((e: unknown) => e);
+    expect(APICallError.isInstance(error)).toBe(true);
+    const text = everything(error);
+    for (const secret of [PASS, QUERY]) expect(text).not.toContain(secret);
+  });
+
+  it('refuses credentials in the URL together with an apiKey, without echoing either', () => {
+    const make = () =>
+      new OpenAICompatibleLlmClient({
+        baseURL: baseURL.replace('http://', `http://${USER}:${PASS}@`),
+        apiKey: KEY,
+        model: 'm',
+      });
+    expect(make).toThrow(/carries credentials/);
+    try {
+      make();
+    } catch (error) {
+      expect(String((error as Error).message)).not.toContain(PASS);
+    }
+    expect(() => new OpenAICompatibleLlmClient({ baseURL: `http://${PASS}@[bad`, model: 'm' })).toThrow(
+      /^baseURL is not a valid URL\.$/,
+    );
+  });
+});

@@ -6,4 +6,4 @@ export {
   type Logger,
   silentLogger,
 } from './logger';
-export { collectSecrets, REDACTED, redactSecrets, redactSecretsDeep } from './redact';
+export { collectSecrets, isSecretName, REDACTED, redactSecrets, redactSecretsDeep } from './redact';

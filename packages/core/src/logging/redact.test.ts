@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { collectSecrets, REDACTED, redactSecrets, redactSecretsDeep } from './redact';
+import { collectSecrets, isSecretName, REDACTED, redactSecrets, redactSecretsDeep } from './redact';
 
 const OPENAI = 'sk-proj-AbCdEf0123456789XyZ';
 const GH = 'ghp_abcdefghijklmnopqrstuvwxyz012345';
@@ -46,6 +46,51 @@ describe('redactSecrets', () => {
     expect(redactSecrets(text)).toBe(text);
     expect(redactSecrets('')).toBe('');
     expect(collectSecrets(text)).toEqual([]);
+  });
+});
+
+describe('redactSecrets: header, JSON and URL forms (issue #12)', () => {
+  const V = 'Zx9-secret-value-4242';
+
+  it.each([
+    [`x-api-key: ${V}`, `x-api-key: ${REDACTED}`],
+    [`X-Auth-Token: ${V}`, `X-Auth-Token: ${REDACTED}`],
+    [`Authorization: ${V}`, `Authorization: ${REDACTED}`],
+    [`Authorization: Bearer ${V}`, `Authorization: Bearer ${REDACTED}`],
+    [`api-key:${V}`, `api-key:${REDACTED}`],
+    [`{"api_key": "${V}"}`, `{"api_key": "${REDACTED}"}`],
+    [`{"apiKey":"${V}","model":"gpt"}`, `{"apiKey":"${REDACTED}","model":"gpt"}`],
+    [`{"token": "${V}"}`, `{"token": "${REDACTED}"}`],
+    [`{"password": "correct horse battery staple"}`, `{"password": "${REDACTED}"}`],
+    [`{'client_secret': '${V}'}`, `{'client_secret': '${REDACTED}'}`],
+    [`aws_secret_access_key = ${V}`, `aws_secret_access_key = ${REDACTED}`],
+    [
+      `https://api.example.com/v1?api_key=${V}&page=2`,
+      `https://api.example.com/v1?api_key=${REDACTED}&page=2`,
+    ],
+    [`https://maps.example.com/x?key=${V}#top`, `https://maps.example.com/x?key=${REDACTED}#top`],
+    [`https://h/x?sig=${V}&access_token=${V}2`, `https://h/x?sig=${REDACTED}&access_token=${REDACTED}`],
+    [`https://${V}@github.com/org/repo.git`, `https://${REDACTED}@github.com/org/repo.git`],
+    [`redis://:${V}@cache:6379`, `redis://:${REDACTED}@cache:6379`],
+  ])('%s', (input, expected) => {
+    expect(redactSecrets(input)).toBe(expected);
+  });
+
+  it('leaves names that only contain a secret word, and generic query parameters, alone', () => {
+    for (const text of [
+      'author: Jane Doe-Smithers',
+      'token_count: 1234567',
+      'max_tokens: 4096000',
+      'https://example.com/search?q=passwordless&page=123456',
+      'https://bob@example.com/home',
+      '{"keyboard": "qwerty-layout"}',
+    ]) {
+      expect(redactSecrets(text)).toBe(text);
+    }
+    expect(isSecretName('OPENAI_API_KEY')).toBe(true);
+    expect(isSecretName('apiKey')).toBe(true);
+    expect(isSecretName('monkey')).toBe(false);
+    expect(isSecretName('tokenizer')).toBe(false);
   });
 });
 

@@ -160,6 +160,42 @@ describe('OpenAIEmbedder against a loopback OpenAI-compatible server', () => {
     expect(error.message).toContain('[redacted]');
   });
 
+  it('never repeats credentials from the base URL (user-info, query) in errors, causes or logs (issue #12)', async () => {
+    const PASS = 'pr0xy-Pa55word-9z';
+    const QUERY = 'q-s3cret-value-77';
+    const logger = createRecordingLogger();
+    const withCreds = `${fake.url.replace('http://', `http://gateway:${PASS}@`)}?api-key=${QUERY}`;
+    fake.fail({ type: 'status', status: 500, body: `upstream said ${PASS} ${QUERY}` });
+    const failed = (await new OpenAIEmbedder({
+      baseURL: withCreds,
+      env: {},
+      maxRetries: 1,
+      retryBaseDelayMs: 1,
+      logger,
+    })
+      .embed(['x'])
+      .catch((e: unknown) => e)) as APICallError;
+    // The fake records auth headers with their scheme only; core's HttpClient tests check the value.
+    expect(fake.requests[0]!.headers['authorization']).toBe('Basic [redacted]');
+    expect(JSON.stringify(fake.requests)).not.toContain(PASS);
+    const dead = `http://gateway:${PASS}@127.0.0.1:1/v1?api-key=${QUERY}`;
+    const refused = (await new OpenAIEmbedder({ baseURL: dead, env: {}, maxRetries: 0 })
+      .embed(['x'])
+      .catch((e: unknown) => e)) as APICallError & { cause?: Error };
+    for (const error of [failed, refused] as Array<APICallError & { cause?: Error }>) {
+      const text = [
+        error.message,
+        error.url,
+        error.responseBody,
+        error.cause?.message,
+        String(error.stack),
+      ].join('\n');
+      for (const secret of [PASS, QUERY]) expect(text).not.toContain(secret);
+    }
+    expect(JSON.stringify(logger.records)).not.toContain(PASS);
+    expect(JSON.stringify(logger.records)).not.toContain(QUERY);
+  });
+
   it('times out a hanging request and retries it', async () => {
     fake.fail({ type: 'timeout' });
     const vs = await make({ timeoutMs: 100, maxRetries: 1 }).embed(['x']);

@@ -3,6 +3,8 @@ import {
   type Clock,
   type Embedder,
   HttpClient,
+  createScrubber,
+  safeUrl,
   type Logger,
   SettingsError,
   silentLogger,
@@ -62,7 +64,10 @@ interface EmbeddingsResponse {
 export class OpenAIEmbedder implements Embedder {
   readonly id: string;
   readonly model: string;
+  /** The base URL as it may be shown (no user-info, secret query values masked). */
   readonly baseURL: string;
+  private readonly url: string;
+  private readonly scrub: (text: string) => string;
   private dims: number;
   private readonly sendDimensions: boolean;
   private readonly apiKey: string | undefined;
@@ -78,10 +83,11 @@ export class OpenAIEmbedder implements Embedder {
     try {
       new URL(base);
     } catch (cause) {
-      throw new SettingsError('baseURL', `OpenAIEmbedder baseURL is not a valid URL: ${base}`, { cause });
+      // The message never quotes the URL: a malformed one may still hold a password.
+      throw new SettingsError('baseURL', 'OpenAIEmbedder baseURL is not a valid URL.', { cause });
     }
-    this.baseURL = base.replace(/\/+$/, '');
     this.apiKey = options.apiKey ?? (env['OPENAI_API_KEY'] || undefined);
+    this.scrub = createScrubber([this.apiKey, ...Object.values(options.headers ?? {})]);
     if (
       options.dimensions !== undefined &&
       (!Number.isInteger(options.dimensions) || options.dimensions < 1)
@@ -101,7 +107,7 @@ export class OpenAIEmbedder implements Embedder {
     const maxDelayMs = nonNegativeInt(options.maxRetryDelayMs ?? 20_000, 'maxRetryDelayMs');
     this.logger = options.logger ?? silentLogger;
     this.http = new HttpClient({
-      baseURL: this.baseURL,
+      baseURL: base,
       name: 'Embeddings',
       ...(this.apiKey ? { auth: { type: 'bearer', token: this.apiKey } as const } : {}),
       headers: { ...(options.headers ?? {}) },
@@ -114,7 +120,7 @@ export class OpenAIEmbedder implements Embedder {
         maxRetryAfterMs: maxDelayMs,
         onRetry: ({ attempt, delayMs, error }) =>
           this.logger.warn('embeddings request failed; retrying', {
-            url: `${this.baseURL}/embeddings`,
+            url: this.url,
             status: APICallError.isInstance(error) ? error.statusCode : undefined,
             attempt: attempt + 1,
             delayMs: Math.round(delayMs),
@@ -123,6 +129,9 @@ export class OpenAIEmbedder implements Embedder {
       ...(options.fetch ? { fetch: options.fetch } : {}),
       ...(options.clock ? { clock: options.clock } : {}),
     });
+    // Shown in errors and logs: no user-info, secret query values masked.
+    this.baseURL = safeUrl(new URL(this.http.baseURL));
+    this.url = `${this.baseURL}/embeddings`;
     this.id = options.id ?? `openai:${this.model}${this.sendDimensions ? `:d${this.dims}` : ''}`;
   }
 
@@ -184,12 +193,12 @@ export class OpenAIEmbedder implements Embedder {
       responseType: 'text',
       ...(signal ? { signal } : {}),
     });
-    return this.parse(response.data as string, input.length, `${this.baseURL}/embeddings`);
+    return this.parse(response.data as string, input.length, this.url);
   }
 
-  /** Removes the API key from text that may be echoed into errors (some servers quote it back). */
+  /** Removes the API key and anything secret-looking from text echoed into errors (some servers quote it back). */
   private redact(text: string): string {
-    return this.apiKey && this.apiKey.length >= 4 ? text.split(this.apiKey).join('[redacted]') : text;
+    return this.scrub(text);
   }
 
   private parse(text: string, expected: number, url: string): Float32Array[] {
