@@ -83,8 +83,12 @@ const KEY_QUALIFIERS = new Set([
 /** Query parameters that carry credentials although their name alone is generic. */
 const QUERY_SECRETS = new Set(['key', 'sig', 'signature', 'x-amz-signature', 'x-amz-credential', 'code']);
 
+/** Every secret name contains one of these (a cheap first test: most names are not secret). */
+const SECRET_STEM = /key|token|secret|pass|pwd|credential|auth|cookie/i;
+
 /** Whether an identifier names a credential: its LAST word is a secret word, or "key" after a qualifier. */
 export function isSecretName(name: string): boolean {
+  if (!SECRET_STEM.test(name)) return false;
   const parts = name
     .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
     .toLowerCase()

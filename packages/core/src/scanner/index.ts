@@ -7,6 +7,7 @@ export {
   type ScanResult,
   scanAll,
   scanWrite,
+  scanWriteInContext,
   threatMessage,
 } from './scan';
 export { isTrivialPrompt } from './trivial';

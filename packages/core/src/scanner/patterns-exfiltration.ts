@@ -3,7 +3,7 @@
  * do (upload flags, download-and-execute, credential stores) rather than by the tool name, so the
  * everyday `curl https://api.example.com/health` or `ssh-keygen -f key` passes.
  */
-import { rule, type ThreatRule } from './rule-kit';
+import { compoundRule, near, rule, type ThreatRule } from './rule-kit';
 
 /** Where collected data comes from: clipboard, keystrokes, process memory, browser stores, env. */
 const COLLECT = String.raw`(?:get-clipboard|getclipboarddata|clipboard\.(?:paste|get)|pyperclip\.paste|xsel\s+(?:-\w+\s+)*--?(?:clipboard|b|o)|xclip\s+[^\n]{0,40}-o|pbpaste|pynput|keyboard\.(?:on_press|hook|record)|setwindowshookex|getasynckeystate|psutil\.(?:virtual_memory|process_iter|net_connections)|imagegrab|screenshot|os\.environ|process\.env\b|\$env:|printenv|/etc/(?:passwd|shadow)|cookies?(?:\.txt|\.pkl|\.sqlite|jar)|load_cookie|browser_cookie|login\s+data|pkg_resources\.working_set|platform\.(?:uname|node)|socket\.gethostname|getpass\.getuser|check_output\(|\/var\/log\/)`;
@@ -11,32 +11,40 @@ const COLLECT = String.raw`(?:get-clipboard|getclipboarddata|clipboard\.(?:paste
 const SINK = String.raw`(?:requests\.(?:post|put|get|request)\s*\(|httpx\.(?:post|put|get)|urllib\.request\.urlopen|urlopen\s*\(|http\.client\.https?connection|aiohttp|fetch\s*\(\s*["'\x60]https?:|axios\.(?:post|put)|smtplib|yagmail|send-mailmessage|\.sendall\s*\(|\.sendto\s*\(|socket\.connect|\.connect\s*\(\s*\(\s*["']|ftplib|storbinary|paramiko|publish\.single|mqtt|invoke-webrequest|invoke-restmethod|\biwr\b|\birm\b|net\.webclient|uploadstring|uploadfile|curl\s|wget\s)`;
 
 export const EXFILTRATION_RULES: readonly ThreatRule[] = [
-  rule(
-    'collect_and_send',
-    'strict',
-    String.raw`${COLLECT}[\s\S]{0,700}?${SINK}|${SINK}[\s\S]{0,700}?${COLLECT}`,
-  ),
-  rule(
-    'upload_command',
-    'strict',
-    String.raw`\bcurl\b[^\n]{0,512}?(?:\s-F\s*["']?[\w.-]+=@|\s--form\s+["']?[\w.-]+=@|\s(?:-T|--upload-file)\s|\s(?:-d|--data(?:-binary|-raw|-urlencode)?)\s*["']?@(?!-)[\w./~$%-])|\bwget\b[^\n]{0,256}?--post-(?:data|file)|\b(?:invoke-webrequest|invoke-restmethod|iwr|irm)\b[^\n]{0,256}?(?:-method\s+["']?(?:post|put)|-infile\b)|\bsend-mailmessage\b[^\n]{0,256}?-attachments?\b|\b(?:nc|ncat|netcat)\s+(?:-\w+\s+)*[\w.-]+\s+\d{1,5}\s*<\s*\S|\bscp\s+(?:-\w+\s+)*\S*(?:\.ssh|\.aws|\.env|shadow|passwd|\.kube|credentials)\S*\s+\S+@`,
-  ),
+  compoundRule('collect_and_send', 'strict', [near(COLLECT, SINK, 700, { barrier: '', either: true })]),
+  compoundRule('upload_command', 'strict', [
+    near(
+      String.raw`\bcurl\b`,
+      String.raw`(?:\s-F\s*["']?[\w.-]+=@|\s--form\s+["']?[\w.-]+=@|\s(?:-T|--upload-file)\s|\s(?:-d|--data(?:-binary|-raw|-urlencode)?)\s*["']?@(?!-)[\w./~$%-])`,
+      512,
+    ),
+    String.raw`\bwget\b[^\n]{0,256}?--post-(?:data|file)|\b(?:invoke-webrequest|invoke-restmethod|iwr|irm)\b[^\n]{0,256}?(?:-method\s+["']?(?:post|put)|-infile\b)|\bsend-mailmessage\b[^\n]{0,256}?-attachments?\b|\b(?:nc|ncat|netcat)\s+(?:-\w+\s+)*[\w.-]+\s+\d{1,5}\s*<\s*\S|\bscp\s+(?:-\w+\s+)*\S*(?:\.ssh|\.aws|\.env|shadow|passwd|\.kube|credentials)\S*\s+\S+@`,
+  ]),
   rule(
     'exfil_endpoint',
     'strict',
     String.raw`\b(?:discord(?:app)?\.com/api/webhooks|hooks\.slack\.com/services|webhook\.site|requestbin|pipedream\.net|ngrok(?:-free)?\.(?:io|app)|burpcollaborator\.net|interact\.sh|oastify\.com|oast\.(?:fun|pro|live|site|online|me)|canarytokens|pastebin\.com/api|transfer\.sh|file\.io|api\.telegram\.org/bot)\b`,
   ),
-  rule(
-    'download_execute',
-    'strict',
-    String.raw`\b(?:iex|invoke-expression)\b[^\n]{0,64}?(?:\biwr\b|invoke-webrequest|\birm\b|invoke-restmethod|net\.webclient|downloadstring|downloaddata)|\.download(?:string|data|file)\s*\(\s*["']https?:|\b(?:curl|wget)\b[^\n|]{0,512}?\|\s*(?:sudo\s+)?(?:ba|z|da|k)?sh\b|\b(?:curl|wget)\b[^\n|]{0,512}?\|\s*(?:python\d?|perl|ruby|node|php)\b|\bcertutil(?:\.exe)?\b[^\n]{0,64}?-urlcache|\bbitsadmin(?:\.exe)?\b[^\n]{0,64}?/(?:transfer|addfile|create)|\bstart-bitstransfer\b|\bmshta(?:\.exe)?\s+["']?(?:https?|vbscript|javascript):|\bregsvr32(?:\.exe)?\b[^\n]{0,64}?/i:\s*https?|\bdesktopimgdownldr\b|\bos\.popen\s*\(\s*["'](?:curl|wget|nc|bash)\b|\b(?:exec|eval)\s*\(\s*(?:requests\.get|urlopen|urllib\.request\.urlopen)\s*\(|\bpickle\.loads?\s*\(\s*(?:response|r|resp|requests\.get|urlopen)\b`,
-  ),
+  compoundRule('download_execute', 'strict', [
+    near(
+      String.raw`\b(?:curl|wget)\b`,
+      String.raw`\|\s*(?:sudo\s+)?(?:(?:ba|z|da|k)?sh|python\d?|perl|ruby|node|php)\b`,
+      512,
+      {
+        barrier: '\n|',
+      },
+    ),
+    String.raw`\b(?:iex|invoke-expression)\b[^\n]{0,64}?(?:\biwr\b|invoke-webrequest|\birm\b|invoke-restmethod|net\.webclient|downloadstring|downloaddata)|\.download(?:string|data|file)\s*\(\s*["']https?:|\bcertutil(?:\.exe)?\b[^\n]{0,64}?-urlcache|\bbitsadmin(?:\.exe)?\b[^\n]{0,64}?/(?:transfer|addfile|create)|\bstart-bitstransfer\b|\bmshta(?:\.exe)?\s+["']?(?:https?|vbscript|javascript):|\bregsvr32(?:\.exe)?\b[^\n]{0,64}?/i:\s*https?|\bdesktopimgdownldr\b|\bos\.popen\s*\(\s*["'](?:curl|wget|nc|bash)\b|\b(?:exec|eval)\s*\(\s*(?:requests\.get|urlopen|urllib\.request\.urlopen)\s*\(|\bpickle\.loads?\s*\(\s*(?:response|r|resp|requests\.get|urlopen)\b`,
+  ]),
   // Code that fetches a remote payload and runs it (miners, droppers).
-  rule(
-    'fetch_and_run',
-    'strict',
-    String.raw`\b(?:requests\.get|httpx\.get|urlopen|urlretrieve|wget\.download|["']curl["']|["']wget["'])[\s\S]{0,600}?\b(?:subprocess\.(?:call|run|popen|check_call|check_output)|os\.system|os\.popen|exec|eval)\s*\(`,
-  ),
+  compoundRule('fetch_and_run', 'strict', [
+    near(
+      String.raw`\b(?:requests\.get|httpx\.get|urlopen|urlretrieve|wget\.download|["']curl["']|["']wget["'])`,
+      String.raw`\b(?:subprocess\.(?:call|run|popen|check_call|check_output)|os\.system|os\.popen|exec|eval)\s*\(`,
+      600,
+      { barrier: '' },
+    ),
+  ]),
   rule(
     'credential_dumping',
     'strict',
@@ -47,21 +55,26 @@ export const EXFILTRATION_RULES: readonly ThreatRule[] = [
     'strict',
     String.raw`\b(?:send|e-?mail|forward|mail|share|transfer|leak|upload|post|cc|bcc|copy)\b[^\n]{0,160}?\b(?:contents?\s+of|all\s+(?:the\s+|my\s+|of\s+(?:the|my)\s+)?(?:unread\s+)?(?:files|e-?mails|messages|documents|data|records|contacts|attachments|notes|conversations)|passwords?|passcodes?|security\s+codes?|verification\s+codes?|2fa|otp|credentials|passport|credit\s+card|card\s+numbers?|ssn|social\s+security|bank\s+(?:account|details)|iban|api\s+keys?|access\s+tokens?|private\s+keys?|chat\s+history|conversation\s+history)\b[^\n]{0,160}?(?:\bto\b|\bat\b|:)\s*["'‘“]?[\w.+-]+@[\w-]+(?:\.[\w-]+)+`,
   ),
-  rule(
-    'send_to_site',
-    'strict',
-    String.raw`\b(?:send|post|upload|transmit|exfiltrate|forward|leak|submit|publish)\b[^\n]{0,300}?\s(?:to|at|into|on)\s+(?:the\s+)?(?:website|site|url|endpoint|server|webhook|page|address)\s+(?:www\.|https?://|[\w-]+\.[a-z]{2,}/)`,
-  ),
+  compoundRule('send_to_site', 'strict', [
+    near(
+      String.raw`\b(?:send|post|upload|transmit|exfiltrate|forward|leak|submit|publish)\b`,
+      String.raw`\s(?:to|at|into|on)\s+(?:the\s+)?(?:website|site|url|endpoint|server|webhook|page|address)\s+(?:www\.|https?://|[\w-]+\.[a-z]{2,}/)`,
+      300,
+    ),
+  ]),
   rule(
     'markdown_beacon',
     'strict',
     String.raw`!\[[^\]\n]{0,200}\]\(\s*<?(?:https?:)?//[^)\s]{0,700}?(?:\{[^}\s]{1,60}\}|\$\{?\w+|<[\w ]{1,40}>|\[[A-Z_ ]{2,40}\]|%(?:data|secret|token|info)%)|<img\b[^>]{0,300}?\bsrc\s*=\s*["']?(?:https?:)?//[^"'\s>]{0,700}?(?:\{[^}\s]{1,60}\}|\$\{?\w+|<[\w ]{1,40}>|\[[A-Z_ ]{2,40}\])`,
   ),
-  rule(
-    'env_secret_network',
-    'strict',
-    String.raw`\$env:\w*(?:key|token|secret|password|passwd|credentials?)\b[^\n]{0,512}?(?:invoke-webrequest|invoke-restmethod|\biwr\b|\birm\b|net\.webclient|https?://)|(?:invoke-webrequest|invoke-restmethod|\biwr\b|\birm\b|net\.webclient)[^\n]{0,512}?\$env:\w*(?:key|token|secret|password|passwd|credentials?)\b`,
-  ),
+  compoundRule('env_secret_network', 'strict', [
+    near(
+      String.raw`\$env:\w*(?:key|token|secret|password|passwd|credentials?)\b`,
+      String.raw`(?:invoke-webrequest|invoke-restmethod|\biwr\b|\birm\b|net\.webclient|https?://)`,
+      512,
+      { either: true },
+    ),
+  ]),
   rule(
     'dns_icmp_exfil',
     'strict',

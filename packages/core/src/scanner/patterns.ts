@@ -8,17 +8,17 @@
  */
 import { EXFILTRATION_RULES } from './patterns-exfiltration';
 import { DISREGARD_OVERRIDE, IGNORE_OVERRIDE, INJECTION_RULES } from './patterns-injection';
-import { CONFUSABLE_MIXED_WORD } from './confusables';
+import { CONFUSABLE_MIXED_WORD, hasConfusable } from './confusables';
 import { JAILBREAK_RULES } from './patterns-jailbreak';
 import { PERSISTENCE_RULES } from './patterns-persistence';
-import { GAP, rule, type ScanScope, type ThreatRule } from './rule-kit';
+import { compoundRule, GAP, near, rule, type ScanScope, type ThreatRule } from './rule-kit';
 
 export type { ScanScope, ThreatRule };
 
 /** An environment-variable reference whose name ends in a secret-ish suffix. */
 const SECRET_VAR = String.raw`\$\{?\w*(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIALS?)\}?(?![\w])`;
-/** "Change this file" verbs, then anything on the same line. */
-const MODIFY = String.raw`\b(?:update|modify|edit|overwrite|write|change|append|add\s+to|replace)\s+[^\n]{0,2048}?`;
+/** "Change this file" verbs; the file follows on the same line. */
+const MODIFY = String.raw`\b(?:update|modify|edit|overwrite|write|change|append|add\s+to|replace)\s+`;
 
 export const THREAT_RULES: readonly ThreatRule[] = [
   // Classic injection: telling the model to drop what it was told.
@@ -48,28 +48,35 @@ export const THREAT_RULES: readonly ThreatRule[] = [
     'all',
     '<!--[^>]{0,512}(?<![A-Za-z])(?:ignore|override|system|secret|hidden|instruction|assistant)(?![A-Za-z])[^>]{0,512}-->',
   ),
-  rule(
-    'hidden_div',
-    'all',
-    String.raw`<\s*(?:div|span|p)\s+style\s*=\s*["'][^>]{0,2048}?(?:display\s*:\s*none|visibility\s*:\s*hidden)`,
-  ),
-  rule(
-    'translate_execute',
-    'all',
-    String.raw`\btranslate\s+[^\n]{0,512}?\s+into\s+\w+(?:[\s-]+\w+){0,2}\s+and\s+(?:execute|run|eval)\b`,
-  ),
+  compoundRule('hidden_div', 'all', [
+    near(
+      String.raw`<\s*(?:div|span|p)\s+style\s*=\s*["']`,
+      String.raw`display\s*:\s*none|visibility\s*:\s*hidden`,
+      2048,
+      { barrier: '>' },
+    ),
+  ]),
+  compoundRule('translate_execute', 'all', [
+    near(
+      String.raw`\btranslate\s`,
+      String.raw`\s+into\s+\w+(?:[\s-]+\w+){0,2}\s+and\s+(?:execute|run|eval)\b`,
+      512,
+    ),
+  ]),
   rule(
     'fake_role_marker',
     'all',
     String.raw`(?:<\|im_start\|>\s*system|<\|(?:system|endoftext)\|>|\[/?INST\]|<<\s*SYS\s*>>|^\s*#{2,}\s*(?:new\s+)?(?:system|developer)\s+(?:instructions?|prompt|message)\b)`,
   ),
-  rule('exfil_curl', 'all', String.raw`\bcurl\b[^\n]{0,2048}?${SECRET_VAR}`),
-  rule('exfil_wget', 'all', String.raw`\bwget\b[^\n]{0,2048}?${SECRET_VAR}`),
-  rule(
-    'read_secrets',
-    'all',
-    String.raw`\b(?:cat|less|more|head|tail|type|base64|xxd|strings)\s+[^\n]{0,2048}?(?:\.env\b|credentials\b|\.netrc\b|\.pgpass\b|\.npmrc\b|\.pypirc\b|\.git-credentials\b|id_(?:rsa|ed25519|ecdsa|dsa)\b|/etc/shadow\b|\.aws/|\.kube/config\b)`,
-  ),
+  compoundRule('exfil_curl', 'all', [near(String.raw`\bcurl\b`, SECRET_VAR, 2048)]),
+  compoundRule('exfil_wget', 'all', [near(String.raw`\bwget\b`, SECRET_VAR, 2048)]),
+  compoundRule('read_secrets', 'all', [
+    near(
+      String.raw`\b(?:cat|less|more|head|tail|type|base64|xxd|strings)\s+`,
+      String.raw`(?:\.env\b|credentials\b|\.netrc\b|\.pgpass\b|\.npmrc\b|\.pypirc\b|\.git-credentials\b|id_(?:rsa|ed25519|ecdsa|dsa)\b|/etc/shadow\b|\.aws/|\.kube/config\b)`,
+      2048,
+    ),
+  ]),
 
   // Role and identity hijack: the text tries to re-define who the agent is.
   rule('role_hijack', 'context', String.raw`\byou\s+are\s+${GAP}now\s+(?:a|an|the|in|my|called|named)\s+`),
@@ -138,11 +145,13 @@ export const THREAT_RULES: readonly ThreatRule[] = [
   ),
 
   // Exfiltration of the conversation or data to a remote endpoint.
-  rule(
-    'send_to_url',
-    'strict',
-    String.raw`\b(?:send|post|upload|transmit|exfiltrate|forward|leak|submit)\b[^\n]{0,2048}?\s(?:to|at|into)\s+(?:https?|ftp|wss?)://`,
-  ),
+  compoundRule('send_to_url', 'strict', [
+    near(
+      String.raw`\b(?:send|post|upload|transmit|exfiltrate|forward|leak|submit)\b`,
+      String.raw`\s(?:to|at|into)\s+(?:https?|ftp|wss?)://`,
+      2048,
+    ),
+  ]),
   rule(
     'context_exfil',
     'strict',
@@ -169,12 +178,16 @@ export const THREAT_RULES: readonly ThreatRule[] = [
     String.raw`(?<!\s-[A-Za-z]\s{1,4})(?:\$HOME|\$\{HOME\}|~)/\.ssh\b(?!/(?:config|known_hosts)\b)`,
   ),
   rule('hermes_env', 'strict', String.raw`(?:\$HOME|\$\{HOME\}|~)/\.hermes/\.env\b`),
-  rule(
-    'agent_config_mod',
-    'strict',
-    String.raw`${MODIFY}(?:AGENTS\.md|CLAUDE\.md|\.cursorrules|\.clinerules|\.windsurfrules|copilot-instructions\.md)`,
-  ),
-  rule('hermes_config_mod', 'strict', String.raw`${MODIFY}\.hermes/(?:config\.yaml|SOUL\.md|\.env)`),
+  compoundRule('agent_config_mod', 'strict', [
+    near(
+      MODIFY,
+      String.raw`(?:AGENTS\.md|CLAUDE\.md|\.cursorrules|\.clinerules|\.windsurfrules|copilot-instructions\.md)`,
+      2048,
+    ),
+  ]),
+  compoundRule('hermes_config_mod', 'strict', [
+    near(MODIFY, String.raw`\.hermes/(?:config\.yaml|SOUL\.md|\.env)`, 2048),
+  ]),
   rule(
     'reverse_shell',
     'strict',
@@ -207,5 +220,11 @@ export const THREAT_RULES: readonly ThreatRule[] = [
   ...EXFILTRATION_RULES,
   ...PERSISTENCE_RULES,
   // A word mixing Latin letters with look-alikes from another script ("pаssword", Cyrillic а).
-  rule('homoglyph_mixed_script', 'all', CONFUSABLE_MIXED_WORD, 'u'),
+  mixedScriptRule(),
 ];
+
+/** `homoglyph_mixed_script`, run only on text that holds a look-alike at all (most text holds none). */
+function mixedScriptRule(): ThreatRule {
+  const inner = rule('homoglyph_mixed_script', 'all', CONFUSABLE_MIXED_WORD, 'u');
+  return { ...inner, test: (text) => hasConfusable(text) && inner.test(text) };
+}

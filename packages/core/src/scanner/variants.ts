@@ -12,7 +12,8 @@ const SEPARATORS = /[ .\-_*·]/g;
 /** A word that mixes letters and leet digits or @ and $; a bare number or version string is left alone. */
 const LEET_WORD =
   /(?<![\w@$])(?=[\w@$]{0,40}\p{L})(?=[\w@$]{0,40}[013457@$])[\p{L}013457@$]{3,40}(?![\w@$])/gu;
-const LEET: Readonly<Record<string, string>> = {
+/** Leet digits and symbols read as letters (the squashed reading adds `!` and `|`). */
+export const LEET: Readonly<Record<string, string>> = {
   '0': 'o',
   '1': 'i',
   '3': 'e',

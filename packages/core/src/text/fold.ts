@@ -77,24 +77,41 @@ export function foldChar(ch: string): string {
 /** A folded reading of a text, with where each of its UTF-16 units came from. */
 export interface Skeleton {
   text: string;
-  /** `origin[i]`: index in the source of the code point that produced unit `i` of `text`. */
-  origin: number[];
+  /**
+   * `origin[i]`: index in the source of the code point that produced unit `i` of `text`; null
+   * when the two line up one to one (ASCII text).
+   */
+  origin: Int32Array | null;
+}
+
+const ASCII = /^[\x00-\x7f]*$/;
+
+/** Where unit `i` of a skeleton came from in its source. */
+export function originOf(sk: Skeleton, i: number): number {
+  return sk.origin === null ? i : sk.origin[i]!;
 }
 
 /** Fold every code point (see {@link foldChar}); linear in the length of `text`. */
 export function skeleton(text: string): Skeleton {
+  if (ASCII.test(text)) return { text: text.toLowerCase(), origin: null };
   const parts: string[] = [];
-  const origin: number[] = [];
+  let origin = new Int32Array(text.length + 16);
+  let size = 0;
   let i = 0;
   while (i < text.length) {
     const cp = text.codePointAt(i)!;
     const width = cp > 0xffff ? 2 : 1;
     const folded = foldChar(width === 1 ? text[i]! : text.slice(i, i + 2));
-    for (let k = 0; k < folded.length; k++) origin.push(i);
+    if (size + folded.length > origin.length) {
+      const grown = new Int32Array(origin.length * 2 + folded.length);
+      grown.set(origin);
+      origin = grown;
+    }
+    for (let k = 0; k < folded.length; k++) origin[size++] = i;
     parts.push(folded);
     i += width;
   }
-  return { text: parts.join(''), origin };
+  return { text: parts.join(''), origin: origin.subarray(0, size) };
 }
 
 /** Index just past the code point that starts at `index`. */
