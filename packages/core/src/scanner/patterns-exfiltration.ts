@@ -80,4 +80,54 @@ export const EXFILTRATION_RULES: readonly ThreatRule[] = [
     'strict',
     String.raw`\b(?:dnscat2?|iodine|dnsexfil\w*|invoke-dnsexfiltrator|dns2tcp|icmpsh|ptunnel)\b|\bnet\.networkinformation\.ping\b[\s\S]{0,400}?\.send\s*\(|\bping\b[^\n]{0,64}?\s-p\s+[0-9a-f$]|\b(?:nslookup|dig|host)\s+[^\n]{0,32}?\$\(?\w+`,
   ),
+  // Credentials from cloud metadata, shell histories and personal data stores; recursive searches
+  // for secrets; mailbox forwarding; keystroke capture; sensitive paths copied to cloud storage.
+  rule(
+    'credential_sources',
+    'strict',
+    String.raw`\b169\.254\.169\.254\b[^\s]{0,120}(?:security-credentials|/iam/|identity|token)|\bmetadata\.google\.internal\b[^\s]{0,120}(?:token|service-accounts)|\b(?:cat|less|more|head|tail|type|strings|grep|cp|scp|base64|get-content|gc)\b[^\n]{0,200}(?:\.(?:bash|zsh|sh|python|mysql|psql|node_repl|rediscli)_history\b|consolehost_history\.txt)|(?:library/messages/chat\.db|notestore\.sqlite|library/safari/history\.db|places\.sqlite|formhistory\.sqlite|[\\/]web\s+data\b|[\\/]local\s+state\b|library/keychains/|login\.keychain)`,
+  ),
+  compoundRule('secret_search', 'strict', [
+    near(
+      String.raw`\b(?:grep|egrep|rg|ag|ack)\b[^\n|]{0,40}\s-[a-z]{0,4}r[a-z]{0,4}\b`,
+      String.raw`\b(?:password|passwd|secret|api[_-]?key|access[_-]?key|private[_-]?key|credential)s?\b`,
+      160,
+    ),
+    String.raw`\bselect-string\b[^\n]{0,160}\b(?:password|passwd|secret|api[_-]?key|credential)s?\b`,
+  ]),
+  rule(
+    'mailbox_exfil',
+    'strict',
+    String.raw`\bnew-inboxrule\b[^\n]{0,200}-(?:forwardto|redirectto|forwardasattachmentto)\b|\bset-mailbox\b[^\n]{0,200}-(?:forwardingsmtpaddress|forwardingaddress)\b|\boutlook\.application\b[\s\S]{0,300}\bgetnamespace\s*\(\s*["']mapi`,
+  ),
+  rule(
+    'keystroke_capture',
+    'strict',
+    String.raw`\bWH_KEYBOARD(?:_LL)?\b|\bgetasynckeystate\b[\s\S]{0,300}\b(?:write|append|open\s*\(|add-content|out-file|log)\b|\bpynput\.keyboard\b[\s\S]{0,300}\blistener\b[\s\S]{0,300}\b(?:write|open\s*\(|log)|\bkeylogger\b`,
+  ),
+  compoundRule('cloud_exfil', 'strict', [
+    near(
+      String.raw`\b(?:rclone\s+(?:copy|sync|move)|aws\s+s3\s+(?:cp|sync|mv)|gsutil\s+(?:-m\s+)?(?:cp|rsync|mv)|az\s+storage\s+(?:blob|file)\s+upload(?:-batch)?|azcopy\s+(?:copy|sync)|mega-put|megaput|dropbox_uploader)\b`,
+      String.raw`(?:~|\$home|/home/|/root\b|/etc/|\.ssh\b|\.aws\b|\.env\b|\.kube\b|credentials|passwd|shadow|id_rsa|\\users\\|%userprofile%|\$env:userprofile|\.gnupg)`,
+      200,
+    ),
+  ]),
+  // Operating-system credential stores and ticket theft beyond the classic dumpers.
+  rule(
+    'os_credential_access',
+    'strict',
+    String.raw`\bntdsutil\b[^\n]{0,160}\bifm\b|\bcomsvcs(?:\.dll)?\b[^\n]{0,120}\bminidump\b|\bdiskshadow(?:\.exe)?\b[^\n]{0,160}(?:\s/s\s|\bexpose\b)|\besentutl(?:\.exe)?\b[^\n]{0,160}\b(?:ntds|sam|system|webcache)\b|\bdefaultpassword\b|\bget-storedcredential\b|\b(?:rubeus|kerberoast\w*|invoke-kerberoast|getuserspns|get-npusers|asreproast\w*)\b|\.kirbi\b|\bcryptunprotectdata\b|\bdpapi::|\bsharpdpapi\b|\bunshadow\b|\bhashcat\b[^\n]{0,120}\s-m\s|\bjohn\b[^\n]{0,80}(?:--wordlist|--format=|shadow)`,
+  ),
+  // Local files sent to a remote host by code or by a file-transfer client.
+  rule(
+    'file_upload',
+    'strict',
+    String.raw`\b(?:requests|httpx|session|s)\.(?:post|put)\s*\([^\n]{0,200}\b(?:files|data)\s*=\s*(?:\{[^}\n]{0,100})?open\s*\(|\btftp\b[^\n]{0,80}\s(?:put|-p)\b|\bftp\s+-[a-z]{0,4}s:|\bcurl\b[^\n]{0,200}\sftps?://[^\n]{0,200}\s(?:-T|--upload-file)\b`,
+  ),
+  // Gathering documents and keys into one place before sending them: search by sensitive type, copy.
+  rule(
+    'data_staging',
+    'strict',
+    String.raw`\bget-childitem\b[^\n]{0,200}-include\b[^\n]{0,120}\*\.(?:docx?|xlsx?|pdf|pst|ost|kdbx|pem|key|pfx|ppk)\b[^\n]{0,200}\bcopy-item\b|\bfind\s+[~/$][^\n]{0,200}-i?name\s+["']?\*\.(?:docx?|xlsx?|pdf|pst|kdbx|pem|key|pfx|ppk)\b[^\n]{0,200}-exec\s+(?:cp|tar|zip|curl|scp)\b`,
+  ),
 ];

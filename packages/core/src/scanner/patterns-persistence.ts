@@ -4,7 +4,7 @@
  * elevated accounts, and remote shells. Reading or listing these places passes; writing to them,
  * or the one-line shells that need no writing, is blocked.
  */
-import { rule, type ThreatRule } from './rule-kit';
+import { compoundRule, near, rule, type ThreatRule } from './rule-kit';
 
 /** A shell write: redirect, tee, in-place edit, copy, link, or echo into. */
 const WRITE = String.raw`(?:>>?\s*|\btee\s+(?:-a\s+)?|\bsed\s+-i\s*(?:["'][^"']{0,4}["']\s+)?(?:["'][^\n]{0,200}?["']\s+)?|\b(?:cp|mv|ln\s+-s\w*|install|touch)\s+(?:-\w+\s+)*(?:\S+\s+)?|add-content\s+(?:-path\s+)?|set-content\s+(?:-path\s+)?|out-file\s+(?:-filepath\s+)?)`;
@@ -69,5 +69,21 @@ export const PERSISTENCE_RULES: readonly ThreatRule[] = [
     'hijack_binary',
     'strict',
     String.raw`\bcopy-item\b[^\n]{0,200}?\.dll["']?\s+(?:-destination\s+)?["']?c:\\windows\\system32\b|\bcopy\b[^\n]{0,200}?\.dll\s+["']?c:\\windows\\system32\b|\bnetsh\s+(?:add\s+helper|interface\s+portproxy\s+add)\b|\btakeown\b[^\n]{0,100}?system32`,
+  ),
+  // More autostart points, by mechanism: registry hooks beyond Run keys, login items, device
+  // rules, browser extensions, shortcuts, server modules, startup hooks of interpreters.
+  rule(
+    'autostart_hook',
+    'strict',
+    String.raw`\\accessibility\\ats\\|\\active\s+setup\\installed\s+components\\|\buserinitmprlogonscript\b|\\control\s+panel\\desktop\b[^\n]{0,120}\bscrnsave\.exe\b|\\software\\classes\\[^\\\s]{1,64}\\shell\\open\\command\b|\\explorer\\browser\s+helper\s+objects\\|\\office\s+test\\special\\perf\b|\\print\s+processors\\|\\terminal\s+server\\wds\\rdpwd\b|\\policies\\system\b[^\n]{0,64}\bshell\b|\bmake\s+(?:new\s+)?login\s+item\b|\bsfltool\s+add|\bSMLoginItemSetEnabled\b|/(?:etc|lib)/udev/rules\.d/\S{1,128}[^\n]{0,200}\bRUN\+?=|\bRUN\+=\s*["']?/|--load-extension[= ]|\bextensioninstallforcelist\b|\bappcmd(?:\.exe)?\s+install\s+module\b|\bnew-webglobalmodule\b|\bPYTHONSTARTUP\s*=|site-packages[\\/]\S{0,128}\.pth\b|\bgetsitepackages\b[\s\S]{0,300}\.pth\b|\bsecedit(?:\.exe)?\s+/(?:configure|import)\b`,
+  ),
+  compoundRule('shortcut_autostart', 'strict', [
+    near(String.raw`\bwscript\.shell\b`, String.raw`\bcreateshortcut\b`, 400, { barrier: '' }),
+    String.raw`\.lnk["']?\s[^\n]{0,200}\\(?:start\s+menu\\programs\\)?startup\b`,
+  ]),
+  rule(
+    'remote_access_enable',
+    'strict',
+    String.raw`\bfdenytsconnections\b[^\n]{0,120}(?:/d\s+0\b|-value\s+0\b|=\s*0\b)|\benable-psremoting\b|\bnetsh\s+advfirewall\s+firewall\s+add\s+rule\b[^\n]{0,200}\blocalport\s*=\s*(?:3389|5985|5986|22)\b|\bwinrm\s+quickconfig\b|\bpsexec(?:64)?(?:\.exe)?["']?\s+(?:-\w+\s+){0,4}-s\b|\bmodprobe\s+(?:-\w+\s+){0,4}(?:\.{0,2}/)\S|\btimestamp_timeout\s*=\s*-|!tty_tickets\b`,
   ),
 ];
