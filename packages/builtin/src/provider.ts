@@ -13,7 +13,9 @@ import {
   SerialQueue,
   canWrite,
   loadHermesConfig,
+  neutralizeToolResult,
   silentLogger,
+  stripRecallBlocks,
 } from '@hermes-memory/core';
 import { MEMORY_TOOL_NAME, MEMORY_TOOL_SCHEMA, handleMemoryTool } from './memory/memory-tool';
 import { type ApplyPendingResult, MemoryStore } from './memory/memory-store';
@@ -237,7 +239,12 @@ export class BuiltinProvider extends MemoryProvider {
     return tools;
   }
 
+  /** Tool results are memory text: whatever they echo (entries, transcripts) is neutralised. */
   override async handleToolCall(toolName: string, args: unknown, options?: ToolCallOptions): Promise<string> {
+    return neutralizeToolResult(await this.callTool(toolName, args, options));
+  }
+
+  private async callTool(toolName: string, args: unknown, options?: ToolCallOptions): Promise<string> {
     if (toolName === MEMORY_TOOL_NAME) {
       return handleMemoryTool(this.memory, args, {
         canWrite: canWrite(this.context?.agentContext),
@@ -353,7 +360,17 @@ function nextTick(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
 }
 
+/**
+ * The rows a turn stores. A recall block a host left in its API copy of the user message is
+ * removed and any other fence markup neutralised, so state.db never holds a fence.
+ */
 function turnRows(user: string, assistant: string, messages?: readonly ChatMessage[]): MessageInput[] {
+  return rawTurnRows(user, assistant, messages).map((row) =>
+    typeof row.content === 'string' ? { ...row, content: stripRecallBlocks(row.content) } : row,
+  );
+}
+
+function rawTurnRows(user: string, assistant: string, messages?: readonly ChatMessage[]): MessageInput[] {
   if (messages && messages.length > 0) {
     let start = -1;
     for (let i = messages.length - 1; i >= 0; i--) {

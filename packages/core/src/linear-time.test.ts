@@ -1,17 +1,12 @@
 /**
  * Issue #12 (high, ReDoS): every function that runs regexes over untrusted text stays linear on
- * adversarial shapes. Never a wall-clock threshold (this runs on loaded 2-core CI machines): each
- * bound compares timings taken side by side in the same test —
+ * adversarial shapes. No wall-clock thresholds (this runs on loaded 2-core CI machines); the
+ * bounds compare CPU timings taken side by side (see testkit's `helpers/scaling.ts`):
  *
- * - growth: the exponent of time against size over n, 2n, 4n, 8n (linear 1, quadratic 2; bound 1.4);
+ * - growth: the exponent of time against size over n…8n (linear 1, quadratic 2; bound 1.4);
  * - shape: time on an adversarial shape / time on ordinary text of the same size;
  * - cost: time / the time of one plain regex pass over the same text (the "unit"), which bounds
  *   the constant too (a filler of 2,048 characters is linear, and 1,000× too slow).
- *
- * Timings are CPU time of this process (a loaded machine preempts long runs more than short ones,
- * which skews wall-clock ratios), the minimum of interleaved runs; each bound gets three attempts:
- * a linear function gets under it on some attempt even when garbage collection hits one, a
- * quadratic one never does.
  */
 import { describe, expect, it } from 'vitest';
 import { neutralizeMemoryText, sanitizeContext, StreamingContextScrubber } from './fencing';
@@ -19,6 +14,8 @@ import { redactSecrets, redactSecretsDeep } from './logging/redact';
 import { MemoryManager } from './manager/memory-manager';
 import { MemoryProvider } from './provider/memory-provider';
 import { scanWrite } from './scanner';
+// The timing helpers are testkit's; imported by path because testkit depends on core.
+import { timeExponent, timeRatio } from '../../testkit/src/helpers/scaling';
 
 type Shape = (n: number) => string;
 
@@ -28,86 +25,19 @@ const repeat =
     unit.repeat(Math.ceil(n / unit.length)).slice(0, n);
 const prose = repeat('The user prefers dark mode and uses pnpm for the monorepo; deploys run on Tuesdays. ');
 
-/** CPU milliseconds one call takes. */
-function cpu(fn: () => unknown): number {
-  const start = process.cpuUsage();
-  fn();
-  const used = process.cpuUsage(start);
-  return (used.user + used.system) / 1000;
-}
-
-/** Minimum time of `runs` calls of each function, interleaved so both see the same conditions. */
-function timePair(a: () => unknown, b: () => unknown, runs = 7): [number, number] {
-  let ta = Number.POSITIVE_INFINITY;
-  let tb = Number.POSITIVE_INFINITY;
-  for (let i = 0; i < runs; i++) {
-    ta = Math.min(ta, cpu(a));
-    tb = Math.min(tb, cpu(b));
-  }
-  return [Math.max(ta, 0.01), Math.max(tb, 0.01)];
-}
-
-/** The smallest of up to three measured ratios time(b) / time(a) (see the module comment). */
-function ratio(a: () => unknown, b: () => unknown, bound: number): number {
-  a();
-  b(); // warm up (JIT, regex compilation)
-  let best = Number.POSITIVE_INFINITY;
-  for (let attempt = 0; attempt < 3 && best >= bound; attempt++) {
-    const [ta, tb] = timePair(a, b);
-    best = Math.min(best, tb / ta);
-  }
-  return best;
-}
-
-/** Least-squares slope of log(time) against log(size). */
-function slope(sizes: readonly number[], times: readonly number[]): number {
-  const xs = sizes.map(Math.log);
-  const ys = times.map((t) => Math.log(Math.max(t, 0.005)));
-  const mx = xs.reduce((a, b) => a + b, 0) / xs.length;
-  const my = ys.reduce((a, b) => a + b, 0) / ys.length;
-  let num = 0;
-  let den = 0;
-  for (let i = 0; i < xs.length; i++) {
-    num += (xs[i]! - mx) * (ys[i]! - my);
-    den += (xs[i]! - mx) ** 2;
-  }
-  return num / den;
-}
-
-/** The exponent of time against size over n, 2n, 4n, 8n (best of three attempts). */
-function exponent(fn: (text: string) => unknown, shape: Shape, n: number): number {
-  const sizes = [n, 2 * n, 4 * n, 8 * n];
-  const inputs = sizes.map((size) => shape(size));
-  for (const input of inputs) fn(input);
-  let best = Number.POSITIVE_INFINITY;
-  for (let attempt = 0; attempt < 3 && best >= 1.4; attempt++) {
-    const times = inputs.map(() => Number.POSITIVE_INFINITY);
-    for (let run = 0; run < 5; run++) {
-      inputs.forEach((input, i) => {
-        times[i] = Math.min(
-          times[i]!,
-          cpu(() => fn(input)),
-        );
-      });
-    }
-    best = Math.min(best, slope(sizes, times));
-  }
-  return best;
-}
-
 /** One plain regex pass over `text`: the unit of linear work the costs are compared with. */
 function unit(text: string): string {
   return text.replace(/\b(?:ignore|curl|send|token|memory|system)\b/gi, '');
 }
 
 function expectGrowth(label: string, fn: (text: string) => unknown, shape: Shape, n: number): void {
-  const e = exponent(fn, shape, n);
+  const e = timeExponent(fn, shape, n);
   expect(e, `${label}: time grows as size^${e.toFixed(2)} (n = ${n}…${8 * n})`).toBeLessThan(1.4);
 }
 
 /** Time of `fn(text)` in units of one plain regex pass over the same text. */
 function costRatio(fn: (text: string) => unknown, text: string, bound: number): number {
-  return ratio(
+  return timeRatio(
     () => unit(text),
     () => fn(text),
     bound,
@@ -138,7 +68,7 @@ describe('linear time on adversarial input (issue #12)', { timeout: 180_000 }, (
     const base = costRatio(scanWrite, ordinary, 700);
     for (const [label, shape] of Object.entries(SCAN_SHAPES)) {
       const text = shape(8 * n);
-      const r = ratio(
+      const r = timeRatio(
         () => scanWrite(ordinary),
         () => scanWrite(text),
         8,

@@ -12,13 +12,17 @@ const QUOTE_PATTERNS: readonly RegExp[] = [
 ];
 const CAPITALIZED = /\b([A-Z][a-z]+(?:\s+[A-Z][a-z]+)+)\b/gu;
 const PARTICLE = '(?:van|von|de|del|der|da|di|la|le)';
-const TITLE_TOKEN = '[A-Z](?:[A-Za-z0-9_.-]*[A-Za-z0-9_])?';
-const TITLE_TERM = `${TITLE_TOKEN}(?:\\s+(?:${PARTICLE}\\s+)?${TITLE_TOKEN}){0,5}`;
-const BARE_TERM = '[a-z][a-z0-9_.-]+[a-z0-9_]';
+// Tokens are bounded (no entity is longer than MAX_CHARS) and a term may only start where a token
+// starts: unbounded, "a.a.a.…" made every position start a scan to the end of the run (quadratic).
+const TITLE_TOKEN = '[A-Z](?:[A-Za-z0-9_.-]{0,78}[A-Za-z0-9_])?';
+const TITLE_TERM = `${TITLE_TOKEN}(?:\\s{1,8}(?:${PARTICLE}\\s{1,8})?${TITLE_TOKEN}){0,5}`;
+const BARE_TERM = '[a-z][a-z0-9_.-]{1,78}[a-z0-9_]';
 const AKA = new RegExp(
-  `(?<left>${TITLE_TERM}|${BARE_TERM})\\s+(?:[Aa][Kk][Aa]|[Aa][Ll][Ss][Oo]\\s+[Kk][Nn][Oo][Ww][Nn]\\s+[Aa][Ss])\\s+(?<right>${TITLE_TERM}|${BARE_TERM})`,
+  `(?<![A-Za-z0-9_.-])(?<left>${TITLE_TERM}|${BARE_TERM})\\s{1,8}(?:[Aa][Kk][Aa]|[Aa][Ll][Ss][Oo]\\s{1,8}[Kk][Nn][Oo][Ww][Nn]\\s{1,8}[Aa][Ss])\\s{1,8}(?<right>${TITLE_TERM}|${BARE_TERM})(?![A-Za-z0-9_])`,
   'gu',
 );
+/** Only text that says "aka" or "also known as" can hold an alias. */
+const HAS_ALIAS = /\baka\b|\balso\s+known\s+as\b/i;
 
 /** Generic words that form headings more often than names (only filtered at sentence start). */
 const LOW_SIGNAL = new Set(
@@ -67,9 +71,18 @@ export function entityKey(name: string): string {
     .trim();
 }
 
+/**
+ * Whether `start` begins a sentence: only whitespace before it, or a line break in the whitespace
+ * run before it, or a sentence stop ending that run. Reads backwards over the whitespace only
+ * (slicing the prefix made every candidate cost the length of the text).
+ */
 function isSentenceStart(text: string, start: number): boolean {
-  const prefix = text.slice(0, start);
-  return prefix.trim() === '' || /(?:[.!?]\s*|\n\s*)$/u.test(prefix);
+  let k = start - 1;
+  while (k >= 0 && /\s/u.test(text[k]!)) {
+    if (text[k] === '\n') return true;
+    k--;
+  }
+  return k < 0 || text[k] === '.' || text[k] === '!' || text[k] === '?';
 }
 
 function isLowSignal(name: string): boolean {
@@ -97,7 +110,7 @@ export function extractEntities(text: string): string[] {
       events.push({ start, priority: 0, source: 'explicit', raw: inner });
     }
   }
-  for (const m of text.matchAll(AKA)) {
+  for (const m of HAS_ALIAS.test(text) ? text.matchAll(AKA) : []) {
     const groups = m.groups ?? {};
     const left = groups.left ?? '';
     const right = groups.right ?? '';

@@ -16,6 +16,8 @@ import {
   type Embedder,
   canWrite,
   loadDefaultEmbedder,
+  neutralizeMemoryText,
+  neutralizeToolResult,
   SettingsError,
   saveConfigValues,
   silentLogger,
@@ -25,6 +27,7 @@ import {
 import path from 'node:path';
 import { importEmbeddings } from './embeddings-peer';
 import { extractFacts } from './extract';
+import { guardFact } from './guard';
 import { HOLOGRAPHIC_CONFIG_PATHS, HOLOGRAPHIC_CONFIG_SCHEMA, REFERENCE_CONFIG_PATH } from './config-schema';
 import {
   type HolographicSettings,
@@ -179,10 +182,11 @@ export class HolographicProvider extends MemoryProvider {
   /** Facts enter through the tools, the mirror hook and auto-extraction only. */
   override syncTurn(): void {}
 
+  /** Results are memory text: facts in them (stored before neutralising, or by Python) are neutralised. */
   override async handleToolCall(toolName: string, args: unknown): Promise<string> {
     const ctx = this.toolContext();
-    if (toolName === 'fact_store') return handleFactStore(args, ctx);
-    if (toolName === 'fact_feedback') return handleFactFeedback(args, ctx);
+    if (toolName === 'fact_store') return neutralizeToolResult(await handleFactStore(args, ctx));
+    if (toolName === 'fact_feedback') return neutralizeToolResult(handleFactFeedback(args, ctx));
     return toolError(`Unknown tool: ${toolName}`);
   }
 
@@ -192,7 +196,12 @@ export class HolographicProvider extends MemoryProvider {
     let added = 0;
     for (const fact of extractFacts(messages)) {
       try {
-        store.add(fact.content, { category: fact.category });
+        const guarded = guardFact(store, fact.content, fact.category);
+        if (!guarded.ok) {
+          this.logger.debug(`holographic: auto-extracted fact not stored: ${guarded.error}`);
+          continue;
+        }
+        store.add(guarded.content, { category: fact.category });
         added++;
       } catch (error) {
         this.logger.debug('holographic: auto-extract add failed', { error: String(error) });
@@ -215,15 +224,25 @@ export class HolographicProvider extends MemoryProvider {
     if (!store || store.closed || !this.writable) return;
     const category = target === 'user' ? 'user_pref' : 'general';
     try {
-      const text = typeof content === 'string' ? content.trim() : '';
+      const raw = typeof content === 'string' ? content.trim() : '';
       const previous = (metadata?.previousContent ?? metadata?.oldText ?? '').trim();
+      // The mirror is a write path like any other: what the scanner blocks is never stored.
+      const guard = (replacing?: number): string | null => {
+        const guarded = guardFact(store, raw, category, replacing);
+        if (guarded.ok) return guarded.content;
+        this.logger.warn(`holographic: memory write not mirrored: ${guarded.error}`);
+        return null;
+      };
       if (action === 'add') {
+        const text = raw ? guard() : null;
         if (text) store.add(text, { category });
         return;
       }
       if (action === 'replace') {
-        if (!text) return;
+        if (!raw) return;
         const old = previous ? store.findByContent(previous, category) : undefined;
+        const text = guard(old?.fact_id);
+        if (!text) return;
         if (!old) {
           store.add(text, { category });
           return;
@@ -234,7 +253,7 @@ export class HolographicProvider extends MemoryProvider {
         return;
       }
       if (action === 'remove') {
-        const key = previous || text;
+        const key = previous || raw;
         if (!metadata || !key) return;
         const old = store.findByContent(key, category);
         if (old) store.remove(old.fact_id);
@@ -322,10 +341,13 @@ export class HolographicProvider extends MemoryProvider {
   }
 }
 
-/** `- [trust] [id N] [relevance R] content` (relevance is absent in `compat: 'reference'`). */
+/**
+ * `- [trust] [id N] [relevance R] content` (relevance is absent in `compat: 'reference'`); the
+ * content is neutralised so a stored fact cannot close or forge the recall fence.
+ */
 function prefetchLine(fact: ScoredFact): string {
   const relevance = fact.relevance === undefined ? '' : ` [relevance ${fact.relevance.toFixed(2)}]`;
-  return `- [${fact.trust_score.toFixed(1)}] [id ${fact.fact_id}]${relevance} ${fact.content}`;
+  return `- [${fact.trust_score.toFixed(1)}] [id ${fact.fact_id}]${relevance} ${neutralizeMemoryText(fact.content)}`;
 }
 
 export function createHolographicProvider(settings: HolographicSettings = {}): HolographicProvider {

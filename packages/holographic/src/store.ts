@@ -405,6 +405,14 @@ export class FactStore {
     return (this.stmts.count.get() as { n: number }).n;
   }
 
+  /** The contents of the latest facts of a category, newest first (what a new fact joins). */
+  recentContents(category: string, limit: number, excludeId?: number): string[] {
+    const rows = this.stmts.recentInCategory.all(category, excludeId ?? -1, limit) as Array<{
+      content: string;
+    }>;
+    return rows.map((r) => r.content);
+  }
+
   /** Browse by trust descending (store default limit 50). */
   list(options: { category?: string; minTrust?: number; limit?: number } = {}): FactRecord[] {
     const params: unknown[] = [options.minTrust ?? 0];
@@ -901,6 +909,9 @@ function prepare(db: Db) {
     factById: db.prepare(`SELECT ${FACT_COLUMNS} FROM facts WHERE fact_id = ?`),
     factByContent: db.prepare(`SELECT ${FACT_COLUMNS} FROM facts WHERE content = ?`),
     factText: db.prepare('SELECT content, tags FROM facts WHERE fact_id = ?'),
+    recentInCategory: db.prepare(
+      'SELECT content FROM facts WHERE category = ? AND fact_id != ? ORDER BY fact_id DESC LIMIT ?',
+    ),
     deleteFact: db.prepare('DELETE FROM facts WHERE fact_id = ?'),
     unlinkFact: db.prepare('DELETE FROM fact_entities WHERE fact_id = ?'),
     link: db.prepare('INSERT OR IGNORE INTO fact_entities (fact_id, entity_id) VALUES (?, ?)'),

@@ -11,6 +11,7 @@ import {
   toolError,
   toolResult,
 } from '@hermes-memory/core';
+import { guardFact } from './guard';
 import type { FactStore } from './store';
 import { FACT_CATEGORIES } from './types';
 
@@ -149,10 +150,10 @@ export async function handleFactStore(rawArgs: unknown, ctx: ToolContext): Promi
       case 'add': {
         const content = str(args, 'content', true)!;
         if (!content.trim()) throw new ArgError('content must not be empty');
-        const factId = store.add(content, {
-          category: category(args) ?? 'general',
-          tags: str(args, 'tags') ?? '',
-        });
+        const cat = category(args) ?? 'general';
+        const guarded = guardFact(store, content, cat);
+        if (!guarded.ok) return toolError(guarded.error);
+        const factId = store.add(guarded.content, { category: cat, tags: str(args, 'tags') ?? '' });
         return toolResult({ fact_id: factId, status: 'added' });
       }
       case 'search': {
@@ -189,8 +190,14 @@ export async function handleFactStore(rawArgs: unknown, ctx: ToolContext): Promi
       }
       case 'update': {
         const factId = int(args, 'fact_id');
-        const content = str(args, 'content');
+        let content = str(args, 'content');
         if (content !== undefined && !content.trim()) throw new ArgError('content must not be empty');
+        if (content !== undefined) {
+          const cat = category(args) ?? store.get(factId)?.category ?? 'general';
+          const guarded = guardFact(store, content, cat, factId);
+          if (!guarded.ok) return toolError(guarded.error);
+          content = guarded.content;
+        }
         const updated = store.update(factId, {
           content,
           trustDelta: float(args, 'trust_delta'),

@@ -19,10 +19,14 @@ import {
   guardToolCall,
   integerArg,
   isTrivialPrompt,
+  neutralizeMemoryText,
+  neutralizeToolResult,
   parseToolArgs,
   requiredString,
   scanWrite,
+  scanWriteInContext,
   silentLogger,
+  stripRecallBlocks,
   toolError,
   toolResult,
 } from '@hermes-memory/core';
@@ -177,21 +181,29 @@ export class TemplateProvider extends MemoryProvider {
    */
   override syncTurn(userContent: string, assistantContent: string, options?: SyncTurnOptions): void {
     if (this.closed || !this.writable || isTrivialPrompt(userContent)) return;
-    const text = `User: ${userContent}\nAssistant: ${assistantContent}`.slice(0, this.settings.maxEntryChars);
+    const turn = `User: ${stripRecallBlocks(userContent)}\nAssistant: ${stripRecallBlocks(assistantContent)}`;
     const sessionId = options?.sessionId ?? this.sessionId;
     this.queue.push(async () => {
-      await this.requireStore().add('turn', text, { sessionId });
+      // Stored turns come back as recall: one the scanner blocks is not kept.
+      const text = this.guard(turn.slice(0, this.settings.maxEntryChars), 'a turn');
+      if (text !== null) await this.requireStore().add('turn', text, { sessionId });
     }, 'sync turn');
   }
 
   /** Tool calls answer JSON, always: bad arguments become `{"success": false, "error": ...}`. */
-  override handleToolCall(toolName: string, args: unknown, _options?: ToolCallOptions): Promise<string> {
-    return guardToolCall(async () => {
+  override async handleToolCall(
+    toolName: string,
+    args: unknown,
+    _options?: ToolCallOptions,
+  ): Promise<string> {
+    const result = await guardToolCall(async () => {
       if (!this.store || this.closed) return toolError('Template memory is not running.');
       if (toolName === SEARCH_TOOL) return this.searchTool(args);
       if (toolName === REMEMBER_TOOL) return await this.rememberTool(args);
       return toolError(`Unknown tool '${toolName}' for the template memory provider.`);
     });
+    // Results quote stored text: nothing in them may open, close or imitate the recall fence.
+    return neutralizeToolResult(result);
   }
 
   /**
@@ -212,9 +224,15 @@ export class TemplateProvider extends MemoryProvider {
         metadata?.previousContent ?? (action === 'remove' ? content : undefined),
         metadata?.oldText,
       );
-      if (action === 'add') await store.add('mirror', content, { target });
-      else if (action === 'replace') await store.replace(previous, 'mirror', content, { target });
-      else await store.remove(previous);
+      if (action === 'remove') {
+        await store.remove(previous);
+        return;
+      }
+      // The mirror is a write path like any other: what the scanner blocks is never stored.
+      const text = this.guard(content, 'a mirrored memory write');
+      if (text === null) return;
+      if (action === 'add') await store.add('mirror', text, { target });
+      else await store.replace(previous, 'mirror', text, { target });
     }, `mirror ${action}`);
   }
 
@@ -283,7 +301,7 @@ export class TemplateProvider extends MemoryProvider {
   private recall(query: string, limit = this.settings.maxResults): { text: string; count: number } {
     const hits = searchEntries(this.requireStore().all(), query, limit);
     if (hits.length === 0) return { text: '', count: 0 };
-    const lines = hits.map((hit) => `- ${hit.entry.text.replace(/\s+/g, ' ').trim()}`);
+    const lines = hits.map((hit) => `- ${neutralizeMemoryText(hit.entry.text.replace(/\s+/g, ' ').trim())}`);
     return { text: `## Template memory\n${lines.join('\n')}`, count: hits.length };
   }
 
@@ -314,13 +332,33 @@ export class TemplateProvider extends MemoryProvider {
         `Content is ${content.length} characters; the limit is ${this.settings.maxEntryChars}.`,
       );
     }
-    // Stored text comes back into later prompts: refuse injection and exfiltration payloads.
-    const scan = scanWrite(content);
+    // Stored text comes back into later prompts: refuse injection and exfiltration payloads,
+    // whole or split across notes, and store fence markup escaped.
+    const scan = scanWriteInContext(content, this.recentTexts());
     if (!scan.ok) return toolError(scan.message);
+    const text = neutralizeMemoryText(content);
     const entry = await this.enqueue(() =>
-      this.requireStore().add('note', content, { sessionId: this.sessionId }),
+      this.requireStore().add('note', text, { sessionId: this.sessionId }),
     );
     return toolResult({ success: true, id: entry.id, message: 'Remembered.' });
+  }
+
+  /** The latest stored texts, which a new note is judged together with. */
+  private recentTexts(): string[] {
+    return this.requireStore()
+      .all()
+      .slice(-8)
+      .map((e) => e.text);
+  }
+
+  /** `text` neutralised, or null (logged) when the write scanner blocks it. */
+  private guard(text: string, what: string): string | null {
+    const scan = scanWrite(text);
+    if (!scan.ok) {
+      this.logger.warn(`Template memory did not store ${what}: ${scan.message}`);
+      return null;
+    }
+    return neutralizeMemoryText(text);
   }
 
   /** Run a task on the write queue and wait for its result (tool calls report real success). */

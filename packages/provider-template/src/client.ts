@@ -115,6 +115,24 @@ export class TemplateClient {
     }
   }
 
+  /**
+   * The latest `count` memories of a kind, oldest first, in at most three requests however large
+   * the store is (pages are oldest first: read the first for the page count, then the last two).
+   */
+  async recent(kind: TemplateMemory['kind'], count: number, signal?: AbortSignal): Promise<TemplateMemory[]> {
+    const page = (n: number) =>
+      this.http.get<Page<TemplateMemory>>('/v1/memories', {
+        query: { kind, page: n, size: count },
+        ...(signal ? { signal } : {}),
+      });
+    const first = await page(1);
+    const pages = first?.pages ?? 1;
+    if (pages <= 1) return first?.items ?? [];
+    const last = await page(pages);
+    const before = pages > 2 ? await page(pages - 1) : first;
+    return [...(before?.items ?? []), ...(last?.items ?? [])].slice(-count);
+  }
+
   /** Delete one memory; one that is already gone counts as deleted. */
   async remove(id: string, signal?: AbortSignal): Promise<void> {
     try {

@@ -26,10 +26,14 @@ import {
   guardToolCall,
   integerArg,
   isTrivialPrompt,
+  neutralizeMemoryText,
+  neutralizeToolResult,
   parseToolArgs,
   requiredString,
   scanWrite,
+  scanWriteInContext,
   silentLogger,
+  stripRecallBlocks,
   toolError,
   toolResult,
 } from '@hermes-memory/core';
@@ -45,6 +49,8 @@ const SEARCH_TOOL = 'template_search';
 const REMEMBER_TOOL = 'template_remember';
 /** How long shutdown waits for queued writes when the manager gives no deadline. */
 const DEFAULT_SHUTDOWN_MS = 5000;
+/** How many of the latest notes a new one is scanned together with (payloads split across notes). */
+const SCAN_CONTEXT_NOTES = 8;
 
 /** What the factory hands the constructor besides the settings (see `createTemplateProvider`). */
 export interface TemplateProviderContext {
@@ -201,10 +207,11 @@ export class TemplateProvider extends MemoryProvider {
   /** Queue the turn's write and return at once; a failure is logged and shows in `health()`. */
   override syncTurn(userContent: string, assistantContent: string, options?: SyncTurnOptions): void {
     if (this.closed || !this.writable || isTrivialPrompt(userContent)) return;
-    const content = `User: ${userContent}\nAssistant: ${assistantContent}`.slice(
-      0,
-      this.settings.maxEntryChars,
-    );
+    // Recall the manager injected is not part of the turn; stored turns come back as recall, so
+    // one the scanner blocks is not sent.
+    const turn = `User: ${stripRecallBlocks(userContent)}\nAssistant: ${stripRecallBlocks(assistantContent)}`;
+    const content = this.guard(turn.slice(0, this.settings.maxEntryChars), 'a turn');
+    if (content === null) return;
     const sessionId = options?.sessionId ?? this.sessionId;
     this.background('sync turn', (client, signal) =>
       client.add({ content, kind: 'turn', sessionId }, signal),
@@ -212,8 +219,12 @@ export class TemplateProvider extends MemoryProvider {
   }
 
   /** Tool calls answer JSON, always: bad arguments and service failures become `{success: false}`. */
-  override handleToolCall(toolName: string, args: unknown, options?: ToolCallOptions): Promise<string> {
-    return guardToolCall(async () => {
+  override async handleToolCall(
+    toolName: string,
+    args: unknown,
+    options?: ToolCallOptions,
+  ): Promise<string> {
+    const result = await guardToolCall(async () => {
       const client = this.client;
       if (!client || this.closed) return toolError('Template memory is not running.');
       const signal = this.signal(options?.signal);
@@ -221,6 +232,8 @@ export class TemplateProvider extends MemoryProvider {
       if (toolName === REMEMBER_TOOL) return await this.rememberTool(client, args, signal);
       return toolError(`Unknown tool '${toolName}' for the template memory provider.`);
     });
+    // Results quote stored text: nothing in them may open, close or imitate the recall fence.
+    return neutralizeToolResult(result);
   }
 
   /** Mirror builtin MEMORY.md / USER.md writes: add stores, replace swaps, remove deletes. */
@@ -232,6 +245,10 @@ export class TemplateProvider extends MemoryProvider {
   ): void {
     if (this.closed || !this.writable) return;
     const previous = metadata?.previousContent ?? (action === 'remove' ? content : undefined);
+    // The mirror is a write path like any other: what the scanner blocks is never stored (and the
+    // old mirror stays, as the builtin store refuses the same write).
+    const text = action === 'remove' ? '' : this.guard(content, 'a mirrored memory write');
+    if (text === null) return;
     this.background(`mirror ${action}`, async (client, signal) => {
       if (action !== 'add') {
         const mirrors = await client.list({ kind: 'mirror', target }, signal);
@@ -239,7 +256,7 @@ export class TemplateProvider extends MemoryProvider {
           await client.remove(old.id, signal);
         }
       }
-      if (action !== 'remove') await client.add({ content, kind: 'mirror', target }, signal);
+      if (action !== 'remove') await client.add({ content: text, kind: 'mirror', target }, signal);
     });
   }
 
@@ -402,13 +419,29 @@ export class TemplateProvider extends MemoryProvider {
         `Content is ${content.length} characters; the limit is ${this.settings.maxEntryChars}.`,
       );
     }
-    // Stored text comes back into later prompts: refuse injection and exfiltration payloads.
-    const scan = scanWrite(content);
-    if (!scan.ok) return toolError(scan.message);
-    const stored = await this.enqueue('remember', () =>
-      client.add({ content, kind: 'note', sessionId: this.sessionId }, signal),
-    );
+    // Stored text comes back into later prompts: refuse injection and exfiltration payloads,
+    // whole or split across notes, and store fence markup escaped.
+    const stored = await this.enqueue('remember', async () => {
+      const recent = await client.recent('note', SCAN_CONTEXT_NOTES, signal);
+      const scan = scanWriteInContext(
+        content,
+        recent.map((m) => m.content),
+      );
+      if (!scan.ok) return scan.message;
+      return client.add({ content: neutralizeMemoryText(content), kind: 'note', sessionId: this.sessionId }, signal);
+    });
+    if (typeof stored === 'string') return toolError(stored);
     return toolResult({ success: true, id: stored.id, message: 'Remembered.' });
+  }
+
+  /** `text` neutralised, or null (logged) when the write scanner blocks it. */
+  private guard(text: string, what: string): string | null {
+    const scan = scanWrite(text);
+    if (!scan.ok) {
+      this.logger.warn(`Template memory did not store ${what}: ${scan.message}`);
+      return null;
+    }
+    return neutralizeMemoryText(text);
   }
 
   /** A client for `probe()` before initialize (setup runs it on a fresh provider). */
@@ -423,10 +456,13 @@ export class TemplateProvider extends MemoryProvider {
   }
 }
 
-/** The recall block the model sees: one line per memory, whitespace folded. */
+/**
+ * The recall block the model sees: one line per memory, whitespace folded, fence markup escaped
+ * (the service may hold text written by something other than this provider).
+ */
 export function formatRecall(hits: readonly TemplateMemory[]): { text: string; count: number } {
   if (hits.length === 0) return { text: '', count: 0 };
-  const lines = hits.map((hit) => `- ${hit.content.replace(/\s+/g, ' ').trim()}`);
+  const lines = hits.map((hit) => `- ${neutralizeMemoryText(hit.content.replace(/\s+/g, ' ').trim())}`);
   return { text: `## Template memory\n${lines.join('\n')}`, count: hits.length };
 }
 
@@ -437,7 +473,9 @@ function matchingMirrors(
   oldText: string | undefined,
 ): TemplateMemory[] {
   if (previous !== undefined) {
-    const exact = mirrors.filter((m) => m.content === previous);
+    // Mirrors are stored neutralised (a fixed point), so compare with the neutralised text too.
+    const escaped = neutralizeMemoryText(previous);
+    const exact = mirrors.filter((m) => m.content === previous || m.content === escaped);
     if (exact.length > 0) return exact;
   }
   return oldText ? mirrors.filter((m) => m.content.includes(oldText)) : [];

@@ -84,6 +84,7 @@ export {
   startChildWorker,
 } from './helpers/child-worker';
 export { type TempHermesHome, tempHermesHome } from './helpers/temp-home';
+export { timeExponent, timeRatio } from './helpers/scaling';
 export { type CollectedLogs, collectLogs } from './helpers/logs';
 export { requirePython, runPythonJson, spawnPython } from './helpers/python';
 export {

@@ -5,7 +5,9 @@ import {
   type MemoryWriteAction,
   type MemoryWriteMetadata,
   type ScanResult,
+  neutralizeMemoryText,
   scanWrite,
+  scanWriteInContext,
   silentLogger,
 } from '@hermes-memory/core';
 import { readRawChecked, writeFileAtomic, writePrivateFile } from './atomic-file';
@@ -205,7 +207,8 @@ export class MemoryStore {
   }
 
   async add(target: MemoryTarget, content: string, options: WriteOptions = {}): Promise<MemoryResult> {
-    const text = pyStrip(String(content ?? ''));
+    // Stored text is neutralised: an entry can never open, close or imitate the recall fence.
+    const text = neutralizeMemoryText(pyStrip(String(content ?? '')));
     if (!text) return { success: false, error: 'Content cannot be empty.' };
     const scan = this.scan(text);
     if (!scan.ok) return { success: false, error: scan.message };
@@ -245,7 +248,7 @@ export class MemoryStore {
     options: WriteOptions = {},
   ): Promise<MemoryResult> {
     const old = pyStrip(String(oldText ?? ''));
-    const text = pyStrip(String(newContent ?? ''));
+    const text = neutralizeMemoryText(pyStrip(String(newContent ?? '')));
     if (!old) return { success: false, error: 'old_text cannot be empty.' };
     if (!text)
       return { success: false, error: "new_content cannot be empty. Use 'remove' to delete entries." };
@@ -560,6 +563,20 @@ export class MemoryStore {
   }
 
   /**
+   * Every added or replacing entry judged with the file it joins: a payload split across entries
+   * ("ignore all previous" now, "instructions and …" later) is refused like a whole one.
+   */
+  private judgeJoined(planned: PlannedChange): Plan {
+    for (const event of planned.events) {
+      if (event.action === 'remove') continue;
+      const others = planned.entries.filter((e) => e !== event.content);
+      const scan = scanWriteInContext(event.content, others, { scope: 'strict' });
+      if (!scan.ok) return { counts: true, failure: { success: false, error: scan.message } };
+    }
+    return planned;
+  }
+
+  /**
    * The view of entries shown to the model (snapshot and error echoes): an entry that trips the
    * scanner is replaced by a "[BLOCKED: ...]" marker; live state keeps the raw text.
    */
@@ -568,7 +585,8 @@ export class MemoryStore {
     return entries.map((entry) => {
       if (entry.startsWith('[BLOCKED:')) return entry;
       const scan = this.scan(entry);
-      if (scan.ok) return entry;
+      // Entries written before neutralising (or by another program) are neutralised on the way out.
+      if (scan.ok) return neutralizeMemoryText(entry);
       if (scan.kind === 'too_large') {
         return `[BLOCKED: ${file} entry too large to scan. Removed from system prompt; use memory(action=remove) to delete the original.]`;
       }
@@ -644,7 +662,8 @@ export class MemoryStore {
         }
         const entries = dedupeEntries(parsed);
         this.live[target] = entries;
-        const planned = plan(entries);
+        let planned = plan(entries);
+        if (!('failure' in planned)) planned = this.judgeJoined(planned);
         if ('failure' in planned)
           return planned.counts ? this.countFailure(planned.failure) : planned.failure;
         if (planned.events.length > 0) writeFileAtomic(file, joinEntries(planned.entries));
@@ -791,7 +810,7 @@ function parseBatchOps(
     const op = raw as Record<string, unknown>;
     const action = typeof op.action === 'string' ? op.action.trim() : '';
     const contentRaw = op.content ?? op.new_text;
-    const content = typeof contentRaw === 'string' ? pyStrip(contentRaw) : '';
+    const content = typeof contentRaw === 'string' ? neutralizeMemoryText(pyStrip(contentRaw)) : '';
     const old = typeof op.old_text === 'string' ? pyStrip(op.old_text) : '';
     if (action !== 'add' && action !== 'replace' && action !== 'remove') {
       return {

@@ -4,8 +4,14 @@ export type ScanScope = 'all' | 'context' | 'strict';
 export interface ThreatRule {
   id: string;
   scope: ScanScope;
-  /** True when the rule matches one reading of a text. */
+  /** True when the rule matches one reading of a text. Match with this. */
   test(text: string): boolean;
+  /**
+   * The rule as one regular expression, for display. Proximity rules are matched by `test` in
+   * linear time; this single-regex form of them is slow on adversarial text.
+   * @deprecated Use `test`.
+   */
+  pattern: RegExp;
 }
 
 /** Up to eight words between two key words ("ignore all of the prior instructions"). */
@@ -85,7 +91,7 @@ export function boundRuns(source: string): string {
 export function rule(id: string, scope: ScanScope, source: string, flags?: string): ThreatRule {
   const bounded = boundRuns(source);
   const pattern = new RegExp(bounded, flags ?? flagsFor(bounded));
-  return { id, scope, test: (text) => pattern.test(text) };
+  return { id, scope, pattern, test: (text) => pattern.test(text) };
 }
 
 /**
@@ -157,9 +163,19 @@ export function compoundRule(id: string, scope: ScanScope, parts: ReadonlyArray<
   const nears = parts
     .filter((p): p is Near => typeof p !== 'string')
     .map((p) => ({ ...p, ra: global(p.a), rb: global(p.b), stop: p.barrier ?? '\n' }));
+  const display = [
+    ...sources,
+    ...nears.flatMap((n) => {
+      const gap =
+        n.stop === '' ? `[\\s\\S]{0,${n.window}}?` : `[^${n.stop.replace(/\n/g, '\\n')}]{0,${n.window}}?`;
+      const ab = `(?:${n.a})${gap}(?:${n.b})`;
+      return n.either ? [ab, `(?:${n.b})${gap}(?:${n.a})`] : [ab];
+    }),
+  ].join('|');
   return {
     id,
     scope,
+    pattern: new RegExp(display, flagsFor(display)),
     test(text) {
       if (pattern?.test(text)) return true;
       for (const n of nears) {
