@@ -58,7 +58,8 @@ export function safeCause(error: unknown, scrub: (text: string) => string): Erro
   return copy;
 }
 
-function errorCodeOf(error: unknown): string | undefined {
+/** The first `code` along an error's cause chain (undici wraps the socket error: `TypeError: fetch failed` with `cause: {code: 'ECONNREFUSED'}`). */
+export function errorCodeOf(error: unknown): string | undefined {
   let current: unknown = error;
   for (let depth = 0; depth < 4 && typeof current === 'object' && current !== null; depth++) {
     const code = (current as { code?: unknown }).code;

@@ -4,7 +4,7 @@ import type { CircuitBreaker } from '../resilience/circuit-breaker';
 import { type Clock, systemClock } from '../resilience/clock';
 import { createDeadline } from '../resilience/deadline';
 import { isClientError, type RetryOptions, retry } from '../resilience/retry';
-import { safeCause, splitCredentials } from './credentials';
+import { errorCodeOf, safeCause, splitCredentials } from './credentials';
 import { createScrubber, headerRecord, safeUrl, serverMessage, summarizeText } from './error-body';
 
 /** How a backend wants its key. Several may be combined (OpenViking sends X-API-Key and Bearer). */
@@ -321,7 +321,7 @@ export class HttpClient {
         cause: signal.reason,
       });
     }
-    const refused = errorCode(cause) === 'ECONNREFUSED';
+    const refused = errorCodeOf(cause) === 'ECONNREFUSED';
     return fail({
       message: `failed: ${describeCause(cause)}`,
       isRetryable: idempotent || refused,
@@ -357,21 +357,10 @@ function lowerKeys(headers: Readonly<Record<string, string>>): Record<string, st
   return out;
 }
 
-/** undici wraps the socket error: `TypeError: fetch failed` with `cause: {code: 'ECONNREFUSED'}`. */
-function errorCode(error: unknown): string | undefined {
-  let current: unknown = error;
-  for (let depth = 0; depth < 4 && typeof current === 'object' && current !== null; depth++) {
-    const code = (current as { code?: unknown }).code;
-    if (typeof code === 'string') return code;
-    current = (current as { cause?: unknown }).cause;
-  }
-  return undefined;
-}
-
 function describeCause(error: unknown): string {
   if (!(error instanceof Error)) return String(error);
   const inner = (error as Error & { cause?: unknown }).cause;
-  const code = errorCode(error);
+  const code = errorCodeOf(error);
   if (inner instanceof Error && inner.message && inner.message !== error.message) {
     return `${error.message} (${inner.message})`;
   }

@@ -278,7 +278,7 @@ describe('OpenAICompatibleLlmClient never repeats a configured secret (issue #12
       expect(String((error as Error).message)).not.toContain(PASS);
     }
     expect(() => new OpenAICompatibleLlmClient({ baseURL: `http://${PASS}@[bad`, model: 'm' })).toThrow(
-      /^baseURL is not a valid URL\.$/,
+      /^Chat completion base URL is not a valid URL\.$/,
     );
   });
 });
