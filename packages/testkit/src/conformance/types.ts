@@ -164,7 +164,8 @@ export type ConformanceGroup =
   | 'mirror'
   | 'remote'
   | 'faults'
-  | 'durability';
+  | 'durability'
+  | 'safety';
 
 export interface ConformanceOptions {
   /** Check id → reason. Every skip is printed; an unknown id or an empty reason is an error. */

@@ -21,10 +21,12 @@ import { prefetchDoesIo } from './prefetch-does-io';
 import { prefetchEmpty } from './prefetch-empty';
 import { prefetchWaitsOnBackend } from './prefetch-waits-on-backend';
 import { prototypePollution } from './prototype-pollution';
+import { rawFenceInRecall } from './raw-fence-in-recall';
 import { remoteHarnessWithoutFaults } from './remote-harness-without-faults';
 import { reservedToolName } from './reserved-tool-name';
 import { shutdownIgnoresDeadline } from './shutdown-ignores-deadline';
 import { shutdownWaitsForBackend } from './shutdown-waits-for-backend';
+import { storesBlockedPayloads } from './stores-blocked-payloads';
 import { syncIoInSyncTurn } from './sync-io-in-sync-turn';
 import { syncRejectsOnBackendError } from './sync-rejects-on-backend-error';
 import { throwsAfterShutdown } from './throws-after-shutdown';
@@ -62,10 +64,12 @@ export const BROKEN: Record<string, BrokenCase> = {
   'prefetch-empty': prefetchEmpty,
   'prefetch-waits-on-backend': prefetchWaitsOnBackend,
   'prototype-pollution': prototypePollution,
+  'raw-fence-in-recall': rawFenceInRecall,
   'remote-harness-without-faults': remoteHarnessWithoutFaults,
   'reserved-tool-name': reservedToolName,
   'shutdown-ignores-deadline': shutdownIgnoresDeadline,
   'shutdown-waits-for-backend': shutdownWaitsForBackend,
+  'stores-blocked-payloads': storesBlockedPayloads,
   'sync-io-in-sync-turn': syncIoInSyncTurn,
   'sync-rejects-on-backend-error': syncRejectsOnBackendError,
   'throws-after-shutdown': throwsAfterShutdown,

@@ -5,7 +5,7 @@ import type { BrokenCase } from './types';
 class SyncRejectsOnBackendError extends GoodRemoteProvider {
   override syncTurn(user: string, assistant: string): Promise<void> {
     if (this.closed || !this.writable) return Promise.resolve();
-    return this.add(`${user} ${assistant}`);
+    return this.add(`${user} ${assistant}`).then(() => undefined);
   }
 }
 

@@ -8,6 +8,7 @@ import { MIRROR } from './mirror';
 import { PERSISTENCE } from './persistence';
 import { PREFETCH } from './prefetch';
 import { REMOTE } from './remote';
+import { SAFETY } from './safety';
 import { SYNC } from './sync';
 import { TOOLS } from './tools';
 
@@ -29,4 +30,5 @@ export const CHECKS: readonly CheckDefinition[] = [
   ...REMOTE,
   ...FAULTS,
   ...DURABILITY,
+  ...SAFETY,
 ];
