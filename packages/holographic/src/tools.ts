@@ -11,7 +11,7 @@ import {
   toolError,
   toolResult,
 } from '@hermes-memory/core';
-import { guardFact } from './guard';
+import { guardFact, MAX_FACT_CHARS } from './guard';
 import type { FactStore } from './store';
 import { FACT_CATEGORIES } from './types';
 
@@ -46,7 +46,10 @@ export const FACT_STORE_SCHEMA: ToolSchema = {
     type: 'object',
     properties: {
       action: { type: 'string', enum: [...FACT_STORE_ACTIONS] },
-      content: { type: 'string', description: "Fact content (required for 'add')." },
+      content: {
+        type: 'string',
+        description: `Fact content (required for 'add'), at most ${MAX_FACT_CHARS.toLocaleString('en-US')} characters.`,
+      },
       query: { type: 'string', description: "Search query (required for 'search')." },
       entity: { type: 'string', description: "Entity name for 'probe'/'related'." },
       entities: { type: 'array', items: { type: 'string' }, description: "Entity names for 'reason'." },
