@@ -25,6 +25,14 @@ export function guardFact(
   category: string,
   replacing?: number,
 ): GuardedFact {
+  return guardFactText(content, store.recentContents(category, CONTEXT_FACTS, replacing));
+}
+
+/**
+ * `guardFact` without a store: `content` judged with the facts it joins (`others`), for writers
+ * that reach the database another way (the CLI's `import`).
+ */
+export function guardFactText(content: string, others: readonly string[]): GuardedFact {
   const text = content.trim();
   if (text.length > MAX_FACT_CHARS) {
     return {
@@ -33,6 +41,6 @@ export function guardFact(
     };
   }
   const clean = neutralizeMemoryText(text);
-  const scan = scanWriteInContext(clean, store.recentContents(category, CONTEXT_FACTS, replacing));
+  const scan = scanWriteInContext(clean, others);
   return scan.ok ? { ok: true, content: clean } : { ok: false, error: scan.message };
 }

@@ -25,6 +25,7 @@ export {
 } from './retrieval';
 export { FACT_STORE_SCHEMA, FACT_FEEDBACK_SCHEMA, FACT_STORE_ACTIONS, type FactStoreAction } from './tools';
 export { extractEntities } from './entities';
+export { type GuardedFact, guardFact, guardFactText, MAX_FACT_CHARS } from './guard';
 export { extractFacts, isCompactionSummary, type ExtractedFact } from './extract';
 export { sanitizeFtsQuery, jaccardTokens, cjkTokens, queryTerms, REFERENCE_STOPWORDS } from './text';
 export { porterStem } from './porter';

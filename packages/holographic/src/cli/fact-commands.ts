@@ -5,6 +5,7 @@ import {
   formatTable,
   preview,
 } from '@hermes-memory/core';
+import { guardFact } from '../guard';
 import type { FactStore } from '../store';
 import { openFactStore } from './open-store';
 
@@ -34,10 +35,13 @@ Store one fact (an existing identical fact is reported, not duplicated).`,
       tags: { type: 'string' },
     });
     if (positionals.length !== 1) throw ctx.usageError("'add' takes one <content> (quote it).");
-    const content = positionals[0]!.trim();
-    if (!content) throw ctx.fail('Content cannot be empty.');
+    if (!positionals[0]!.trim()) throw ctx.fail('Content cannot be empty.');
     const store = openFactStore(ctx, { create: true })!;
     try {
+      // The same guard as the fact_store tool: size limit, fence markup escaped, write scanner.
+      const guarded = guardFact(store, positionals[0]!, values.category ?? 'general');
+      if (!guarded.ok) throw ctx.fail(guarded.error);
+      const content = guarded.content;
       const existing = store.findByContent(content);
       const factId =
         existing?.fact_id ??

@@ -18,6 +18,7 @@ import {
   tableExists,
 } from '@hermes-memory/core';
 import Database from 'better-sqlite3';
+import { guardFactText } from '../guard';
 import { FactStore } from '../store';
 import { factsDbPath } from './db-path';
 import { openReadonly } from './open-store';
@@ -47,9 +48,10 @@ export function validateFactRecord(record: PortableRecord): string | undefined {
 }
 
 /**
- * Insert imported rows in one transaction. Facts dedupe by content (a taken id gets a fresh one,
- * and links follow it), entities by name; links and category banks are kept when free. The
- * side index and banks are rebuilt from the imported rows afterwards.
+ * Insert imported rows in one transaction. Facts pass the same guard as `fact_store add` (a
+ * refused one is reported and its entity links dropped), dedupe by content (a taken id gets a
+ * fresh one, and links follow it); entities dedupe by name; links and category banks are kept
+ * when free. The side index and banks are rebuilt from the imported rows afterwards.
  */
 export async function importFactRecords(
   ctx: ProviderCliContext,
@@ -85,7 +87,9 @@ function insertFacts(
 ): void {
   const known = new Map<string, Set<string>>();
   const factIds = new Map<unknown, number>();
+  const refusedFacts = new Set<unknown>();
   const entityIds = new Map<unknown, number>();
+  const recent = db.prepare('SELECT content FROM facts WHERE category = ? ORDER BY fact_id DESC LIMIT 8');
   for (const record of records) {
     const table = record.table as string;
     const row = decodeSqliteRow(record.row as Record<string, unknown>);
@@ -95,9 +99,21 @@ function insertFacts(
       continue;
     }
     addMissingColumns(db, table, row, known);
-    if (table === 'facts') insertFact(db, row, factIds, result);
-    else if (table === 'entities') insertEntity(db, row, entityIds, result);
+    if (table === 'facts') {
+      // Facts are recalled into the prompt: an imported one passes the same guard as a written one.
+      const others = (recent.all(row.category ?? 'general') as Array<{ content: string }>).map(
+        (r) => r.content,
+      );
+      const guarded = guardFactText(String(row.content ?? ''), others);
+      if (!guarded.ok) {
+        refusedFacts.add(row.fact_id);
+        result.refused.push({ error: `fact ${String(row.fact_id)}: ${guarded.error}`, record });
+        continue;
+      }
+      insertFact(db, { ...row, content: guarded.content }, factIds, result);
+    } else if (table === 'entities') insertEntity(db, row, entityIds, result);
     else if (table === 'fact_entities') {
+      if (refusedFacts.has(row.fact_id)) continue;
       const mapped = {
         ...row,
         fact_id: factIds.get(row.fact_id) ?? row.fact_id,
