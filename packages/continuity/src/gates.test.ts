@@ -1,4 +1,4 @@
-import type { Embedder } from '@hermes-memory/core';
+import { type Embedder, findFenceMarkup } from '@hermes-memory/core';
 import { describe, expect, it } from 'vitest';
 import type { Explanation } from './explain';
 import type { ContinuityProvider } from './provider';
@@ -226,7 +226,9 @@ describe('retrieval gates (prefetch)', () => {
     });
     const text = await p.prefetch('what does the fence marker sample say?');
     expect(text).toContain(r.id);
-    expect(text).not.toMatch(/memory-context/i);
+    // Escaped, never deleted (decision 0113): readable, but no longer markup.
+    expect(findFenceMarkup(text)).toBeNull();
+    expect(text).toContain('&lt;/memory-context&gt;');
     expect(text.split('\n').filter((l) => l.startsWith('- ')).length).toBe(1);
   });
 

@@ -23,6 +23,8 @@ import {
   type ToolSchema,
   canWrite,
   loadDefaultEmbedder,
+  neutralizeMemoryText,
+  neutralizeToolResult,
   SettingsError,
   saveConfigValues,
   silentLogger,
@@ -149,7 +151,8 @@ export class ContinuityProvider extends MemoryProvider {
     if (!r) return;
     try {
       const records = store ? pinnedRecords(store, r.pinned) : [];
-      this.pinnedBlock = renderPinned(records, r.pinned, !store || store.count() === 0);
+      // Records written raw (before neutralising, or by another program) cannot break the fence.
+      this.pinnedBlock = neutralizeMemoryText(renderPinned(records, r.pinned, !store || store.count() === 0));
     } catch (error) {
       this.logger.warn('continuity: could not build the pinned records block', { error: String(error) });
       this.pinnedBlock = '';
@@ -191,7 +194,7 @@ export class ContinuityProvider extends MemoryProvider {
         signal: options?.signal,
       });
       this.lastRecall = result.selection.direct.length + result.selection.associated.length;
-      return result.text;
+      return neutralizeMemoryText(result.text);
     } catch (error) {
       this.lastRecall = 0;
       if (!this.warnedRecallFailure) {
@@ -222,18 +225,21 @@ export class ContinuityProvider extends MemoryProvider {
 
   override async handleToolCall(toolName: string, args: unknown, options?: ToolCallOptions): Promise<string> {
     if (this.embedderReady && toolName === 'continuity_search') await this.ready();
-    return handleTool(toolName, args, {
-      store: this.store,
-      retriever: this.retriever,
-      events: this.events,
-      state: this.state,
-      canWrite: this.writable,
-      sessionId: options?.sessionId ?? this.sessionId,
-      staleAfterDays: this.resolved?.gates.staleAfterDays ?? {},
-      llm: this.llm,
-      logger: this.logger,
-      signal: options?.signal,
-    });
+    // Results quote stored records: nothing in them may open, close or imitate the recall fence.
+    return neutralizeToolResult(
+      await handleTool(toolName, args, {
+        store: this.store,
+        retriever: this.retriever,
+        events: this.events,
+        state: this.state,
+        canWrite: this.writable,
+        sessionId: options?.sessionId ?? this.sessionId,
+        staleAfterDays: this.resolved?.gates.staleAfterDays ?? {},
+        llm: this.llm,
+        logger: this.logger,
+        signal: options?.signal,
+      }),
+    );
   }
 
   override onMemoryWrite(

@@ -4,7 +4,13 @@
  * detection — rejected on interactive paths (a tool call can be retried without the secret),
  * redacted on paths that mirror text already written elsewhere (builtin memory, transcripts).
  */
-import { InvalidArgumentError, collectSecrets, redactSecrets, scanWrite } from '@hermes-memory/core';
+import {
+  InvalidArgumentError,
+  collectSecrets,
+  neutralizeMemoryText,
+  redactSecrets,
+  scanWrite,
+} from '@hermes-memory/core';
 import type { NormalizedInput } from './records';
 
 export type SecretPolicy = 'reject' | 'redact';
@@ -83,5 +89,25 @@ export function checkRecordSafety(r: NormalizedInput, secrets: SecretPolicy): No
     out = redactRecord(r);
   }
   scanRecord(out);
-  return out;
+  return neutralizeRecord(out);
+}
+
+/**
+ * Every prompt-bound text with fence markup escaped (core's `neutralizeMemoryText`, decision 0113):
+ * a stored record can never open, close or imitate the `<memory-context>` fence. Unchanged records
+ * come back as they were.
+ */
+function neutralizeRecord(r: NormalizedInput): NormalizedInput {
+  const n = neutralizeMemoryText;
+  return {
+    ...r,
+    title: n(r.title),
+    summary: n(r.summary),
+    details: r.details ? n(r.details) : r.details,
+    tags: r.tags.map(n),
+    entities: r.entities.map(n),
+    scopes: Object.fromEntries(Object.entries(r.scopes).map(([k, v]) => [k, v ? n(v) : v])),
+    skillLinks: r.skillLinks.map((s) => ({ ...s, reason: s.reason ? n(s.reason) : s.reason })),
+    sources: r.sources.map((s) => (s.excerpt ? { ...s, excerpt: n(s.excerpt) } : s)),
+  };
 }
