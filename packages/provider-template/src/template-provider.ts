@@ -219,11 +219,7 @@ export class TemplateProvider extends MemoryProvider {
   }
 
   /** Tool calls answer JSON, always: bad arguments and service failures become `{success: false}`. */
-  override async handleToolCall(
-    toolName: string,
-    args: unknown,
-    options?: ToolCallOptions,
-  ): Promise<string> {
+  override async handleToolCall(toolName: string, args: unknown, options?: ToolCallOptions): Promise<string> {
     const result = await guardToolCall(async () => {
       const client = this.client;
       if (!client || this.closed) return toolError('Template memory is not running.');
@@ -428,7 +424,10 @@ export class TemplateProvider extends MemoryProvider {
         recent.map((m) => m.content),
       );
       if (!scan.ok) return scan.message;
-      return client.add({ content: neutralizeMemoryText(content), kind: 'note', sessionId: this.sessionId }, signal);
+      return client.add(
+        { content: neutralizeMemoryText(content), kind: 'note', sessionId: this.sessionId },
+        signal,
+      );
     });
     if (typeof stored === 'string') return toolError(stored);
     return toolResult({ success: true, id: stored.id, message: 'Remembered.' });

@@ -134,6 +134,8 @@ describe('scripts/new-provider.mjs', () => {
       'sync.non-blocking',
       'prefetch.serves-queued',
       'mirror.add-replace-remove',
+      'safety.fence-escape',
+      'safety.write-scanner',
     ]) {
       expect(
         [...passed].some((name) => name.includes(`memory provider conformance: acme ${id}:`)),
@@ -160,6 +162,11 @@ describe('scripts/new-provider.mjs', () => {
     const settings = fs.readFileSync(path.join(dir, 'src/acme-notes-provider-settings.ts'), 'utf8');
     expect(settings).toContain('env.ACME_NOTES_MAX_RESULTS');
     expect(settings).toContain("'acme-notes-memory.jsonl'");
+    // A fork keeps the write guard and the fence neutralisation (issue #12).
+    const provider = fs.readFileSync(path.join(dir, 'src/acme-notes-provider.ts'), 'utf8');
+    for (const guard of ['scanWriteInContext', 'neutralizeMemoryText', 'neutralizeToolResult']) {
+      expect(provider).toContain(guard);
+    }
     const index = fs.readFileSync(path.join(dir, 'src/index.ts'), 'utf8');
     expect(index).toContain('export function createAcmeNotesProvider');
     expect(index).toContain('export const createProvider = createAcmeNotesProvider;');
