@@ -416,7 +416,9 @@ export class TemplateProvider extends MemoryProvider {
       );
     }
     // Stored text comes back into later prompts: refuse injection and exfiltration payloads,
-    // whole or split across notes, and store fence markup escaped.
+    // whole (before any request) or split across notes, and store fence markup escaped.
+    const alone = scanWrite(content);
+    if (!alone.ok) return toolError(alone.message);
     const stored = await this.enqueue('remember', async () => {
       const recent = await client.recent('note', SCAN_CONTEXT_NOTES, signal);
       const scan = scanWriteInContext(
