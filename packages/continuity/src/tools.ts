@@ -276,7 +276,7 @@ export function recordView(r: ContextRecord): Record<string, unknown> {
   return out;
 }
 
-function resultView(c: Candidate): Record<string, unknown> {
+export function resultView(c: Candidate): Record<string, unknown> {
   return {
     ...recordView(c.record),
     score: Math.round(c.score * 1000) / 1000,

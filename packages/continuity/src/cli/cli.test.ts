@@ -1,42 +1,72 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import type { CliProgress, PortableRecord } from '@hermes-memory/core';
+import { exportProviderRecords, providerCliTestContext, runProviderCliCommand } from '@hermes-memory/testkit';
+import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { importCandidates } from '../ingest/import';
 import { ingestPaths } from '../ingest/ingest';
 import { review } from '../ingest/review';
+import { SCHEMA_VERSION } from '../schema';
 import { tempDir, tempProvider } from '../test-helpers';
-import { type CliContext, CliUsageError, runContinuityCli } from './commands';
+import continuityCli from './index';
 import { exportItems, importItems } from './portable';
 
-function cli(home: string) {
-  const lines: string[] = [];
-  const ctx: CliContext = { hermesHome: home, settings: { embeddings: false }, out: (t) => lines.push(t) };
-  return {
-    lines,
-    run: (...argv: string[]) => runContinuityCli(argv, ctx),
-    json: async (...argv: string[]) => {
-      lines.length = 0;
-      await runContinuityCli(argv, { ...ctx, json: true });
-      return JSON.parse(lines.join('\n')) as Record<string, unknown>;
-    },
-  };
+const run = (home: string, argv: string[], options: { json?: boolean } = {}) =>
+  runProviderCliCommand(continuityCli, argv, { home, json: true, ...options });
+const json = async (home: string, argv: string[]) => {
+  const r = await run(home, argv);
+  expect(r.stderr).toBe('');
+  expect(r.code).toBe(0);
+  return JSON.parse(r.stdout) as Record<string, unknown>;
+};
+const ctx = (home: string) => providerCliTestContext(continuityCli, { home }).ctx;
+const noProgress: CliProgress = { tick() {}, done() {} };
+const dbFile = (home: string) => path.join(home, 'continuity', 'continuity.db');
+
+/** A home with one active and one archived record, linked; returns their ids. */
+function seededHome(home = tempDir()) {
+  const p = tempProvider({}, { home });
+  const store = p.recordStore!;
+  const a = store.add({ kind: 'decision', title: 'Logs', summary: 'Logs are shipped to Loki.' }).record.id;
+  const b = store.add({ kind: 'lesson_learned', title: 'Timeouts', summary: 'Always set a client timeout.' })
+    .record.id;
+  store.link(a, b, 'related_to', 0.5);
+  store.transition(b, 'archive', { reason: 'moved to the runbook' });
+  p.shutdown();
+  return { home, a, b };
 }
 
-describe('hermes-memory continuity (CLI seam functions)', () => {
-  it('ingest → review → import → explain, with 0600 review files', async () => {
+describe('hermes-memory continuity (the ./cli module)', () => {
+  it('declares the commands, status, doctor and export/import of the provider seam', () => {
+    expect(continuityCli.provider).toBe('continuity');
+    expect(continuityCli.commands!.map((c) => c.name)).toEqual([
+      'ingest',
+      'review',
+      'import',
+      'maintenance',
+      'explain',
+      'search',
+    ]);
+    for (const c of continuityCli.commands!) expect(c.usage).toMatch(/^Usage: hermes-memory continuity /);
+    const pkg = JSON.parse(fs.readFileSync(path.join(__dirname, '../../package.json'), 'utf8'));
+    expect(pkg.hermesMemory).toEqual({ provider: 'continuity', cli: './cli', localData: true });
+  });
+
+  it('ingest → review → import → search → explain, with 0600 review files', async () => {
     const home = tempDir();
     const work = tempDir();
     fs.writeFileSync(
       path.join(work, 'decisions.md'),
       '# Decisions\n\nDecision: the API is versioned in the URL path, never in headers.\n\nok\n',
     );
-    const c = cli(home);
     const out = path.join(work, 'cands.jsonl');
-    expect(await c.run('ingest', work, '--out', out)).toBe(0);
-    expect(c.lines.join('\n')).toMatch(/2 candidate\(s\) from 1 document\(s\)/);
+    const ingested = await run(home, ['ingest', work, '--out', out], { json: false });
+    expect(ingested.code).toBe(0);
+    expect(ingested.stdout).toMatch(/2 candidate\(s\) from 1 document\(s\)/);
     expect(fs.statSync(out).mode & 0o777).toBe(0o600);
 
-    const reviewed = await c.json('review', out, '--approve-passing');
+    const reviewed = await json(home, ['review', out, '--approve-passing']);
     expect(reviewed).toMatchObject({
       total: 2,
       approved: 1,
@@ -51,53 +81,262 @@ describe('hermes-memory continuity (CLI seam functions)', () => {
         .map((l) => JSON.parse(l).status),
     ).toEqual(['approved', 'rejected']);
 
-    expect(await c.json('import', reviewed.approved_file as string)).toMatchObject({
+    expect(await json(home, ['import', reviewed.approved_file as string])).toMatchObject({
       imported: 1,
       skipped: 0,
     });
+    expect(await json(home, ['import', reviewed.approved_file as string])).toMatchObject({ imported: 0 });
+
+    const found = await json(home, ['search', 'API', 'versioned', 'URL']);
+    expect(found.count).toBe(1);
+    expect((found.results as Array<{ summary: string }>)[0]!.summary).toContain('versioned in the URL path');
+    const table = await run(home, ['search', 'API versioning'], { json: false });
+    expect(table.stdout).toMatch(
+      /ID\s+SCORE\s+KIND\s+STATUS\s+RECORD\nctx_[0-9a-f]+\s+\d\.\d{3}\s+\S+\s+active\s+Decisions: /,
+    );
+    expect(await json(home, ['search', 'kubernetes', 'helm', 'charts'])).toEqual({ results: [], count: 0 });
 
     const p = tempProvider({}, { home });
     expect(await p.prefetch('is the API versioned in the URL path or headers?')).toContain(
       'versioned in the URL path',
     );
     p.shutdown();
-    c.lines.length = 0;
-    await c.run('explain');
-    expect(c.lines.join('\n')).toMatch(/✓ ctx_[0-9a-f]+ Decisions\n\s+injected \(direct\)/);
-    const now = await c.json('explain', 'thanks');
-    expect(now).toMatchObject({ origin: 'explain', query_gate: 'low_information_query' });
+    const explained = await run(home, ['explain'], { json: false });
+    expect(explained.stdout).toMatch(/✓ ctx_[0-9a-f]+ Decisions\n\s+injected \(direct\)/);
+    expect(await json(home, ['explain', 'thanks'])).toMatchObject({
+      origin: 'explain',
+      query_gate: 'low_information_query',
+    });
   });
 
   it('maintenance: prune report, archive / restore, delete with --confirm, dream proposals', async () => {
-    const home = tempDir();
-    const p = tempProvider({}, { home });
-    const id = p.recordStore!.add({ kind: 'decision', title: 'Logs', summary: 'Logs are shipped to Loki.' })
-      .record.id;
-    p.shutdown();
-    const c = cli(home);
-    expect(await c.json('maintenance', 'prune')).toMatchObject({ applied: false, expired: [], stale: [] });
-    expect(await c.json('maintenance', 'archive', id, '--reason', 'moved to Grafana Cloud')).toEqual({
-      record_id: id,
+    const { home, a } = seededHome();
+    expect(await json(home, ['maintenance', 'prune'])).toMatchObject({
+      applied: false,
+      expired: [],
+      stale: [],
+    });
+    expect(await json(home, ['maintenance', 'archive', a, '--reason', 'moved to Grafana Cloud'])).toEqual({
+      record_id: a,
       status: 'archived',
     });
-    expect(await c.json('maintenance', 'restore', id)).toEqual({ record_id: id, status: 'active' });
-    expect(await c.json('maintenance', 'dream')).toMatchObject({ proposals: [] });
-    await expect(c.run('maintenance', 'delete', id)).rejects.toThrow(CliUsageError);
-    expect(await c.json('maintenance', 'delete', id, '--confirm')).toEqual({ record_id: id, deleted: true });
-    await expect(c.run('maintenance', 'restore', id)).rejects.toThrow(/No record/);
+    expect(await json(home, ['search', 'Loki logs'])).toMatchObject({ count: 0 });
+    const inactive = await json(home, ['search', 'Loki logs', '--include-inactive']);
+    expect((inactive.results as Array<{ id: string; status: string }>)[0]).toMatchObject({
+      id: a,
+      status: 'archived',
+    });
+    expect(await json(home, ['maintenance', 'restore', a])).toEqual({ record_id: a, status: 'active' });
+    expect(await json(home, ['maintenance', 'dream'])).toMatchObject({ proposals: [] });
+    const unconfirmed = await run(home, ['maintenance', 'delete', a]);
+    expect(unconfirmed).toMatchObject({ code: 2, stdout: '' });
+    expect(unconfirmed.stderr).toContain('add --confirm');
+    expect(await json(home, ['maintenance', 'delete', a, '--confirm'])).toEqual({
+      record_id: a,
+      deleted: true,
+    });
+    const gone = await run(home, ['maintenance', 'restore', a]);
+    expect(gone.code).toBe(1);
+    expect(gone.stderr).toMatch(/^hermes-memory: .*No record/);
   });
 
-  it('usage errors are CliUsageError', async () => {
-    const c = cli(tempDir());
-    await expect(c.run()).rejects.toThrow(CliUsageError);
-    await expect(c.run('frobnicate')).rejects.toThrow(/unknown command 'frobnicate'/);
-    await expect(c.run('review')).rejects.toThrow(/one candidates file/);
-    await expect(c.run('maintenance', 'prune', '--older-than-days', 'ten')).rejects.toThrow(/whole number/);
-    await expect(c.run('ingest', '--bogus')).rejects.toThrow();
+  it('read-only commands never create the store in a fresh home', async () => {
+    const home = tempDir();
+    expect(await json(home, ['search', 'anything at all'])).toEqual({ results: [], count: 0 });
+    expect(await continuityCli.doctor!(ctx(home))).toEqual([]);
+    expect(await exportProviderRecords(continuityCli, ctx(home))).toEqual([]);
+    expect(fs.readdirSync(home)).toEqual([]);
+  });
+
+  it('bad arguments are one-line usage errors (exit 2) that point at --help', async () => {
+    const home = tempDir();
+    for (const argv of [
+      ['frobnicate'],
+      ['review'],
+      ['import'],
+      ['ingest'],
+      ['ingest', '--bogus'],
+      ['maintenance'],
+      ['maintenance', 'tidy'],
+      ['maintenance', 'archive'],
+      ['maintenance', 'prune', '--older-than-days', 'ten'],
+      ['explain', '--event', 'last'],
+      ['search'],
+      ['search', 'x', '--limit', '0'],
+      ['search', 'x', '--limit', '51'],
+      ['search', 'x', '--kind', 'gossip'],
+    ]) {
+      const r = await run(home, argv);
+      expect(r.code, argv.join(' ')).toBe(2);
+      expect(r.stdout).toBe('');
+      expect(r.stderr.trimEnd().split('\n'), argv.join(' ')).toHaveLength(1);
+      expect(r.stderr).toMatch(/^hermes-memory: /);
+    }
+    expect((await run(home, ['review'])).stderr).toContain("See 'hermes-memory continuity review --help'.");
+    const missing = await run(home, ['review', path.join(home, 'nope.jsonl')]);
+    expect(missing).toMatchObject({ code: 1, stdout: '' });
+    expect(missing.stderr).toContain('no such file');
   });
 });
 
-describe('export / import', () => {
+describe('status and doctor', () => {
+  it('status: the store with its records by lifecycle, db path and schema version; db_path is honoured', async () => {
+    const home = tempDir();
+    expect(await continuityCli.status!(ctx(home))).toEqual({
+      stores: [{ name: 'continuity.db', path: dbFile(home), exists: false, bytes: 0, detail: '' }],
+      details: { db_path: dbFile(home) },
+    });
+    seededHome(home);
+    const status = await continuityCli.status!(ctx(home));
+    expect(status.stores?.[0]).toMatchObject({
+      path: dbFile(home),
+      exists: true,
+      detail: '1 active, 1 archived',
+    });
+    expect(status.stores?.[0]?.bytes).toBeGreaterThan(0);
+    expect(status.details).toEqual({
+      db_path: dbFile(home),
+      records_active: 1,
+      records_archived: 1,
+      records_retracted: 0,
+      records_expired: 0,
+      records_superseded: 0,
+      schema_version: SCHEMA_VERSION,
+    });
+
+    fs.writeFileSync(
+      path.join(home, 'config.yaml'),
+      'memory:\n  continuity:\n    db_path: $HERMES_HOME/elsewhere/c.db\n',
+    );
+    const moved = await continuityCli.status!(ctx(home));
+    expect(moved.stores?.[0]).toMatchObject({ path: path.join(home, 'elsewhere', 'c.db'), exists: false });
+  });
+
+  it('doctor: opens, schema, 0600 permissions (with a repair), integrity; a newer schema fails untouched', async () => {
+    const { home } = seededHome();
+    const file = dbFile(home);
+    const ids = (checks: readonly { id: string; status: string }[]) => checks.map((c) => [c.id, c.status]);
+    let checks = await continuityCli.doctor!(ctx(home));
+    expect(ids(checks)).toEqual([
+      ['opens', 'ok'],
+      ['schema', 'ok'],
+      ['permissions', 'ok'],
+      ['integrity', 'ok'],
+    ]);
+    expect(checks[0]!.detail).toBe('2 record(s), 1 active');
+
+    fs.chmodSync(file, 0o644);
+    checks = await continuityCli.doctor!(ctx(home));
+    // (a read-only open creates the WAL with the database's mode, so it may be listed too)
+    expect(checks[2]).toMatchObject({ status: 'fail' });
+    expect(checks[2]!.detail).toMatch(/^readable by others: continuity\/continuity\.db \(0644\)/);
+    expect(await checks[2]!.repair!()).toMatch(/^tightened \d file\(s\) to 0600$/);
+    for (const f of [file, `${file}-wal`, `${file}-shm`])
+      if (fs.existsSync(f)) expect(fs.statSync(f).mode & 0o777).toBe(0o600);
+    expect((await continuityCli.doctor!(ctx(home)))[2]).toMatchObject({ status: 'ok' });
+
+    // An older schema is a warning with a repair that migrates; a newer one fails and is left alone.
+    const setVersion = (v: number) => {
+      const db = new Database(file);
+      db.pragma(`user_version = ${v}`);
+      db.close();
+    };
+    setVersion(SCHEMA_VERSION + 1);
+    checks = await continuityCli.doctor!(ctx(home));
+    expect(ids(checks).slice(0, 2)).toEqual([
+      ['opens', 'fail'],
+      ['schema', 'fail'],
+    ]);
+    expect(checks[0]!.detail).toContain('newer than this release supports');
+    expect(checks[1]!.fix).toContain('Upgrade @hermes-memory/continuity');
+    expect(checks[1]!.repair).toBeUndefined();
+    expect(fs.statSync(file).size).toBeGreaterThan(0);
+  });
+
+  it('doctor: a store left at an older schema (here an empty file) warns, and its repair migrates it', async () => {
+    const home = tempDir();
+    fs.mkdirSync(path.join(home, 'continuity'), { mode: 0o700 });
+    new Database(dbFile(home)).close();
+    fs.chmodSync(dbFile(home), 0o600);
+    let checks = await continuityCli.doctor!(ctx(home));
+    const schema = checks.find((c) => c.id === 'schema')!;
+    expect(schema).toMatchObject({ status: 'warn', detail: expect.stringContaining('version 0;') });
+    expect(await schema.repair!()).toBe(`migrated ${dbFile(home)} to schema version ${SCHEMA_VERSION}`);
+    checks = await continuityCli.doctor!(ctx(home));
+    expect(checks.every((c) => c.status === 'ok')).toBe(true);
+  });
+
+  it('doctor: a file that is not a database fails to open, with a fix', async () => {
+    const home = tempDir();
+    fs.mkdirSync(path.join(home, 'continuity'), { mode: 0o700 });
+    fs.writeFileSync(dbFile(home), 'not a database at all, just text'.repeat(100), { mode: 0o600 });
+    const checks = await continuityCli.doctor!(ctx(home));
+    expect(checks.find((c) => c.id === 'opens')).toMatchObject({ status: 'fail' });
+    expect(checks.find((c) => c.id === 'opens')!.fix).toContain('Move');
+    expect(checks.find((c) => c.id === 'integrity')).toMatchObject({ status: 'fail' });
+    const status = await continuityCli.status!(ctx(home));
+    expect(status.stores?.[0]?.detail).toMatch(/^unreadable: /);
+  });
+});
+
+describe('export / import through the seam', () => {
+  it('export → import into an empty home → export gives identical records; importing twice adds nothing', async () => {
+    const { home, a, b } = seededHome();
+    const records = await exportProviderRecords(continuityCli, ctx(home));
+    expect(records.map((r) => r.type)).toEqual(['record', 'record', 'edge']);
+    const empty = tempDir();
+    const wire = JSON.parse(JSON.stringify(records)) as PortableRecord[];
+    for (const r of wire) expect(continuityCli.validateRecord!(r)).toBeUndefined();
+    expect(await continuityCli.importRecords!(ctx(empty), wire, noProgress)).toEqual({
+      inserted: 3,
+      skipped: 0,
+      refused: [],
+    });
+    expect(fs.statSync(dbFile(empty)).mode & 0o777).toBe(0o600);
+    expect(JSON.stringify(await exportProviderRecords(continuityCli, ctx(empty)))).toBe(
+      JSON.stringify(records),
+    );
+    expect(await continuityCli.importRecords!(ctx(empty), wire, noProgress)).toEqual({
+      inserted: 0,
+      skipped: 3,
+      refused: [],
+    });
+    expect(await json(empty, ['search', 'Loki'])).toMatchObject({ count: 1 });
+    const status = await continuityCli.status!(ctx(empty));
+    expect(status.details).toMatchObject({ records_active: 1, records_archived: 1 });
+    expect(a).not.toBe(b);
+  });
+
+  it('validateRecord names the problem of a bad record: unknown type, a secret, a missing field', () => {
+    const v = continuityCli.validateRecord!;
+    expect(v({ type: 'weird' })).toBe("unknown item type 'weird'");
+    expect(v({ type: 'edge', edge: { src: 'ctx_1' } })).toBe('edge needs src, dst and relation');
+    expect(
+      v({
+        type: 'record',
+        record: {
+          id: 'ctx_2',
+          kind: 'decision',
+          title: 'A',
+          summary: 'token ghp_abcdefghijklmnopqrstuvwxyz0123456789',
+          status: 'active',
+          createdAt: '2025-01-01T00:00:00Z',
+          updatedAt: '2025-01-01T00:00:00Z',
+          observedAt: '2025-01-01T00:00:00Z',
+          scopes: {},
+          tags: [],
+          entities: [],
+          confidence: 0.7,
+          importance: 0.5,
+          trustLevel: 'medium',
+          sources: [],
+        },
+      }),
+    ).toMatch(/secret/);
+  });
+});
+
+describe('exportItems / importItems', () => {
   it('export → import into an empty home → export gives the same items; re-import changes nothing', async () => {
     const a = tempProvider();
     const store = a.recordStore!;

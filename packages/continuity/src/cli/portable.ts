@@ -5,10 +5,19 @@
  * Import validates everything first and writes in one transaction; export → import into an empty
  * home → export gives the same items.
  */
+import fs from 'node:fs';
+import type {
+  CliProgress,
+  PortableRecord,
+  ProviderCliContext,
+  ProviderImportResult,
+} from '@hermes-memory/core';
 import { DocumentStore, type SourceDocument, type SourceSegment } from '../documents';
 import { type ContextRecord, isRecordStatus, normalizeRecordInput } from '../records';
 import { checkRecordSafety } from '../safety';
-import type { ContinuityStore, Edge } from '../store';
+import { ContinuityStore, type Edge } from '../store';
+import { openStore } from './commands';
+import { continuityDbPath, storeContext } from './db-path';
 
 export type ContinuityExportItem =
   | { type: 'document'; document: SourceDocument }
@@ -41,14 +50,14 @@ export interface ImportItemsReport {
   skipped: number;
 }
 
-function fail(index: number, message: string): never {
-  throw new Error(`item ${index + 1}: ${message}`);
+function invalid(message: string): never {
+  throw new Error(message);
 }
 
 /** Check one record item fully (the same rules as every write path; secrets are refused). */
-function validRecord(raw: unknown, index: number): ContextRecord {
+function validRecord(raw: unknown): ContextRecord {
   const r = raw as ContextRecord;
-  if (typeof r !== 'object' || r === null) fail(index, 'record must be an object');
+  if (typeof r !== 'object' || r === null) invalid('record must be an object');
   try {
     checkRecordSafety(
       normalizeRecordInput({
@@ -71,50 +80,59 @@ function validRecord(raw: unknown, index: number): ContextRecord {
       'reject',
     );
   } catch (error) {
-    fail(index, error instanceof Error ? error.message : String(error));
+    invalid(error instanceof Error ? error.message : String(error));
   }
-  if (typeof r.id !== 'string') fail(index, 'record.id is required');
-  if (!isRecordStatus(r.status)) fail(index, `record.status '${String(r.status)}' is not a lifecycle status`);
+  if (typeof r.id !== 'string') invalid('record.id is required');
+  if (!isRecordStatus(r.status)) invalid(`record.status '${String(r.status)}' is not a lifecycle status`);
   for (const k of ['createdAt', 'updatedAt', 'observedAt'] as const)
     if (typeof r[k] !== 'string' || Number.isNaN(Date.parse(r[k])))
-      fail(index, `record.${k} must be an ISO time`);
+      invalid(`record.${k} must be an ISO time`);
   return r;
+}
+
+/** One item checked as import checks it (throws the problem), records normalised. */
+export function parseItem(raw: unknown): ContinuityExportItem {
+  const item = raw as ContinuityExportItem;
+  if (typeof item !== 'object' || item === null) invalid('not an object');
+  switch (item.type) {
+    case 'document':
+      if (
+        typeof item.document?.path !== 'string' ||
+        typeof item.document.sha256 !== 'string' ||
+        !Number.isSafeInteger(item.document.id)
+      )
+        invalid('document needs id, path and sha256');
+      return item;
+    case 'segment':
+      if (
+        !Number.isSafeInteger(item.segment?.documentId) ||
+        typeof item.segment.text !== 'string' ||
+        !Number.isSafeInteger(item.segment.ordinal)
+      )
+        invalid('segment needs documentId, ordinal and text');
+      return item;
+    case 'record':
+      return { type: 'record' as const, record: validRecord(item.record) };
+    case 'edge':
+      if (
+        typeof item.edge?.src !== 'string' ||
+        typeof item.edge.dst !== 'string' ||
+        typeof item.edge.relation !== 'string'
+      )
+        invalid('edge needs src, dst and relation');
+      return item;
+    default:
+      return invalid(`unknown item type '${String((item as { type?: unknown }).type)}'`);
+  }
 }
 
 /** Import items (from `exportItems`, possibly of another home). Nothing is written unless all are valid. */
 export function importItems(store: ContinuityStore, items: readonly unknown[]): ImportItemsReport {
   const parsed = items.map((raw, i) => {
-    const item = raw as ContinuityExportItem;
-    if (typeof item !== 'object' || item === null) fail(i, 'not an object');
-    switch (item.type) {
-      case 'document':
-        if (
-          typeof item.document?.path !== 'string' ||
-          typeof item.document.sha256 !== 'string' ||
-          !Number.isSafeInteger(item.document.id)
-        )
-          fail(i, 'document needs id, path and sha256');
-        return item;
-      case 'segment':
-        if (
-          !Number.isSafeInteger(item.segment?.documentId) ||
-          typeof item.segment.text !== 'string' ||
-          !Number.isSafeInteger(item.segment.ordinal)
-        )
-          fail(i, 'segment needs documentId, ordinal and text');
-        return item;
-      case 'record':
-        return { type: 'record' as const, record: validRecord(item.record, i) };
-      case 'edge':
-        if (
-          typeof item.edge?.src !== 'string' ||
-          typeof item.edge.dst !== 'string' ||
-          typeof item.edge.relation !== 'string'
-        )
-          fail(i, 'edge needs src, dst and relation');
-        return item;
-      default:
-        return fail(i, `unknown item type '${String((item as { type?: unknown }).type)}'`);
+    try {
+      return parseItem(raw);
+    } catch (error) {
+      throw new Error(`item ${i + 1}: ${error instanceof Error ? error.message : String(error)}`);
     }
   });
   const db = store.db;
@@ -219,4 +237,47 @@ export function importItems(store: ContinuityStore, items: readonly unknown[]): 
     }
     return report;
   });
+}
+
+/** The store's records in `hermes-memory export`: `exportItems` of the configured store. */
+export function* exportContinuityRecords(ctx: ProviderCliContext): Generator<PortableRecord> {
+  const file = continuityDbPath(ctx);
+  if (!fs.existsSync(file)) return;
+  const store = new ContinuityStore({ dbPath: file, readonly: true });
+  try {
+    // Items are plain JSON already; the round trip drops the keys that hold `undefined`.
+    for (const item of exportItems(store)) yield JSON.parse(JSON.stringify(item)) as PortableRecord;
+  } finally {
+    store.close();
+  }
+}
+
+export function validateContinuityRecord(record: PortableRecord): string | undefined {
+  try {
+    parseItem(record);
+    return undefined;
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
+  }
+}
+
+/** `importItems` into the configured store (created when missing), in one transaction. */
+export async function importContinuityRecords(
+  ctx: ProviderCliContext,
+  records: readonly PortableRecord[],
+  progress: CliProgress,
+): Promise<ProviderImportResult> {
+  if (records.length === 0) return { inserted: 0, skipped: 0, refused: [] };
+  const store = openStore(storeContext(ctx));
+  try {
+    const report = importItems(store, records);
+    progress.tick(records.length);
+    return {
+      inserted: report.documents + report.segments + report.records + report.edges,
+      skipped: report.skipped,
+      refused: [],
+    };
+  } finally {
+    store.close();
+  }
 }
