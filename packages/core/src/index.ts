@@ -26,6 +26,9 @@ export { type EmbeddingsImporter, loadDefaultEmbedder } from './embeddings/defau
 // The write scanner and the trivial-prompt check.
 export * from './scanner';
 
+// Safe file writes: atomic, complete or failed (ENOSPC/EFBIG), never through a symbolic link.
+export * from './fs';
+
 // Config, .env and HERMES_HOME, compatible with the Python agent's files.
 export * from './config';
 

@@ -8,9 +8,10 @@
  * - `./http`: the loopback fake-server base backend fakes build on;
  * - `./fake-openai`: the scripted OpenAI-compatible server alone (the lightest import).
  *
- * Helpers include `tempHermesHome`, `collectLogs` and `requirePython` / `runPythonJson` for
- * Python-compatibility tests, and a harness for providers' CLI modules (`runProviderCliCommand`,
- * `providerCliTestContext`, `exportProviderRecords`).
+ * Helpers include `tempHermesHome`, `collectLogs`, `requirePython` / `runPythonJson` for
+ * Python-compatibility tests, `runUnderWriteLimit` for full-disk and file-size-limit tests, and a
+ * harness for providers' CLI modules (`runProviderCliCommand`, `providerCliTestContext`,
+ * `exportProviderRecords`).
  */
 
 // Conformance suite, runner-independent; `describeMemoryProvider` is also here for the test files
@@ -95,3 +96,10 @@ export {
   providerCliTestContext,
   runProviderCliCommand,
 } from './helpers/provider-cli';
+export {
+  runUnderWriteLimit,
+  tmpfsMountPrefix,
+  type WriteLimitKind,
+  type WriteLimitOptions,
+  type WriteLimitRun,
+} from './helpers/write-limits';

@@ -138,6 +138,19 @@ describe('saveConfigValues', () => {
   });
 });
 
+describe('symbolic links (§12 red team)', () => {
+  it('saveConfigValues and writeEnvValues refuse a linked config.yaml / .env and leave the target alone', () => {
+    const target = path.join(home, 'elsewhere.txt');
+    fs.writeFileSync(target, 'note: not yours\n');
+    fs.symlinkSync(target, path.join(home, 'config.yaml'));
+    fs.symlinkSync(target, path.join(home, '.env'));
+    expect(() => saveConfigValues(home, { 'memory.provider': 'x' })).toThrow(/symbolic link/);
+    expect(() => writeEnvValues(home, { A: '1' })).toThrow(/symbolic link/);
+    expect(fs.readFileSync(target, 'utf8')).toBe('note: not yours\n');
+    expect(fs.lstatSync(path.join(home, 'config.yaml')).isSymbolicLink()).toBe(true);
+  });
+});
+
 describe('.env files', () => {
   it('parses quotes, comments, export prefix and escapes', () => {
     const env = parseEnv(

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { SettingsError } from '../errors/memory-error';
-import { writeFileAtomic } from './atomic-write';
+import { writeFileAtomic } from '../fs/atomic-write';
 
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 

@@ -3,7 +3,7 @@ import path from 'node:path';
 import YAML from 'yaml';
 import { SettingsError } from '../errors/memory-error';
 import type { ConfigField } from '../provider/types';
-import { writeFileAtomic } from './atomic-write';
+import { writeFileAtomic } from '../fs/atomic-write';
 import { type ConfigValueProblem, validateConfigValues } from './provider-config';
 import { booleanSetting } from './settings';
 

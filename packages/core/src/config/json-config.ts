@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { SettingsError } from '../errors/memory-error';
-import { writeFileAtomic } from './atomic-write';
+import { writeFileAtomic } from '../fs/atomic-write';
 
 export type JsonConfig = Record<string, unknown>;
 
@@ -48,12 +48,11 @@ function sortKeys(value: unknown): unknown {
 }
 
 /**
- * Write a JSON config atomically (temp file, fsync, rename) with mode 0600 — these files hold API
- * keys — pretty-printed with sorted keys. The single place this module writes, so the shared safe
- * write primitive can replace it in one spot.
+ * Write a JSON config through core's safe write (complete or failed, never through a link; decision
+ * 0114) with mode 0600 — these files hold API keys — pretty-printed with sorted keys.
  */
 export function writeJsonConfig(file: string, data: JsonConfig): void {
-  writeFileAtomic(file, `${JSON.stringify(sortKeys(data), null, 2)}\n`, 0o600);
+  writeFileAtomic(file, `${JSON.stringify(sortKeys(data), null, 2)}\n`, { mode: 0o600 });
 }
 
 /**

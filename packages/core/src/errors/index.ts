@@ -2,6 +2,8 @@ export {
   APICallError,
   type APICallErrorOptions,
   CircuitOpenError,
+  FileWriteError,
+  type FileWriteStage,
   InvalidArgumentError,
   isRetryableStatus,
   MemoryError,
@@ -9,5 +11,7 @@ export {
   NotReadyError,
   SettingsError,
   TimeoutError,
+  UnsafePathError,
+  type UnsafePathReason,
   UnsupportedFeatureError,
 } from './memory-error';

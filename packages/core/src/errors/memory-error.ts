@@ -234,3 +234,112 @@ export class CircuitOpenError extends MemoryError {
     return hasMarker(error, CIRCUIT_OPEN);
   }
 }
+
+/** Where in a durable write a failure happened. */
+export type FileWriteStage = 'mkdir' | 'open' | 'write' | 'fsync' | 'close' | 'rename' | 'fsync-dir';
+
+const FILE_WRITE = marker('FileWriteError');
+
+/**
+ * A file could not be written completely and durably: a full disk (ENOSPC), a file-size limit
+ * (EFBIG), a short write, a failed fsync or rename. Unless `committed`, the previous file is
+ * unchanged. `committed` means the new content is in place but its directory entry could not be
+ * synced, so it may not survive a power loss.
+ */
+export class FileWriteError extends MemoryError {
+  readonly path: string;
+  readonly stage: FileWriteStage;
+  /** The errno code (`ENOSPC`, `EFBIG`, `EIO`, ...), or `SHORT_WRITE`. */
+  readonly code: string;
+  readonly committed: boolean;
+
+  constructor(options: {
+    path: string;
+    stage: FileWriteStage;
+    code: string;
+    committed?: boolean;
+    cause?: unknown;
+  }) {
+    const committed = options.committed === true;
+    const why = `${describeErrno(options.code)} (${options.code})`;
+    super(
+      options.stage === 'mkdir'
+        ? `Could not create the folder ${options.path}: ${why}.`
+        : committed
+          ? `Wrote ${options.path} but could not sync its folder: ${why}; the new content is in place but may not survive a power loss.`
+          : `Could not write ${options.path}: ${why} while ${STAGE_TEXT[options.stage]}; the file on disk is unchanged.`,
+      { cause: options.cause },
+    );
+    mark(this, FILE_WRITE);
+    this.name = 'FileWriteError';
+    this.path = options.path;
+    this.stage = options.stage;
+    this.code = options.code;
+    this.committed = committed;
+  }
+
+  static override isInstance(error: unknown): error is FileWriteError {
+    return hasMarker(error, FILE_WRITE);
+  }
+}
+
+/** Why a path was refused. */
+export type UnsafePathReason = 'symlink' | 'not-a-file' | 'not-a-directory';
+
+const UNSAFE_PATH = marker('UnsafePathError');
+
+/**
+ * A path inside HERMES_HOME is a symbolic link (or not the kind of file expected) and was not
+ * followed: reading through it could put any readable file into the prompt, writing through it
+ * could overwrite any writable one.
+ */
+export class UnsafePathError extends MemoryError {
+  readonly path: string;
+  readonly reason: UnsafePathReason;
+
+  constructor(path: string, reason: UnsafePathReason) {
+    super(
+      reason === 'symlink'
+        ? `Refusing to follow ${path}: it is a symbolic link (removing the link leaves its target untouched).`
+        : reason === 'not-a-file'
+          ? `Refusing to use ${path}: it is not a regular file.`
+          : `Refusing to use ${path}: it is not a directory.`,
+    );
+    mark(this, UNSAFE_PATH);
+    this.name = 'UnsafePathError';
+    this.path = path;
+    this.reason = reason;
+  }
+
+  static override isInstance(error: unknown): error is UnsafePathError {
+    return hasMarker(error, UNSAFE_PATH);
+  }
+}
+
+const STAGE_TEXT: Readonly<Record<FileWriteStage, string>> = {
+  mkdir: 'creating its folder',
+  open: 'creating the temp file',
+  write: 'writing',
+  fsync: 'flushing to disk',
+  close: 'closing',
+  rename: 'replacing the file',
+  'fsync-dir': 'syncing its folder',
+};
+
+const ERRNO_TEXT: Readonly<Record<string, string>> = {
+  ENOSPC: 'no space left on the device',
+  EDQUOT: 'disk quota exceeded',
+  EFBIG: 'file too large for the file-size limit',
+  SHORT_WRITE: 'the disk accepted only part of the data',
+  EIO: 'input/output error',
+  EROFS: 'read-only file system',
+  EACCES: 'permission denied',
+  EPERM: 'operation not permitted',
+  ENOENT: 'a parent folder does not exist',
+  ENOTDIR: 'a parent is not a folder',
+  EEXIST: 'the file already exists',
+};
+
+function describeErrno(code: string): string {
+  return ERRNO_TEXT[code] ?? 'the operating system refused the write';
+}

@@ -1009,14 +1009,18 @@ export class MemoryManager {
   private spillIfOversized(provider: MemoryProvider, text: string): string {
     if (text.length <= this.spillChars) return text;
     const hermesHome = this.hermesHome ?? resolveHermesHome(process.env);
-    const { preview, file } = spillText(text, { hermesHome, limit: this.spillChars, label: provider.name });
+    const { preview, file, error } = spillText(text, {
+      hermesHome,
+      limit: this.spillChars,
+      label: provider.name,
+    });
     if (file) {
       this.logger.info(
         `Memory provider '${provider.name}' recall (${text.length} chars) exceeded ${this.spillChars}; spilled to ${file}.`,
       );
     } else {
       this.logger.warn(
-        `Memory provider '${provider.name}' recall (${text.length} chars) exceeded ${this.spillChars} and could not be spilled; truncated.`,
+        `Memory provider '${provider.name}' recall (${text.length} chars) exceeded ${this.spillChars} and could not be spilled (${error ?? 'unknown error'}); truncated.`,
       );
     }
     return preview;

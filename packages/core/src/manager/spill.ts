@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { writeNewFile } from '../fs/atomic-write';
+import { ensureDir } from '../fs/dirs';
 
 /** Default `hooks.output_spill`: recall longer than this is spilled to a file. */
 export const DEFAULT_SPILL_CHARS = 10_000;
@@ -18,6 +20,8 @@ export interface SpillResult {
   preview: string;
   /** Where the full text was written; undefined when writing failed. */
   file?: string;
+  /** Why the file could not be written (a full disk, a symlinked spill folder, ...). */
+  error?: string;
 }
 
 /**
@@ -37,40 +41,50 @@ export function spillText(
   const tail = text.slice(text.length - tailLen);
   const omitted = text.length - head.length - tail.length;
   let file: string | undefined;
+  let error: string | undefined;
   try {
     file = writeSpillFile(text, options.hermesHome, label, options.now ?? new Date());
-  } catch {
-    file = undefined;
+  } catch (caught) {
+    error = caught instanceof Error ? caught.message : String(caught);
   }
   const where = file
     ? `Full recall from '${label}' (${text.length.toLocaleString('en-US')} chars) saved to: ${file}`
     : `Full recall from '${label}' (${text.length.toLocaleString('en-US')} chars) could not be saved`;
   const preview = `${head}\n\n[… ${omitted.toLocaleString('en-US')} chars omitted. ${where} …]\n\n${tail}`;
-  return file ? { preview, file } : { preview };
+  return file ? { preview, file } : { preview, ...(error ? { error } : {}) };
 }
+
+/** Spill file names: `<label>-<ISO time>-<8 hex>.md`; pruning touches nothing else. */
+const SPILL_NAME = /^[A-Za-z0-9._-]{1,40}-\d{4}-\d{2}-\d{2}T[\d-]+Z-[0-9a-f]{8}\.md$/;
 
 function writeSpillFile(text: string, hermesHome: string, label: string, now: Date): string {
   const dir = spillDir(hermesHome);
-  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  // cache/ and cache/memory-spill/ must be real folders: pruning a linked folder would delete
+  // whatever it points at.
+  ensureDir(dir, { root: hermesHome });
   const safe = label.replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 40) || 'provider';
   const stamp = now.toISOString().replace(/[:.]/g, '-');
   const file = path.join(dir, `${safe}-${stamp}-${randomBytes(4).toString('hex')}.md`);
-  // 'wx': never follow or overwrite an existing path; 0600 like every memory file.
-  fs.writeFileSync(file, text, { encoding: 'utf8', mode: 0o600, flag: 'wx' });
-  fs.chmodSync(file, 0o600);
+  // Exclusive create (never follows or overwrites a path), every byte written, 0600. No fsync:
+  // a spill file is a cache for this turn, and a torn one is removed by the write itself.
+  writeNewFile(file, text, { durable: false });
   pruneSpillDir(dir, file);
   return file;
 }
 
+/** Keep the newest spill files: only our own names, only regular files, never through a link. */
 function pruneSpillDir(dir: string, keep: string): void {
   try {
-    const files = fs
-      .readdirSync(dir)
-      .filter((f) => f.endsWith('.md'))
-      .map((f) => path.join(dir, f))
-      .filter((f) => f !== keep)
-      .map((f) => ({ f, t: fs.statSync(f).mtimeMs }))
-      .sort((a, b) => b.t - a.t);
+    if (!fs.lstatSync(dir).isDirectory()) return; // swapped for a link since ensureDir: leave it
+    const files: Array<{ f: string; t: number }> = [];
+    for (const name of fs.readdirSync(dir)) {
+      if (!SPILL_NAME.test(name)) continue;
+      const f = path.join(dir, name);
+      if (f === keep) continue;
+      const st = fs.lstatSync(f);
+      if (st.isFile()) files.push({ f, t: st.mtimeMs });
+    }
+    files.sort((a, b) => b.t - a.t);
     for (const { f } of files.slice(KEEP_FILES - 1)) fs.rmSync(f, { force: true });
   } catch {
     // Pruning is housekeeping; a failure must not cost the recall.

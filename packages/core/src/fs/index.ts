@@ -1,0 +1,4 @@
+export { type AtomicWriteOptions, fsyncDir, writeFileAtomic, writeNewFile } from './atomic-write';
+export { checkDir, type DirOptions, ensureDir } from './dirs';
+export { assertRegularFileOrMissing, readFileNoFollow } from './no-follow';
+export { findStaleTempFiles, removeStaleTempFiles, type SweepOptions } from './temp-files';
