@@ -70,6 +70,7 @@ export {
   LockTimeoutError,
   type FileLockOptions,
 } from './memory/file-lock';
+export { breakAbandonedLock, judgeLock, type LockState } from './memory/exclusive-lock';
 
 // Session store and search.
 export {

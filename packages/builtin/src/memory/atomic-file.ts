@@ -1,6 +1,10 @@
-import { randomBytes } from 'node:crypto';
-import * as fs from 'node:fs';
-import * as path from 'node:path';
+import {
+  FileWriteError,
+  UnsafePathError,
+  readFileNoFollow,
+  writeFileAtomic,
+  writeNewFile,
+} from '@hermes-memory/core';
 import { normaliseNewlines } from './entries';
 
 /** Result of a checked read: `ok: false` means the file exists but cannot be read or decoded. */
@@ -8,6 +12,8 @@ export interface RawRead {
   raw: string;
   ok: boolean;
   exists: boolean;
+  /** Why it could not be read (`ok: false`): a symbolic link, not a file, permissions, invalid UTF-8. */
+  problem?: string;
 }
 
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true }); // also strips a leading BOM
@@ -15,66 +21,55 @@ const strictUtf8 = new TextDecoder('utf-8', { fatal: true }); // also strips a l
 /**
  * Read a memory file, telling "missing" (empty, fine) apart from "unreadable" (permissions,
  * a directory in its place, invalid UTF-8) — an unreadable file must never be treated as empty.
- * The text is read as the Python agent reads it: BOM dropped, universal newlines.
+ * The text is read as the Python agent reads it: BOM dropped, universal newlines. A symbolic link
+ * is unreadable: following it would put any readable file into the prompt.
  */
 export function readRawChecked(file: string): RawRead {
-  let buf: Buffer;
+  let buf: Uint8Array | undefined;
   try {
-    buf = fs.readFileSync(file);
+    buf = readFileNoFollow(file);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { raw: '', ok: true, exists: false };
-    return { raw: '', ok: false, exists: true };
+    return {
+      raw: '',
+      ok: false,
+      exists: true,
+      problem: error instanceof Error ? error.message : String(error),
+    };
   }
+  if (buf === undefined) return { raw: '', ok: true, exists: false };
   try {
     return { raw: normaliseNewlines(strictUtf8.decode(buf)), ok: true, exists: true };
   } catch {
-    return { raw: '', ok: false, exists: true };
+    return { raw: '', ok: false, exists: true, problem: `${file} is not valid UTF-8.` };
   }
+}
+
+/** Temp files are `.mem_<random>.tmp`, the reference's names, so either side's leftovers are known to both. */
+export const MEMORY_TEMP_PREFIX = '.mem_';
+
+/**
+ * Durable atomic replace through core's `writeFileAtomic`: every byte written and checked, fsync,
+ * rename, folder fsync; a full disk or a file-size limit throws with the old file untouched.
+ */
+export function writeMemoryFile(file: string, content: string): void {
+  writeFileAtomic(file, content, { tempPrefix: MEMORY_TEMP_PREFIX, createDirs: false });
 }
 
 /**
- * Durable atomic replace: write `.mem_<random>.tmp` (0600) in the same directory, fsync it, rename
- * over the target, fsync the directory. Readers see the old or the new file, never a torn one.
+ * Save a drift backup at `base` (`MEMORY.md.bak.<unix seconds>`), created exclusively and never
+ * through a link; when that name is taken (a second backup in the same second, or a planted
+ * link), `base.1`, `base.2`, … Returns the path written.
  */
-export function writeFileAtomic(file: string, content: string): void {
-  const dir = path.dirname(file);
-  const tmp = path.join(dir, `.mem_${randomBytes(6).toString('hex')}.tmp`);
-  let fd: number | undefined;
-  try {
-    fd = fs.openSync(tmp, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL, 0o600);
-    fs.writeSync(fd, content, null, 'utf8');
-    fs.fsyncSync(fd);
-    fs.closeSync(fd);
-    fd = undefined;
-    fs.renameSync(tmp, file);
-  } catch (error) {
-    if (fd !== undefined) {
-      try {
-        fs.closeSync(fd);
-      } catch {}
-    }
+export function writeBackupFile(base: string, content: string): string {
+  for (let n = 0; ; n++) {
+    const file = n === 0 ? base : `${base}.${n}`;
     try {
-      fs.unlinkSync(tmp);
-    } catch {}
-    throw error;
+      writeNewFile(file, content);
+      return file;
+    } catch (error) {
+      const taken =
+        (FileWriteError.isInstance(error) && error.code === 'EEXIST') || UnsafePathError.isInstance(error);
+      if (!taken || n >= 9) throw error;
+    }
   }
-  fsyncDir(dir);
-}
-
-export function fsyncDir(dir: string): void {
-  let fd: number | undefined;
-  try {
-    fd = fs.openSync(dir, 'r');
-    fs.fsyncSync(fd);
-  } catch {
-    // Some filesystems refuse fsync on directories; the rename itself is still atomic.
-  } finally {
-    if (fd !== undefined) fs.closeSync(fd);
-  }
-}
-
-/** Write a new file with mode 0600 (used for drift backups). */
-export function writePrivateFile(file: string, content: string): void {
-  fs.writeFileSync(file, content, { encoding: 'utf8', mode: 0o600 });
-  fs.chmodSync(file, 0o600);
 }

@@ -1,14 +1,16 @@
 import * as fs from 'node:fs';
 import { hostname } from 'node:os';
-import { MemoryError } from '@hermes-memory/core';
+import { FileWriteError, UnsafePathError, readFileNoFollow, writeNewFile } from '@hermes-memory/core';
 import { type FileLockOptions, LockTimeoutError, sleep } from './lock-common';
 
 /**
  * The fallback lock, for where flock is unavailable (Windows, or koffi missing): exclusive create
- * (O_CREAT|O_EXCL, mode 0600) of a sidecar holding `{pid, host, ts, token}`, released by unlinking
- * it only while it still holds our token. Only this package creates these files (never the Python
- * agent), so a lock whose holder process is gone can be broken — under a second, short-lived
- * "breaker" lock so two waiters never both remove it. It does not exclude the Python agent.
+ * (O_CREAT|O_EXCL|O_NOFOLLOW, mode 0600) of `<file>.lock.excl` holding `{pid, host, ts, token}`,
+ * released by unlinking it only while it still holds our token. Only this package creates these
+ * files (never the Python agent), so a lock can go stale — but only when its holder is provably
+ * gone (`judgeLock`, the one place that decides). It is broken under a second, short-lived
+ * "breaker" lock so two waiters, or a waiter and `doctor --fix`, never both remove it. It does not
+ * exclude the Python agent. See docs/decisions/0304-memory-file-lock-shared-with-python.md.
  */
 interface LockInfo {
   pid: number;
@@ -16,6 +18,23 @@ interface LockInfo {
   ts: number;
   token: string;
 }
+
+/**
+ * What a fallback lock file says about its holder:
+ * - `free`: no lock file;
+ * - `held`: a holder that runs, or one we cannot check (another host) — never removed;
+ * - `abandoned`: holder pid dead on this host — safe to break;
+ * - `foreign`: unparseable (a writer died between create and write), with its age;
+ * - `unsafe`: a symbolic link or not a file — refused, never followed or removed.
+ */
+export type LockState =
+  | { state: 'free' }
+  | { state: 'held'; pid: number; host: string; token: string }
+  | { state: 'abandoned'; pid: number; host: string; token: string }
+  | { state: 'foreign'; ageMs: number }
+  | { state: 'unsafe'; reason: 'symlink' | 'not-a-file' };
+
+type Stale = Extract<LockState, { state: 'abandoned' | 'foreign' }>;
 
 const HOST = hostname();
 
@@ -33,14 +52,14 @@ async function acquire(lockPath: string, options: FileLockOptions): Promise<stri
   let delay = 1;
   for (;;) {
     if (tryCreate(lockPath, token)) return token;
-    const stale = judgeStale(lockPath, foreignStaleMs);
-    if (stale) breakStale(lockPath, stale, foreignStaleMs);
+    const seen = judgeLock(lockPath);
+    if (seen.state === 'unsafe') throw new UnsafePathError(lockPath, seen.reason);
+    if (isStale(seen, foreignStaleMs)) breakStale(lockPath, seen, foreignStaleMs);
     else {
       if (Date.now() >= deadline) {
-        const holder = readInfo(lockPath);
         throw new LockTimeoutError(
           `Could not acquire the memory file lock ${lockPath} within ${timeoutMs} ms` +
-            (holder ? ` (held by pid ${holder.pid}).` : '.') +
+            (seen.state === 'held' ? ` (held by pid ${seen.pid}).` : '.') +
             ' Another session is writing; retry shortly.',
         );
       }
@@ -50,27 +69,27 @@ async function acquire(lockPath: string, options: FileLockOptions): Promise<stri
   }
 }
 
+/**
+ * Create the lock file exclusively with our `{pid, host, ts, token}`. False when it exists. A
+ * failed write (full disk) removes the partial file and throws, so it never leaves a lock no one
+ * holds. No fsync: after a crash the lock is stale anyway; only its content while we live matters.
+ */
 function tryCreate(lockPath: string, token: string): boolean {
-  let fd: number;
+  const info: LockInfo = { pid: process.pid, host: HOST, ts: Date.now(), token };
   try {
-    fd = fs.openSync(lockPath, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL, 0o600);
+    writeNewFile(lockPath, JSON.stringify(info), { durable: false });
+    return true;
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    if (FileWriteError.isInstance(error) && error.code === 'EEXIST') return false;
     throw error;
   }
-  try {
-    const info: LockInfo = { pid: process.pid, host: HOST, ts: Date.now(), token };
-    // No fsync: after a crash the lock is stale anyway; only its content while we live matters.
-    fs.writeSync(fd, JSON.stringify(info));
-  } finally {
-    fs.closeSync(fd);
-  }
-  return true;
 }
 
 function readInfo(lockPath: string): LockInfo | null {
   try {
-    const parsed: unknown = JSON.parse(fs.readFileSync(lockPath, 'utf8'));
+    const buf = readFileNoFollow(lockPath);
+    if (!buf) return null;
+    const parsed: unknown = JSON.parse(new TextDecoder().decode(buf));
     if (typeof parsed !== 'object' || parsed === null) return null;
     const p = parsed as Record<string, unknown>;
     if (typeof p.pid !== 'number' || typeof p.token !== 'string') return null;
@@ -85,66 +104,85 @@ function readInfo(lockPath: string): LockInfo | null {
   }
 }
 
-function pidAlive(pid: number): boolean {
-  if (!Number.isInteger(pid) || pid <= 0) return false;
+/**
+ * Whether a lock holder still runs. Only a pid on this host can be checked; a holder elsewhere
+ * (a shared folder) is assumed alive. EPERM means the process exists but belongs to someone else.
+ */
+function holderAlive(info: LockInfo): boolean {
+  if (info.host !== HOST && info.host !== '') return true;
+  if (!Number.isInteger(info.pid) || info.pid <= 0) return false;
   try {
-    process.kill(pid, 0);
+    process.kill(info.pid, 0);
     return true;
   } catch (error) {
-    // EPERM: the process exists but belongs to someone else.
     return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 
-type Staleness = { kind: 'dead'; token: string } | { kind: 'foreign'; mtimeMs: number };
-
-/** Decide whether the current lock file is abandoned. Never judges a live local holder stale. */
-function judgeStale(lockPath: string, foreignStaleMs: number): Staleness | null {
+/** Read a fallback lock file and say what it is (see `LockState`). Never changes anything. */
+export function judgeLock(lockPath: string, now: number = Date.now()): LockState {
   let st: fs.Stats;
   try {
     st = fs.lstatSync(lockPath);
   } catch {
-    return null; // vanished: just retry the create
+    return { state: 'free' };
   }
-  if (st.isSymbolicLink()) {
-    throw new MemoryError(`Refusing to use memory lock ${lockPath}: it is a symbolic link.`);
-  }
+  if (st.isSymbolicLink()) return { state: 'unsafe', reason: 'symlink' };
+  if (!st.isFile()) return { state: 'unsafe', reason: 'not-a-file' };
   const info = readInfo(lockPath);
-  if (info) {
-    if (info.host !== HOST && info.host !== '') return null; // cannot check a remote pid: wait
-    return pidAlive(info.pid) ? null : { kind: 'dead', token: info.token };
-  }
-  // Empty or unparseable: a lock whose writer died between create and write.
-  return Date.now() - st.mtimeMs > foreignStaleMs ? { kind: 'foreign', mtimeMs: st.mtimeMs } : null;
+  if (!info) return { state: 'foreign', ageMs: now - st.mtimeMs };
+  const { pid, host, token } = info;
+  return holderAlive(info) ? { state: 'held', pid, host, token } : { state: 'abandoned', pid, host, token };
+}
+
+function isStale(seen: LockState, foreignStaleMs: number): seen is Stale {
+  return seen.state === 'abandoned' || (seen.state === 'foreign' && seen.ageMs > foreignStaleMs);
+}
+
+/**
+ * Remove a fallback lock whose holder is provably gone (`judgeLock` says `abandoned`), the way a
+ * waiting writer does: under the breaker lock, and only if it still carries `token` (when given).
+ * Never removes a lock held by a running process, even one taken a moment after it was inspected.
+ * Returns true when it removed the lock.
+ */
+export function breakAbandonedLock(lockPath: string, token?: string): boolean {
+  const seen = judgeLock(lockPath);
+  if (seen.state !== 'abandoned' || (token !== undefined && seen.token !== token)) return false;
+  return breakStale(lockPath, seen, Number.POSITIVE_INFINITY);
 }
 
 /** Remove a stale lock under a breaker lock, re-checking that it is still the same stale lock. */
-function breakStale(lockPath: string, stale: Staleness, foreignStaleMs: number): void {
+function breakStale(lockPath: string, stale: Stale, foreignStaleMs: number): boolean {
   const breaker = `${lockPath}.break`;
   const token = `${process.pid}-break-${Math.random().toString(36).slice(2, 10)}`;
   if (!tryCreate(breaker, token)) {
     // Another process is breaking; if that breaker itself died, clear it for the next round.
-    const info = readInfo(breaker);
-    if (info && (info.host === HOST || info.host === '') && !pidAlive(info.pid)) {
-      try {
-        fs.unlinkSync(breaker);
-      } catch {}
-    } else if (!info) {
-      try {
-        if (Date.now() - fs.statSync(breaker).mtimeMs > foreignStaleMs) fs.unlinkSync(breaker);
-      } catch {}
-    }
-    return;
+    clearDeadBreaker(breaker, foreignStaleMs);
+    return false;
   }
   try {
-    const again = judgeStale(lockPath, foreignStaleMs);
-    if (!again || again.kind !== stale.kind) return;
-    if (again.kind === 'dead' && stale.kind === 'dead' && again.token !== stale.token) return;
+    const again = judgeLock(lockPath);
+    if (!isStale(again, foreignStaleMs) || again.state !== stale.state) return false;
+    if (again.state === 'abandoned' && stale.state === 'abandoned' && again.token !== stale.token)
+      return false;
     try {
       fs.unlinkSync(lockPath);
-    } catch {}
+      return true;
+    } catch {
+      return false;
+    }
   } finally {
     releaseLock(breaker, token);
+  }
+}
+
+/** A breaker lock left by a process that died while breaking (its window is microseconds). */
+function clearDeadBreaker(breaker: string, foreignStaleMs: number): void {
+  const seen = judgeLock(breaker);
+  if (isStale(seen, foreignStaleMs)) {
+    try {
+      fs.unlinkSync(breaker);
+    } catch {}
   }
 }
 

@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tempHome } from '../../test/helpers/temp';
-import { acquireExclusiveFile } from './exclusive-lock';
+import { acquireExclusiveFile, breakAbandonedLock, judgeLock } from './exclusive-lock';
 import { LockTimeoutError, memoryLockMechanism, withFileLock } from './file-lock';
 import { loadFlock } from './flock';
 import { MemoryStore } from './memory-store';
@@ -103,5 +103,52 @@ describe('the fallback lock (exclusive create, where flock is unavailable)', () 
     );
     await expect(acquireExclusiveFile(lock, { timeoutMs: 30 })).rejects.toBeInstanceOf(LockTimeoutError);
     expect(fs.existsSync(lock)).toBe(true);
+  });
+});
+
+describe('judgeLock / breakAbandonedLock on the fallback lock (what doctor --fix uses)', () => {
+  const write = (lock: string, pid: number, token: string) =>
+    fs.writeFileSync(lock, JSON.stringify({ pid, host: '', ts: Date.now(), token }));
+
+  // deadPid() spawns a process: seconds each on a loaded machine.
+  it('a lock is abandoned only when its holder pid is gone on this host', { timeout: 60_000 }, async () => {
+    const home = tempHome();
+    const lock = path.join(home, 'MEMORY.md.lock.excl');
+    expect(judgeLock(lock)).toEqual({ state: 'free' });
+    write(lock, process.pid, 'live');
+    expect(judgeLock(lock)).toMatchObject({ state: 'held', pid: process.pid, token: 'live' });
+    fs.writeFileSync(lock, JSON.stringify({ pid: deadPid(), host: 'other-host', ts: 0, token: 'remote' }));
+    expect(judgeLock(lock)).toMatchObject({ state: 'held', host: 'other-host' }); // cannot check: wait
+    const dead = deadPid();
+    write(lock, dead, 'gone');
+    expect(judgeLock(lock)).toMatchObject({ state: 'abandoned', pid: dead, token: 'gone' });
+    fs.writeFileSync(lock, '');
+    expect(judgeLock(lock, Date.now() + 5000)).toMatchObject({ state: 'foreign' });
+    fs.rmSync(lock);
+    fs.symlinkSync(path.join(home, 'elsewhere'), lock);
+    expect(judgeLock(lock)).toEqual({ state: 'unsafe', reason: 'symlink' });
+    expect(breakAbandonedLock(lock)).toBe(false);
+    await expect(acquireExclusiveFile(lock, { timeoutMs: 30 })).rejects.toThrow(/symbolic link/);
+    expect(fs.lstatSync(lock).isSymbolicLink()).toBe(true);
+    expect(fs.existsSync(path.join(home, 'elsewhere'))).toBe(false);
+  });
+
+  it('breaks an abandoned lock, but never a live one, nor one whose token changed', {
+    timeout: 60_000,
+  }, async () => {
+    const lock = path.join(tempHome(), 'MEMORY.md.lock.excl');
+    write(lock, deadPid(), 'gone');
+    expect(breakAbandonedLock(lock, 'some-other-token')).toBe(false);
+    expect(fs.existsSync(lock)).toBe(true);
+    expect(breakAbandonedLock(lock, 'gone')).toBe(true);
+    expect(fs.existsSync(lock)).toBe(false);
+    // A writer took the lock after it was inspected: the stale token no longer matches, and the
+    // holder is alive anyway. Nothing is removed while the writer is inside.
+    const release = await acquireExclusiveFile(lock, {});
+    expect(breakAbandonedLock(lock, 'gone')).toBe(false);
+    expect(breakAbandonedLock(lock)).toBe(false);
+    expect(fs.existsSync(lock)).toBe(true);
+    release();
+    expect(fs.existsSync(lock)).toBe(false);
   });
 });

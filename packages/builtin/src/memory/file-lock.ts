@@ -1,5 +1,5 @@
 import * as fs from 'node:fs';
-import { MemoryError } from '@hermes-memory/core';
+import { UnsafePathError } from '@hermes-memory/core';
 import { acquireExclusiveFile } from './exclusive-lock';
 import { type Flock, loadFlock } from './flock';
 import { type FileLockOptions, LockTimeoutError, sleep } from './lock-common';
@@ -119,14 +119,12 @@ function openLockFile(lockPath: string): number {
       0o600,
     );
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ELOOP')
-      throw new MemoryError(`Refusing to use memory lock ${lockPath}: it is a symbolic link.`);
+    if ((error as NodeJS.ErrnoException).code === 'ELOOP') throw new UnsafePathError(lockPath, 'symlink');
     throw error;
   }
   try {
     const st = fs.fstatSync(fd);
-    if (!st.isFile())
-      throw new MemoryError(`Refusing to use memory lock ${lockPath}: it is not a regular file.`);
+    if (!st.isFile()) throw new UnsafePathError(lockPath, 'not-a-file');
     if ((st.mode & 0o077) !== 0) fs.fchmodSync(fd, 0o600);
   } catch (error) {
     fs.closeSync(fd);

@@ -4,7 +4,7 @@ import { constants as osConstants } from 'node:os';
  * `flock(2)` from the C library, through koffi (a maintained FFI with prebuilt binaries for every
  * mainstream platform, so nothing compiles at install). This is the lock the Python agent takes on
  * `MEMORY.md.lock` (`fcntl.flock`), so the two programs exclude each other. See
- * docs/decisions/0305-memory-file-lock-shared-with-python.md.
+ * docs/decisions/0304-memory-file-lock-shared-with-python.md.
  */
 export interface Flock {
   /** Take an exclusive lock without blocking: true when taken, false when another holder has it. */

@@ -1,16 +1,25 @@
-import * as fs from 'node:fs';
 import * as path from 'node:path';
 import {
   type Logger,
   type MemoryWriteAction,
   type MemoryWriteMetadata,
   type ScanResult,
+  UnsafePathError,
+  checkDir,
+  ensureDir,
   neutralizeMemoryText,
+  removeStaleTempFiles,
   scanWrite,
   scanWriteInContext,
   silentLogger,
 } from '@hermes-memory/core';
-import { readRawChecked, writeFileAtomic, writePrivateFile } from './atomic-file';
+import {
+  MEMORY_TEMP_PREFIX,
+  type RawRead,
+  readRawChecked,
+  writeBackupFile,
+  writeMemoryFile,
+} from './atomic-file';
 import {
   DEFAULT_MEMORY_CHAR_LIMIT,
   DEFAULT_USER_CHAR_LIMIT,
@@ -118,6 +127,13 @@ function coerceLimit(value: number | string | undefined, fallback: number): numb
  */
 export class MemoryStore {
   readonly memoryDir: string;
+  /**
+   * Folders below this one (`memories/` under HERMES_HOME) must be real folders: nothing inside
+   * HERMES_HOME is reached through a symbolic link. HERMES_HOME (or an explicit `memoryDir`) may be one.
+   */
+  private readonly root: string;
+  /** Whether leftover `.mem_*.tmp` files were looked for yet (once per store, under the lock). */
+  private swept = false;
   readonly memoryCharLimit: number;
   readonly userCharLimit: number;
   private readonly logger: Logger;
@@ -131,16 +147,22 @@ export class MemoryStore {
   readonly pending: PendingStore;
 
   constructor(options: MemoryStoreOptions = {}) {
-    if (options.memoryDir) this.memoryDir = path.resolve(options.memoryDir);
-    else if (options.hermesHome) this.memoryDir = path.resolve(options.hermesHome, 'memories');
-    else throw new TypeError('MemoryStore needs hermesHome or memoryDir.');
+    if (options.memoryDir) this.memoryDir = this.root = path.resolve(options.memoryDir);
+    else if (options.hermesHome) {
+      this.root = path.resolve(options.hermesHome);
+      this.memoryDir = path.join(this.root, 'memories');
+    } else throw new TypeError('MemoryStore needs hermesHome or memoryDir.');
     this.memoryCharLimit = coerceLimit(options.memoryCharLimit, DEFAULT_MEMORY_CHAR_LIMIT);
     this.userCharLimit = coerceLimit(options.userCharLimit, DEFAULT_USER_CHAR_LIMIT);
     this.logger = options.logger ?? silentLogger;
     this.lockTimeoutMs = options.lockTimeoutMs ?? 10_000;
     this.maxFailures = options.maxFailuresPerTurn ?? 3;
     this.onWrite = options.onWrite;
-    this.pending = new PendingStore({ memoryDir: this.memoryDir, lockTimeoutMs: this.lockTimeoutMs });
+    this.pending = new PendingStore({
+      memoryDir: this.memoryDir,
+      root: this.root,
+      lockTimeoutMs: this.lockTimeoutMs,
+    });
   }
 
   /** Replace the write hook (the provider wires the manager's mirror after construction). */
@@ -162,12 +184,16 @@ export class MemoryStore {
    * false` (read-only contexts) leaves the disk untouched.
    */
   load(options: { createDir?: boolean } = {}): this {
-    if (options.createDir !== false) fs.mkdirSync(this.memoryDir, { recursive: true, mode: 0o700 });
+    const dirProblem = this.prepareDir(options.createDir !== false);
     for (const target of MEMORY_TARGETS) {
       const file = this.pathFor(target);
-      const read = readRawChecked(file);
+      const read: RawRead = dirProblem
+        ? { raw: '', ok: false, exists: true, problem: dirProblem }
+        : readRawChecked(file);
       if (!read.ok)
-        this.logger.warn(`Memory file ${FILE_NAMES[target]} could not be read; loading it as empty.`);
+        this.logger.warn(
+          `Memory file ${FILE_NAMES[target]} could not be read; loading it as empty. ${read.problem ?? ''}`.trim(),
+        );
       const entries = dedupeEntries(parseEntries(read.raw));
       this.live[target] = entries;
       const current = charCount(entries);
@@ -183,6 +209,22 @@ export class MemoryStore {
           : renderSnapshotBlock(target, this.safeView(target, entries), current, limit);
     }
     return this;
+  }
+
+  /**
+   * Create (or, read-only, just check) the memories folder. Answers why it cannot be used — a
+   * symbolic link or a file in its place — and throws for anything else (a folder that cannot be
+   * created is an error for the caller, not an empty memory).
+   */
+  private prepareDir(create: boolean): string | undefined {
+    try {
+      if (create) ensureDir(this.memoryDir, { root: this.root });
+      else checkDir(this.memoryDir, { root: this.root });
+      return undefined;
+    } catch (error) {
+      if (UnsafePathError.isInstance(error)) return error.message;
+      throw error;
+    }
   }
 
   /** The frozen block captured by the last `load()`, or null when the target had no entries. */
@@ -643,52 +685,64 @@ export class MemoryStore {
     ctx: { skipDrift: boolean; options: WriteOptions },
   ): Promise<MemoryResult> {
     const file = this.pathFor(target);
-    fs.mkdirSync(this.memoryDir, { recursive: true, mode: 0o700 });
     let events: PlannedChange['events'] = [];
-    const result = await withFileLock(
-      `${file}.lock`,
-      (): MemoryResult => {
-        const read = readRawChecked(file);
-        if (!read.ok) {
+    const result = await (async () => {
+      ensureDir(this.memoryDir, { root: this.root });
+      return withFileLock(
+        `${file}.lock`,
+        (): MemoryResult => {
+          this.sweepTempFiles();
+          const read = readRawChecked(file);
+          if (!read.ok) {
+            return {
+              success: false,
+              error: `Refusing to write ${FILE_NAMES[target]}: the file exists but could not be read (${read.problem ?? 'permissions or invalid UTF-8'}). Nothing was changed; fix or move the file, then retry.`,
+            };
+          }
+          const parsed = parseEntries(read.raw);
+          if (!ctx.skipDrift) {
+            const drift = this.detectDrift(target, file, read.raw, parsed);
+            if (drift) return drift;
+          }
+          const entries = dedupeEntries(parsed);
+          this.live[target] = entries;
+          let planned = plan(entries);
+          if (!('failure' in planned)) planned = this.judgeJoined(planned);
+          if ('failure' in planned)
+            return planned.counts ? this.countFailure(planned.failure) : planned.failure;
+          // Throws on a full disk, a file-size limit or a short write, with the file untouched.
+          if (planned.events.length > 0) writeMemoryFile(file, joinEntries(planned.entries));
+          this.live[target] = planned.entries;
+          events = planned.events;
+          this.failuresThisTurn = 0;
+          const usage = this.usage(target);
           return {
-            success: false,
-            error: `Refusing to write ${FILE_NAMES[target]}: the file exists but could not be read (permissions or invalid UTF-8). Nothing was changed; fix or move the file, then retry.`,
+            success: true,
+            target,
+            message: planned.message,
+            usage: usage.text,
+            entry_count: planned.entries.length,
+            ...planned.extra,
+            done: true,
+            note: SUCCESS_NOTE,
           };
-        }
-        const parsed = parseEntries(read.raw);
-        if (!ctx.skipDrift) {
-          const drift = this.detectDrift(target, file, read.raw, parsed);
-          if (drift) return drift;
-        }
-        const entries = dedupeEntries(parsed);
-        this.live[target] = entries;
-        let planned = plan(entries);
-        if (!('failure' in planned)) planned = this.judgeJoined(planned);
-        if ('failure' in planned)
-          return planned.counts ? this.countFailure(planned.failure) : planned.failure;
-        if (planned.events.length > 0) writeFileAtomic(file, joinEntries(planned.entries));
-        this.live[target] = planned.entries;
-        events = planned.events;
-        this.failuresThisTurn = 0;
-        const usage = this.usage(target);
-        return {
-          success: true,
-          target,
-          message: planned.message,
-          usage: usage.text,
-          entry_count: planned.entries.length,
-          ...planned.extra,
-          done: true,
-          note: SUCCESS_NOTE,
-        };
-      },
-      { timeoutMs: this.lockTimeoutMs, logger: this.logger },
-    ).catch((error: unknown): MemoryResult => {
+        },
+        { timeoutMs: this.lockTimeoutMs, logger: this.logger },
+      );
+    })().catch((error: unknown): MemoryResult => {
       const reason = error instanceof Error ? error.message : String(error);
       return { success: false, error: `Memory write failed: ${reason}` };
     });
     if (result.success) this.emit(target, events, ctx.options);
     return result;
+  }
+
+  /** Remove `.mem_*.tmp` files a killed writer left (ours or the reference's; stale, regular files only). */
+  private sweepTempFiles(): void {
+    if (this.swept) return;
+    this.swept = true;
+    for (const file of removeStaleTempFiles(this.memoryDir, { prefix: MEMORY_TEMP_PREFIX }))
+      this.logger.info(`Removed ${path.basename(file)}, left in ${this.memoryDir} by an interrupted write.`);
   }
 
   /** External-drift guard: content that would not survive parse+join, or an oversized entry. */
@@ -703,9 +757,9 @@ export class MemoryStore {
     const longest = parsed.reduce((m, e) => Math.max(m, codePointLength(e)), 0);
     if (trimmed === joinEntries(parsed) && longest <= this.limit(target)) return null;
     const bak = `${file}.bak.${Math.floor(Date.now() / 1000)}`;
-    let saved = bak;
+    let saved: string;
     try {
-      writePrivateFile(bak, raw);
+      saved = writeBackupFile(bak, raw);
     } catch {
       saved = `${bak} (BACKUP FAILED, file unchanged on disk)`;
     }

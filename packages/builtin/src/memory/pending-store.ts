@@ -1,8 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { MemoryWriteMetadata } from '@hermes-memory/core';
-import { readRawChecked, writeFileAtomic } from './atomic-file';
+import { type MemoryWriteMetadata, ensureDir } from '@hermes-memory/core';
+import { readRawChecked, writeMemoryFile } from './atomic-file';
 import type { MemoryTarget } from './entries';
 import { withFileLock } from './file-lock';
 
@@ -50,6 +49,8 @@ export type NewPendingWrite = Omit<PendingWrite, 'v' | 'id' | 'createdAt' | 'las
 
 export interface PendingStoreOptions {
   memoryDir: string;
+  /** Folders below this one must not be symbolic links (the memory store passes HERMES_HOME). */
+  root?: string;
   lockTimeoutMs?: number;
 }
 
@@ -61,10 +62,12 @@ export interface PendingStoreOptions {
  */
 export class PendingStore {
   readonly file: string;
+  private readonly root: string;
   private readonly lockTimeoutMs: number;
 
   constructor(options: PendingStoreOptions) {
     this.file = path.join(path.resolve(options.memoryDir), PENDING_FILE_NAME);
+    this.root = path.resolve(options.root ?? options.memoryDir);
     this.lockTimeoutMs = options.lockTimeoutMs ?? 10_000;
   }
 
@@ -128,7 +131,7 @@ export class PendingStore {
     const read = readRawChecked(this.file);
     if (!read.ok) {
       throw new Error(
-        `${PENDING_FILE_NAME} exists but could not be read (permissions or invalid UTF-8); nothing was changed.`,
+        `${PENDING_FILE_NAME} exists but could not be read (${read.problem ?? 'permissions or invalid UTF-8'}); nothing was changed.`,
       );
     }
     return parseState(read.raw);
@@ -144,7 +147,7 @@ export class PendingStore {
   private async lockedAsync<T>(
     fn: (state: PendingState) => Promise<{ changed: boolean; value: T }>,
   ): Promise<T> {
-    fs.mkdirSync(path.dirname(this.file), { recursive: true, mode: 0o700 });
+    ensureDir(path.dirname(this.file), { root: this.root });
     return withFileLock(
       `${this.file}.lock`,
       async () => {
@@ -152,7 +155,7 @@ export class PendingStore {
         const { changed, value } = await fn(state);
         if (changed) {
           const text = state.lines.filter((l) => l.trim() !== '').join('\n');
-          writeFileAtomic(this.file, text ? `${text}\n` : '');
+          writeMemoryFile(this.file, text ? `${text}\n` : '');
         }
         return value;
       },
