@@ -29,6 +29,9 @@ export * from './scanner';
 // Safe file writes: atomic, complete or failed (ENOSPC/EFBIG), never through a symbolic link.
 export * from './fs';
 
+// SQLite busy handling shared by every store and the CLI.
+export * from './sqlite';
+
 // Config, .env and HERMES_HOME, compatible with the Python agent's files.
 export * from './config';
 

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { ChatMessage, Logger } from '@hermes-memory/core';
-import { NotReadyError, silentLogger } from '@hermes-memory/core';
+import { NotReadyError, retryWhileBusy, silentLogger } from '@hermes-memory/core';
 import Database from 'better-sqlite3';
 import {
   QUERY_STOPWORDS,
@@ -70,19 +70,6 @@ export function newSessionId(date: Date = new Date()): string {
   const p = (n: number) => String(n).padStart(2, '0');
   const stamp = `${date.getFullYear()}${p(date.getMonth() + 1)}${p(date.getDate())}_${p(date.getHours())}${p(date.getMinutes())}${p(date.getSeconds())}`;
   return `${stamp}_${randomBytes(3).toString('hex')}`;
-}
-
-const sleepCell = new Int32Array(new SharedArrayBuffer(4));
-function sleepSync(ms: number): void {
-  Atomics.wait(sleepCell, 0, 0, ms);
-}
-
-function isBusy(error: unknown): boolean {
-  const code = (error as { code?: unknown }).code;
-  if (typeof code === 'string' && (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')))
-    return true;
-  const msg = error instanceof Error ? error.message.toLowerCase() : '';
-  return msg.includes('locked') || msg.includes('busy');
 }
 
 function toJson(value: unknown): string | null {
@@ -245,20 +232,11 @@ export class SessionStore {
     if (this.closed) throw new NotReadyError('SessionStore', 'closed');
     if (this.readonly) throw new Error('SessionStore was opened read-only.');
     const tx = this.db.transaction(fn);
-    let lastError: unknown;
-    for (let attempt = 0; attempt < WRITE_MAX_RETRIES; attempt++) {
-      try {
-        const result = tx.immediate();
-        this.writes++;
-        if (this.writes % CHECKPOINT_EVERY === 0) this.checkpoint();
-        return result;
-      } catch (error) {
-        if (!isBusy(error)) throw error;
-        lastError = error;
-        if (attempt < WRITE_MAX_RETRIES - 1) sleepSync(20 + Math.random() * 130);
-      }
-    }
-    throw lastError;
+    // An IMMEDIATE transaction that fails applied nothing, so a busy one can simply run again.
+    const result = retryWhileBusy(() => tx.immediate(), { attempts: WRITE_MAX_RETRIES });
+    this.writes++;
+    if (this.writes % CHECKPOINT_EVERY === 0) this.checkpoint();
+    return result;
   }
 
   private checkpoint(): void {

@@ -1,4 +1,3 @@
-import fs from 'node:fs';
 import { SessionStore } from '@hermes-memory/builtin';
 import {
   type PortableRecord,
@@ -7,6 +6,8 @@ import {
   addMissingColumns,
   decodeSqliteRow,
   describeError,
+  ensureDir,
+  importTransaction,
   insertRow,
   loadHermesConfig,
 } from '@hermes-memory/core';
@@ -46,7 +47,7 @@ export const importCommand: Command = {
       throw new CliError('import takes one file (or - for stdin).', { exitCode: 2 });
     const records = readExport(positionals[0]!);
     const providers = await providersFor(ctx, records);
-    fs.mkdirSync(ctx.home, { recursive: true, mode: 0o700 });
+    ensureDir(ctx.home);
     const progress = ctx.progress('importing', records.length - 1);
     const stats = await importRecords(ctx, records, progress, providers);
     progress.done();
@@ -119,7 +120,7 @@ export async function importRecords(
   };
   const memory = records.filter((r): r is Extract<ExportRecord, { type: 'memory' }> => r.type === 'memory');
   if (memory.length > 0) {
-    const store = openMemoryStore(home);
+    const store = openMemoryStore(home, { create: true });
     for (const r of memory) {
       const result = await store.add(r.target, r.content, { writeOrigin: 'import' });
       if (!result.success)
@@ -131,12 +132,14 @@ export async function importRecords(
   }
   const stateRows = records.filter((r): r is Extract<ExportRecord, { type: 'row' }> => r.type === 'row');
   if (stateRows.length > 0) {
-    // The real store creates (or migrates) the schema; rows then go in through one transaction.
+    // The real store creates (or migrates) the schema; rows then go in through one transaction
+    // that waits out an agent's writes.
     new SessionStore({ hermesHome: home }).close();
-    const db = openRawDb(homePaths(home).stateDb, { readonly: false });
+    const file = homePaths(home).stateDb;
+    const db = openRawDb(file, { readonly: false });
     try {
       db.pragma('foreign_keys = OFF');
-      db.transaction(() => importState(db, stateRows, stats, progress))();
+      importTransaction(db, file, () => importState(db, stateRows, stats, progress));
     } finally {
       db.close();
     }

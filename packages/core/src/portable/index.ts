@@ -12,3 +12,4 @@ export {
   tableColumns,
   tableExists,
 } from './sqlite-rows';
+export { IMPORT_LOCK_WAIT_MS, importTransaction } from './import-transaction';

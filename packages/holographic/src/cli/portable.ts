@@ -13,6 +13,7 @@ import {
   addMissingColumns,
   decodeSqliteRow,
   exportTableRows,
+  importTransaction,
   insertRow,
   sqliteRowProblem,
   tableExists,
@@ -66,7 +67,7 @@ export async function importFactRecords(
   const db = new Database(dbPath, { fileMustExist: true, timeout: 5000 });
   try {
     db.pragma('foreign_keys = OFF');
-    db.transaction(() => insertFacts(db, records, result, progress))();
+    importTransaction(db, dbPath, () => insertFacts(db, records, result, progress));
   } finally {
     db.close();
   }

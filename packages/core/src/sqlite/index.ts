@@ -1,0 +1,1 @@
+export { type BusyRetryOptions, isSqliteBusy, retryWhileBusy, sleepSync } from './busy-retry';
