@@ -26,6 +26,8 @@ export {
   type StageOptions,
   type ApplyPendingResult,
 } from './memory/memory-store';
+/** Temp files of interrupted memory writes are `.mem_<random>.tmp` (the reference's names). */
+export { MEMORY_TEMP_PREFIX } from './memory/atomic-file';
 // Write approval: the gate, and the staged-writes file it fills.
 export {
   type WriteApprovalMode,

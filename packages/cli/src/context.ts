@@ -54,15 +54,12 @@ export function extractGlobalOptions(argv: readonly string[]): { globals: Global
       rest.push(...argv.slice(i));
       break;
     }
-    if (arg === '--home') {
-      const value = argv[i + 1];
-      if (value === undefined || value.startsWith('--'))
+    if (arg === '--home' || arg.startsWith('--home=')) {
+      const value = arg === '--home' ? argv[++i] : arg.slice('--home='.length);
+      // An empty value must not quietly fall back to ~/.hermes: that is someone else's memory.
+      if (value === undefined || value.trim() === '' || value.startsWith('--'))
         throw usageError("Option '--home' needs a directory.");
       globals.home = value;
-      i++;
-    } else if (arg.startsWith('--home=')) {
-      globals.home = arg.slice('--home='.length);
-      if (!globals.home) throw usageError("Option '--home' needs a directory.");
     } else if (arg === '--json') globals.json = true;
     else if (arg === '--no-color') globals.noColor = true;
     else if (arg === '--help' || arg === '-h') globals.help = true;
@@ -79,7 +76,7 @@ export function resolveHome(
   cwd: string,
 ): { home: string; source: 'flag' | 'env' | 'default' } {
   const expand = (p: string) => (p === '~' || p.startsWith('~/') ? path.join(os.homedir(), p.slice(1)) : p);
-  if (flag) return { home: path.resolve(cwd, expand(flag)), source: 'flag' };
+  if (flag !== undefined) return { home: path.resolve(cwd, expand(flag)), source: 'flag' };
   const fromEnv = env.HERMES_HOME?.trim();
   if (fromEnv) return { home: path.resolve(cwd, expand(fromEnv)), source: 'env' };
   return { home: path.join(os.homedir(), '.hermes'), source: 'default' };

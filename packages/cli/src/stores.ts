@@ -12,8 +12,10 @@ export function parseTarget(value: string | undefined): Target {
   throw new CliError(`Invalid target '${value}'. Use 'memory' or 'user'.`, { exitCode: 2 });
 }
 
-/** MEMORY.md / USER.md with the limits from config.yaml, loaded (snapshot + live entries). */
-/** MEMORY.md / USER.md with the configured limits. Read-only commands pass `create: false`. */
+/**
+ * MEMORY.md / USER.md with the limits from config.yaml, loaded (snapshot + live entries).
+ * Read-only commands pass `create: false`, so listing a fresh home creates nothing.
+ */
 export function openMemoryStore(home: string, options: { create?: boolean } = {}): MemoryStore {
   const config = loadHermesConfig(home);
   return new MemoryStore({

@@ -9,6 +9,7 @@ import {
   checkNode,
   checkPermissions,
   checkSqlite,
+  checkSymlinks,
   loadSqlite,
 } from '../doctor/checks';
 import { checkLockMechanism, checkMemoryFiles, checkProvider } from '../doctor/memory-checks';
@@ -18,13 +19,15 @@ const USAGE = `Usage: hermes-memory doctor [--fix] [--json]
 
 Check the installation and the HERMES_HOME: better-sqlite3 loads, FTS5 is available, config.yaml
 parses, the configured provider loads, is available and answers its connection probe, memory files are private (0600) and within
-their limits, no stale lock files, state.db passes PRAGMA integrity_check, and each provider's own
-checks (the active one's, and those of providers that keep data in the home: their stores'
-permissions and integrity).
+their limits, no stale lock files (a lock is stale only when its holder process is gone), no
+symbolic links where memory refuses them, state.db passes PRAGMA integrity_check, and each
+provider's own checks (the active one's, and those of providers that keep data in the home: their
+stores' permissions and integrity).
 Exits 1 when something is wrong, and says how to fix it.
 
 Options:
-  --fix   repair what can be repaired safely (tighten permissions, remove stale locks)`;
+  --fix   repair what can be repaired safely (tighten permissions, remove locks whose holder is
+          gone and temp files of interrupted writes; links are reported, never removed)`;
 
 export const doctorCommand: Command = {
   name: 'doctor',
@@ -42,6 +45,7 @@ export const doctorCommand: Command = {
       await checkLockMechanism(),
       checkPermissions(ctx.home),
       checkLocks(ctx.home),
+      checkSymlinks(ctx.home),
       ...checkDatabases(ctx.home, sqlite),
       ...(await checkProviderContributions(ctx)),
     ];

@@ -1,5 +1,12 @@
 import fs from 'node:fs';
-import { describeError, exportTableRows, loadHermesConfig, tableExists } from '@hermes-memory/core';
+import path from 'node:path';
+import {
+  describeError,
+  exportTableRows,
+  loadHermesConfig,
+  tableExists,
+  writeFileAtomic,
+} from '@hermes-memory/core';
 import type { Command } from '../command';
 import { type CommandContext, parseCommandArgs } from '../context';
 import { CliError } from '../errors';
@@ -35,14 +42,13 @@ export const exportCommand: Command = {
     const records = await collectExport(ctx, { providers: values.provider ?? [] });
     const text = records.map((r) => JSON.stringify(r)).join('\n') + '\n';
     if (values.out) {
-      const tmp = `${values.out}.tmp-${process.pid}`;
+      // Random temp name, created exclusively (never through a planted link), every byte checked:
+      // a full disk fails here and leaves an earlier export at that path untouched.
+      const out = path.resolve(ctx.io.cwd, values.out);
       try {
-        fs.writeFileSync(tmp, text, { mode: 0o600 });
-        fs.renameSync(tmp, values.out);
+        writeFileAtomic(out, text, { createDirs: false });
       } catch (error) {
-        fs.rmSync(tmp, { force: true });
-        const code = (error as NodeJS.ErrnoException).code;
-        throw new CliError(`Cannot write ${values.out}${code ? ` (${code})` : ''}.`);
+        throw new CliError(error instanceof Error ? error.message : String(error));
       }
       const counts = countRecords(records);
       if (ctx.json) ctx.printJson({ out: values.out, ...counts });
@@ -80,7 +86,7 @@ export async function collectExport(
   const home = ctx.home;
   const records: ExportRecord[] = [{ type: EXPORT_FORMAT, version: EXPORT_VERSION }];
   if (fs.existsSync(homePaths(home).memoriesDir)) {
-    const store = openMemoryStore(home);
+    const store = openMemoryStore(home, { create: false });
     for (const target of ['memory', 'user'] as const) {
       for (const content of store.entries(target)) records.push({ type: 'memory', target, content });
     }

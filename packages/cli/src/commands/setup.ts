@@ -1,5 +1,5 @@
-import fs from 'node:fs';
 import {
+  ensureDir,
   loadHermesConfig,
   providerConfigPaths,
   readProviderConfig,
@@ -173,7 +173,7 @@ async function pickProvider(prompter: Prompter, providers: readonly DiscoveredPr
 }
 
 function ensureHome(home: string): void {
-  fs.mkdirSync(home, { recursive: true, mode: 0o700 });
+  ensureDir(home);
 }
 
 function report(

@@ -70,7 +70,9 @@ export const statusCommand: Command = {
     if (details) provider.details = details;
     const hasMemories = fs.existsSync(homePaths(ctx.home).memoriesDir);
     // Loaded only when there is something to read: a fresh home's status needs no SQLite at all.
-    const store = hasMemories ? (await import('../stores')).openMemoryStore(ctx.home) : undefined;
+    const store = hasMemories
+      ? (await import('../stores')).openMemoryStore(ctx.home, { create: false })
+      : undefined;
     const usage = (['memory', 'user'] as const).map((target) => {
       const u = store?.usage(target) ?? {
         current: 0,

@@ -1,11 +1,14 @@
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
-import os from 'node:os';
 import path from 'node:path';
+import { MEMORY_TEMP_PREFIX, breakAbandonedLock, judgeLock } from '@hermes-memory/builtin';
 import {
   type ProviderCheck,
+  findStaleTempFiles,
   loadHermesConfig,
   privateFilesCheck,
+  removeStaleTempFiles,
+  spillDir,
   sqliteFiles,
   sqliteIntegrityCheck,
 } from '@hermes-memory/core';
@@ -187,11 +190,13 @@ export function checkPermissions(home: string): CheckResult {
 
 /**
  * Lock files left by a crashed writer of the fallback lock (`<file>.lock.excl`, used where flock is
- * unavailable): a JSON lock naming a process on this host that no longer runs, or an orphaned
- * `.break` file; and leftover temp files of an interrupted atomic write. `<file>.lock` itself is the
- * flock sidecar this package shares with the Python agent: it is persistent, may be held by a
- * process we cannot see, and is never reported or removed (deleting it would let two writers lock
- * different files). See docs/decisions/0304.
+ * unavailable) and temp files left by an interrupted write. A fallback lock is judged by the
+ * builtin lock's own rule (`judgeLock`): stale only when its holder pid is gone on this host.
+ * `--fix` decides again at repair time, through the same breaker protocol writers use
+ * (`breakAbandonedLock`), so a lock a writer took since the check is never removed. `<file>.lock`
+ * itself is the flock sidecar shared with the Python agent: persistent, possibly held by a process
+ * we cannot see, never reported or removed (deleting it would let two writers lock different
+ * files). See docs/decisions/0304.
  */
 export function checkLocks(home: string): CheckResult {
   const title = 'Stale lock and temp files';
@@ -202,19 +207,15 @@ export function checkLocks(home: string): CheckResult {
   } catch {
     return { id: 'locks', title, status: 'ok', detail: 'no memories folder yet' };
   }
-  const stale: string[] = [];
+  const locks: Array<{ file: string; token: string }> = [];
   for (const name of names) {
+    if (!name.endsWith('.lock.excl') && !name.endsWith('.lock.excl.break')) continue;
     const file = path.join(dir, name);
-    if (name.endsWith('.lock.excl') || name.endsWith('.lock.excl.break')) {
-      const holder = readLockHolder(file);
-      if (holder && (holder.host === os.hostname() || holder.host === '') && !pidAlive(holder.pid))
-        stale.push(file);
-    } else if (/^\.mem_.*\.tmp$/.test(name)) {
-      try {
-        if (Date.now() - fs.statSync(file).mtimeMs > 60_000) stale.push(file);
-      } catch {}
-    }
+    const seen = judgeLock(file);
+    if (seen.state === 'abandoned') locks.push({ file, token: seen.token });
   }
+  const temps = { prefix: MEMORY_TEMP_PREFIX, olderThanMs: 60_000 };
+  const stale = [...locks.map((l) => l.file), ...findStaleTempFiles(dir, temps)];
   if (stale.length === 0) return { id: 'locks', title, status: 'ok', detail: 'none' };
   return {
     id: 'locks',
@@ -223,28 +224,63 @@ export function checkLocks(home: string): CheckResult {
     detail: `left by a crashed process: ${stale.map((f) => path.relative(home, f)).join(', ')}`,
     fix: `Remove them (no process holds them): rm ${stale.map((f) => JSON.stringify(f)).join(' ')}   (or: hermes-memory doctor --fix)`,
     repair: () => {
-      for (const f of stale) fs.rmSync(f, { force: true });
-      return `removed ${stale.length} stale file(s)`;
+      const removed =
+        locks.filter((l) => breakAbandonedLock(l.file, l.token)).length +
+        removeStaleTempFiles(dir, temps).length;
+      return `removed ${removed} stale file(s)`;
     },
   };
 }
 
-function readLockHolder(file: string): { pid: number; host: string } | null {
+/**
+ * Memory never follows a symbolic link inside HERMES_HOME: a linked memory file, lock, backup,
+ * temp or spill file, config.yaml or .env, or a linked memories / cache folder is refused. Report
+ * each one so the user can replace it; SQLite does follow links to its databases (a warning).
+ */
+export function checkSymlinks(home: string): CheckResult {
+  const title = 'Symbolic links';
+  const p = homePaths(home);
+  const spill = spillDir(home);
+  const refused = [p.config, p.env, p.memoriesDir, path.dirname(spill), spill]
+    .concat(listDir(p.memoriesDir), listDir(spill))
+    .filter(isLink);
+  const followed = [p.stateDb].filter(isLink);
+  if (refused.length === 0 && followed.length === 0)
+    return { id: 'symlinks', title, status: 'ok', detail: 'none inside HERMES_HOME' };
+  const describe = (files: string[]) =>
+    files.map((f) => `${path.relative(home, f)} → ${fs.readlinkSync(f)}`).join(', ');
+  if (refused.length === 0) {
+    return {
+      id: 'symlinks',
+      title,
+      status: 'warn',
+      detail: `databases reached through a link: ${describe(followed)}`,
+      fix: 'Make sure each link points at your own database; SQLite follows it.',
+    };
+  }
+  return {
+    id: 'symlinks',
+    title,
+    status: 'fail',
+    detail: `refused, never followed: ${describe(refused)}${followed.length ? `; databases through a link: ${describe(followed)}` : ''}`,
+    fix: `Replace each link with a regular file or folder ('rm' on a link removes only the link, not its target): ${refused.map((f) => JSON.stringify(f)).join(' ')}`,
+  };
+}
+
+function listDir(dir: string): string[] {
   try {
-    const parsed = JSON.parse(fs.readFileSync(file, 'utf8')) as { pid?: unknown; host?: unknown };
-    if (typeof parsed.pid !== 'number') return null;
-    return { pid: parsed.pid, host: typeof parsed.host === 'string' ? parsed.host : '' };
+    if (!fs.lstatSync(dir).isDirectory()) return [];
+    return fs.readdirSync(dir).map((name) => path.join(dir, name));
   } catch {
-    return null;
+    return [];
   }
 }
 
-function pidAlive(pid: number): boolean {
+function isLink(file: string): boolean {
   try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
+    return fs.lstatSync(file).isSymbolicLink();
+  } catch {
+    return false;
   }
 }
 

@@ -157,7 +157,7 @@ export function checkMemoryFiles(home: string): CheckResult[] {
   if (!fs.existsSync(p.memoriesDir)) return [];
   let store: ReturnType<typeof openMemoryStore>;
   try {
-    store = openMemoryStore(home);
+    store = openMemoryStore(home, { create: false });
   } catch (error) {
     return [
       {

@@ -1,0 +1,231 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { withFileLock } from '@hermes-memory/builtin';
+import { runUnderWriteLimit, type WriteLimitKind } from '@hermes-memory/testkit';
+import { spawn } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
+import { runCli } from '../dist/index.js';
+import { checkLocks } from '../src/doctor/checks';
+import { expectOneLineError, run, useTempHomes } from './helpers';
+
+// §12 (red team): doctor --fix removed a lock a live writer held; read-only commands created files
+// in a fresh home; --home "" meant ~/.hermes and --home /proc/self spun forever; export --out wrote
+// through a link planted at its predictable temp name and lost data on a full disk; import failed
+// with "database is locked" while an agent was writing.
+
+const home = useTempHomes();
+const script = (name: string) => path.resolve(__dirname, 'scripts', name);
+
+function outside(): { dir: string; file: string } {
+  const dir = home();
+  const file = path.join(dir, 'precious.txt');
+  fs.writeFileSync(file, 'not memory');
+  return { dir, file };
+}
+
+/** runCli in this process (so the test knows its pid), collecting output. */
+async function cliInProcess(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  let stdout = '';
+  let stderr = '';
+  const code = await runCli(args, {
+    stdout: (t) => {
+      stdout += t;
+    },
+    stderr: (t) => {
+      stderr += t;
+    },
+    env: {},
+    stdoutIsTTY: false,
+    stderrIsTTY: false,
+    stdinIsTTY: false,
+    cwd: process.cwd(),
+  });
+  return { code, stdout, stderr };
+}
+
+describe('doctor and locks (§12)', () => {
+  it('--fix never removes a fallback lock that a live writer took after the check', async () => {
+    const h = home();
+    const dir = path.join(h, 'memories');
+    fs.mkdirSync(dir);
+    const lock = path.join(dir, 'MEMORY.md.lock.excl');
+    fs.writeFileSync(
+      lock,
+      JSON.stringify({ pid: 2 ** 22 + 12345, host: os.hostname(), ts: 0, token: 'gone' }),
+    );
+    const check = checkLocks(h);
+    expect(check.status).toBe('fail');
+    expect(check.detail).toContain('MEMORY.md.lock.excl');
+    // A writer breaks the abandoned lock and takes it (a live pid, a new token); doctor's repair
+    // runs while it is inside and must leave it.
+    const taken = JSON.stringify({ pid: process.pid, host: os.hostname(), ts: Date.now(), token: 'live' });
+    fs.rmSync(lock);
+    fs.writeFileSync(lock, taken);
+    expect(check.repair!()).toBe('removed 0 stale file(s)');
+    expect(fs.readFileSync(lock, 'utf8')).toBe(taken);
+  });
+
+  it('--fix leaves the flock sidecar alone while a writer holds it', async () => {
+    const h = home();
+    expect(run(h, ['memory', 'add', 'A note']).code).toBe(0);
+    const lock = path.join(h, 'memories', 'MEMORY.md.lock');
+    await withFileLock(lock, () => {
+      const fixed = run(h, ['doctor', '--fix']);
+      expect(fixed.code).toBe(0);
+      expect(fs.existsSync(lock)).toBe(true);
+    });
+    expect(fs.existsSync(lock)).toBe(true); // persistent, as the Python agent's
+  });
+
+  it('reports symbolic links it refuses, and --fix leaves them (and their targets) alone', () => {
+    const h = home();
+    const { file } = outside();
+    expect(run(h, ['memory', 'add', 'A note']).code).toBe(0);
+    fs.symlinkSync(file, path.join(h, 'memories', 'USER.md'));
+    fs.symlinkSync(file, path.join(h, 'memories', 'MEMORY.md.bak.1767261600'));
+    const r = run(h, ['doctor', '--json']);
+    expect(r.code).toBe(1);
+    const check = JSON.parse(r.stdout).checks.find((c: { id: string }) => c.id === 'symlinks');
+    expect(check.status).toBe('fail');
+    expect(check.detail).toContain(`memories/USER.md → ${file}`);
+    expect(check.detail).toContain('memories/MEMORY.md.bak.1767261600');
+    expect(check.fix).toMatch(/removes only the link/);
+    expect(run(h, ['doctor', '--fix']).code).toBe(1);
+    expect(fs.lstatSync(path.join(h, 'memories', 'USER.md')).isSymbolicLink()).toBe(true);
+    expect(fs.readFileSync(file, 'utf8')).toBe('not memory');
+  });
+});
+
+describe('homes (§12)', () => {
+  it('read-only commands create nothing in a fresh home', () => {
+    const fresh = path.join(home(), 'not-yet');
+    for (const args of [
+      ['memory', 'list'],
+      ['memory', 'pending'],
+      ['status'],
+      ['sessions', 'list'],
+      ['sessions', 'search', 'tuesdays'],
+      ['facts', 'list'],
+      ['facts', 'search', 'tuesdays'],
+      ['export'],
+      ['doctor'],
+    ]) {
+      const r = run(fresh, args);
+      expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(0);
+      expect(fs.existsSync(fresh), args.join(' ')).toBe(false);
+    }
+    const empty = home();
+    for (const args of [['memory', 'list'], ['status'], ['sessions', 'list'], ['export']]) run(empty, args);
+    expect(fs.readdirSync(empty)).toEqual([]);
+  });
+
+  it('--home "" is an error, not ~/.hermes; --home /proc/self fails at once instead of spinning', () => {
+    for (const args of [
+      ['--home', '', 'memory', 'list'],
+      ['--home=', 'status'],
+      ['--home', '  ', 'status'],
+    ]) {
+      const r = run(home(), args); // run() passes its own --home first; the later one wins
+      expectOneLineError(r);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toMatch(/--home' needs a directory/);
+    }
+    if (process.platform !== 'linux') return;
+    const add = run('/proc/self', ['memory', 'add', 'x']);
+    expectOneLineError(add);
+    expect(add.stderr).toMatch(/Could not create the folder \/proc\/self\/memories/);
+    expect(run('/proc/self', ['memory', 'list']).code).toBe(0);
+  });
+});
+
+describe('export --out (§12)', () => {
+  it('never writes through a link planted at the old predictable temp name, nor through a linked target', async () => {
+    const h = home();
+    expect(run(h, ['memory', 'add', 'Deploys on Tuesdays']).code).toBe(0);
+    const { dir, file } = outside();
+    const out = path.join(dir, 'export.jsonl');
+    fs.symlinkSync(file, `${out}.tmp-${process.pid}`);
+    const r = await cliInProcess(['--home', h, 'export', '--out', out]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(fs.readFileSync(file, 'utf8')).toBe('not memory');
+    expect(fs.readFileSync(out, 'utf8')).toContain('Deploys on Tuesdays');
+    expect(fs.statSync(out).mode & 0o777).toBe(0o600);
+    const linked = path.join(dir, 'linked.jsonl');
+    fs.symlinkSync(file, linked);
+    const refused = run(h, ['export', '--out', linked]);
+    expectOneLineError(refused);
+    expect(refused.stderr).toMatch(/symbolic link/);
+    expect(fs.readFileSync(file, 'utf8')).toBe('not memory');
+  });
+
+  it.each<WriteLimitKind>(['full-disk', 'file-size'])(
+    'fails cleanly under %s and keeps the earlier export',
+    {
+      timeout: 60_000,
+    },
+    async (kind) => {
+      const run = await runUnderWriteLimit(kind, {
+        script: script('limited-export.mjs'),
+        // The export is ~90 KB. Reading state.db needs SQLite's 32 KiB shared-memory file, so a
+        // filled tmpfs keeps 64 KiB free and the file-size limit is 48 KiB: room to read, not to export.
+        bytes: kind === 'full-disk' ? 8 * 1024 * 1024 : 48 * 1024,
+        slackBytes: 64 * 1024,
+      });
+      if (run.fellBackFrom) console.warn(`no tmpfs here: ${kind} ran under a ${run.kind} limit instead`);
+      const { act, check } = run.phases;
+      expect(act, run.stderr).toBeDefined();
+      expect(act!.code).toBe(1);
+      expect(String(act!.stderr)).toMatch(
+        run.kind === 'full-disk' ? /ENOSPC|SHORT_WRITE/ : /EFBIG|SHORT_WRITE/,
+      );
+      expect(String(act!.stderr)).toMatch(/the file on disk is unchanged/);
+      expect(check).toMatchObject({ intact: true, leftovers: [] });
+    },
+  );
+});
+
+describe('import under concurrent agent writes (§12)', () => {
+  it('waits for an agent holding the write lock longer than the busy timeout instead of "database is locked"', {
+    timeout: 90_000,
+  }, async () => {
+    const a = home();
+    expect(run(a, ['memory', 'add', 'Deploys on Tuesdays']).code).toBe(0);
+    // A session row, so the export has state.db rows to import.
+    const { SessionStore } = await import('@hermes-memory/builtin');
+    const s = new SessionStore({ hermesHome: a });
+    s.createSession('20260101_100000_aaaaaa', { source: 'cli' });
+    s.appendMessage('20260101_100000_aaaaaa', { role: 'user', content: 'hello' });
+    s.close();
+    const exported = path.join(a, 'export.jsonl');
+    expect(run(a, ['export', '--out', exported]).code).toBe(0);
+    const b = home();
+    new SessionStore({ hermesHome: b }).close();
+    // An "agent" holds state.db's write lock for 6.5 s, past SQLite's 5 s busy timeout.
+    const holder = spawn(process.execPath, [script('hold-db-lock.mjs'), path.join(b, 'state.db'), '6500'], {
+      cwd: path.resolve(__dirname, '..'),
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    await new Promise<void>((resolve, reject) => {
+      holder.stdout!.once('data', () => resolve());
+      holder.once('exit', (code) => reject(new Error(`holder exited ${code}`)));
+    });
+    const r = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
+      const child = spawn(
+        process.execPath,
+        [path.resolve(__dirname, '../dist/bin.js'), '--home', b, 'import', exported],
+        {
+          stdio: ['ignore', 'ignore', 'pipe'],
+        },
+      );
+      let stderr = '';
+      child.stderr!.on('data', (d) => {
+        stderr += String(d);
+      });
+      child.once('exit', (code) => resolve({ code, stderr }));
+    });
+    expect(r.stderr).not.toMatch(/locked/);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(run(b, ['sessions', 'list', '--json']).stdout).sessions).toHaveLength(1);
+  });
+});
