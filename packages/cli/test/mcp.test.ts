@@ -2,6 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { spawn } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BIN, run, tempHome } from './helpers';
 
@@ -63,5 +65,64 @@ describe('hermes-memory mcp (stdio, built binary)', () => {
     } finally {
       await client.close();
     }
+  });
+});
+
+describe('hermes-memory mcp --http (built binary)', () => {
+  it('prints a per-start bearer token and refuses requests without it (§12)', async () => {
+    const home = tempHome();
+    homes.push(home);
+    const child = spawn(process.execPath, [BIN, 'mcp', '--home', home, '--http', '0'], {
+      env: { PATH: process.env.PATH ?? '', NO_COLOR: '1' },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    try {
+      const { url, token } = await new Promise<{ url: string; token: string }>((resolve, reject) => {
+        let stderr = '';
+        child.stderr!.on('data', (d) => {
+          stderr += String(d);
+          const url = /server on (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(stderr)?.[1];
+          const token = /Authorization: Bearer (\S+)/.exec(stderr)?.[1];
+          if (url && token) resolve({ url, token });
+        });
+        child.once('exit', (code) => reject(new Error(`mcp exited ${code}: ${stderr}`)));
+      });
+      const anonymous = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: '{}',
+      });
+      expect(anonymous.status).toBe(401);
+      const client = new Client({ name: 'test', version: '1.0.0' });
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(url), {
+          requestInit: { headers: { authorization: `Bearer ${token}` } },
+        }),
+      );
+      try {
+        const added = await client.callTool({
+          name: 'memory',
+          arguments: { action: 'add', target: 'memory', content: 'Added over HTTP' },
+        });
+        expect(added.isError).toBe(false);
+        expect(fs.readFileSync(path.join(home, 'memories', 'MEMORY.md'), 'utf8')).toBe('Added over HTTP');
+      } finally {
+        await client.close();
+      }
+    } finally {
+      child.kill('SIGTERM');
+      await new Promise((resolve) => child.once('exit', resolve));
+    }
+  });
+
+  it('takes the token from --token or HERMES_MEMORY_MCP_TOKEN, and refuses a short one', () => {
+    const home = tempHome();
+    homes.push(home);
+    const short = run(home, ['mcp', '--http', '0', '--token', 'short']);
+    expect(short.code).toBe(2);
+    expect(short.stderr).toMatch(/at least 16 characters/);
+    const stdio = run(home, ['mcp', '--token', 'a-long-enough-token']);
+    expect(stdio.code).toBe(2);
+    expect(stdio.stderr).toMatch(/only applies to --http/);
   });
 });

@@ -1,6 +1,7 @@
 /**
  * @hermes-memory/mcp — expose Hermes memory to any MCP client: the active providers' tools as MCP
- * tools and the frozen memory snapshot as a resource, over stdio or streamable HTTP on loopback.
+ * tools and the frozen memory snapshot as a resource, over stdio or streamable HTTP on loopback
+ * (bearer token, Origin and Host checks, body cap, fair bounded work, expiring sessions).
  */
 export {
   createMemoryMcpServer,
@@ -9,4 +10,10 @@ export {
   SNAPSHOT_URI,
   SYSTEM_PROMPT_URI,
 } from './server';
-export { type HttpMcpHandle, serveHttp, serveStdio } from './transports';
+export {
+  HTTP_DEFAULTS,
+  type HttpMcpHandle,
+  type HttpMcpOptions,
+  serveHttp,
+} from './http/serve-http';
+export { serveStdio } from './stdio';

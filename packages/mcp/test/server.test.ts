@@ -64,7 +64,11 @@ describe('createMemoryMcpServer', () => {
     cleanups.push(() => handle.close());
     expect(handle.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
     const client = new Client({ name: 't', version: '1' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(handle.url)));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(handle.url), {
+        requestInit: { headers: { authorization: `Bearer ${handle.token}` } },
+      }),
+    );
     cleanups.push(() => client.close());
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name)).toContain('memory');
