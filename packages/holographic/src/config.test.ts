@@ -3,6 +3,7 @@ import path from 'node:path';
 import {
   type InitContext,
   MemoryManager,
+  SettingsError,
   getConfigValue,
   loadHermesConfig,
   readProviderConfig,
@@ -205,8 +206,9 @@ describe('a Python-style config.yaml (test/fixtures/python-home)', () => {
 describe('db_path_template', () => {
   it('sanitises placeholder values', () => {
     expect(sanitizePathPart('a/b:c')).toBe('a-b-c');
-    expect(sanitizePathPart('../../etc')).toBe('--etc');
     expect(sanitizePathPart(undefined)).toBe('default');
+    expect(sanitizePathPart('')).toBe('default');
+    expect(sanitizePathPart('John Smith')).toBe('John Smith');
     expect(
       expandDbPathTemplate('holographic/{profile}/{platform}/{chat}-{user}.db', '/h', {
         profile: 'personal',
@@ -215,6 +217,32 @@ describe('db_path_template', () => {
         user: 'user:42',
       }),
     ).toBe('/h/holographic/personal/telegram/dm-123-user-42.db');
+  });
+
+  it('refuses ids the mapping would merge with another (§12 red team: "..", " ", "\\n" all became default; a\\0b became ab)', () => {
+    for (const bad of [
+      '..',
+      ' ',
+      '\n',
+      'a\0b',
+      '.',
+      '../../etc',
+      'a..b',
+      ' dm:1',
+      'dm:1 ',
+      'tab\there',
+      '\x7f',
+    ]) {
+      expect(() => sanitizePathPart(bad, 'chat'), JSON.stringify(bad)).toThrow(SettingsError);
+    }
+    expect(() =>
+      expandDbPathTemplate('holographic/{platform}/{chat}.db', '/h', { platform: 'telegram', chat: 'a\0b' }),
+    ).toThrow(/the \{chat\} value "a\\u0000b" cannot name a database file/);
+    // Distinct ordinary ids keep distinct files.
+    const files = ['dm:1', 'dm:2', 'group 9', 'Ünïcödé', '-1001234'].map((chat) =>
+      expandDbPathTemplate('{chat}.db', '/h', { chat }),
+    );
+    expect(new Set(files).size).toBe(files.length);
   });
 
   it('gives a DM and a group chat separate databases; without a template db_path is unchanged', async () => {

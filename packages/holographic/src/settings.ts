@@ -137,14 +137,23 @@ export interface DbPathPlaceholders {
   user?: string;
 }
 
-/** One placeholder value made path-safe: "/" and ":" become "-", ".." is removed. */
-export function sanitizePathPart(value: string | undefined): string {
-  const cleaned = (value ?? '')
-    .replace(/[/\\:]/g, '-')
-    .replaceAll('..', '')
-    .replace(/[\0-\x1f]/g, '')
-    .trim();
-  return cleaned || 'default';
+/**
+ * One placeholder value made path-safe as the reference does ("/", "\\" and ":" become "-"; a
+ * missing value is `default`), so a Python-created `dm-123.db` is found again. Values that mapping
+ * would merge with another id are refused with a SettingsError instead of silently sharing one
+ * database between two chats: control characters (newline, NUL), "..", ".", and leading, trailing
+ * or only whitespace.
+ */
+export function sanitizePathPart(value: string | undefined, placeholder = 'value'): string {
+  if (value === undefined || value === '') return 'default';
+  if (/[\0-\x1f\x7f]/.test(value) || value.includes('..') || value.trim() !== value || value === '.') {
+    throw new SettingsError(
+      'db_path_template',
+      `holographic: the {${placeholder}} value ${JSON.stringify(value)} cannot name a database file in db_path_template ` +
+        '(control characters, "..", "." or surrounding spaces would make it share a file with another id).',
+    );
+  }
+  return value.replace(/[/\\:]/g, '-');
 }
 
 /** Expand a `db_path_template`; relative results are placed under `hermesHome`. */
@@ -154,7 +163,7 @@ export function expandDbPathTemplate(
   values: DbPathPlaceholders,
 ): string {
   const filled = template.replace(/\{(profile|platform|chat|user)\}/g, (_, key: keyof DbPathPlaceholders) =>
-    sanitizePathPart(values[key]),
+    sanitizePathPart(values[key], key),
   );
   const expanded = filled.replace(HERMES_HOME_VAR, () => hermesHome);
   if (expanded === '~' || expanded.startsWith('~/') || path.isAbsolute(expanded))
