@@ -5,6 +5,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { ensureDir } from '@hermes-memory/core';
 import Database from 'better-sqlite3';
 import { REFERENCE_SCHEMA, SIDE_INDEX_VERSION, SIDE_SCHEMA } from './schema';
 
@@ -33,7 +34,7 @@ function resolveKey(dbPath: string): string {
 
 /** Open (or join) the shared connection for a database file, creating parents and the file (0600). */
 export function acquireConnection(dbPath: string): SharedConnection {
-  fs.mkdirSync(path.dirname(path.resolve(dbPath)), { recursive: true });
+  ensureDir(path.dirname(path.resolve(dbPath)));
   if (!fs.existsSync(dbPath)) {
     fs.closeSync(fs.openSync(dbPath, 'a', 0o600));
   }

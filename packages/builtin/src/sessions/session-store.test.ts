@@ -225,3 +225,15 @@ describe('windows around messages', () => {
     s.close();
   });
 });
+
+describe('an impossible home (§12 red team)', () => {
+  it.runIf(process.platform === 'linux')(
+    'fails at once with a clear error instead of spinning in mkdir',
+    () => {
+      // Node's recursive mkdirSync loops forever under /proc/self; the store uses core's ensureDir.
+      expect(() => new SessionStore({ hermesHome: '/proc/self/hermes' })).toThrow(
+        /Could not create the folder \/proc\/self\/hermes/,
+      );
+    },
+  );
+});

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { ChatMessage, Logger } from '@hermes-memory/core';
-import { NotReadyError, retryWhileBusy, silentLogger } from '@hermes-memory/core';
+import { NotReadyError, ensureDir, retryWhileBusy, silentLogger } from '@hermes-memory/core';
 import Database from 'better-sqlite3';
 import {
   QUERY_STOPWORDS,
@@ -154,7 +154,7 @@ export class SessionStore {
         timeout: options.busyTimeoutMs ?? 1000,
       });
     } else {
-      fs.mkdirSync(path.dirname(this.dbPath), { recursive: true, mode: 0o700 });
+      ensureDir(path.dirname(this.dbPath));
       if (!fs.existsSync(this.dbPath)) fs.closeSync(fs.openSync(this.dbPath, 'a', 0o600));
       try {
         fs.chmodSync(this.dbPath, 0o600);

@@ -1,7 +1,7 @@
-import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, openSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, resolve } from 'node:path';
-import { SettingsError } from '@hermes-memory/core';
+import { SettingsError, ensureDir } from '@hermes-memory/core';
 import type { CacheEntry, EmbeddingCache } from './types';
 
 /** The slice of better-sqlite3 this cache uses (kept local so the optional peer's types stay optional). */
@@ -91,7 +91,7 @@ export class SqliteEmbeddingCache implements EmbeddingCache {
     const memory = options.path === ':memory:';
     this.path = memory ? options.path : resolve(options.path);
     if (!memory && !existsSync(this.path)) {
-      mkdirSync(dirname(this.path), { recursive: true, mode: 0o700 });
+      ensureDir(dirname(this.path));
       closeSync(openSync(this.path, 'a', 0o600));
       chmodSync(this.path, 0o600); // the umask may have widened nothing, but make it explicit
     }
