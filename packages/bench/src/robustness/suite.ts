@@ -3,6 +3,12 @@ import type { SuiteContext, SuiteResult } from '../report/suite';
 import { benchFaultServer, FAULT_KINDS, type FaultOutcome, runFaultScenario } from './faults';
 import { type FuzzResult, runToolFuzz } from './fuzz';
 import {
+  type LimitedDiskData,
+  limitedDiskHeadline,
+  renderLimitedDisk,
+  runLimitedDiskRuns,
+} from './limited-disk';
+import {
   type ConcurrencyResult,
   type KillCycleResult,
   runConcurrentWriters,
@@ -16,6 +22,7 @@ export interface RobustnessData {
   killCycles: KillCycleResult[];
   fuzz: FuzzResult;
   faults: FaultOutcome[];
+  limitedDisk?: LimitedDiskData;
   unavailable: Array<{ part: string; reason: string }>;
 }
 
@@ -43,6 +50,8 @@ export async function runRobustnessSuite(ctx: SuiteContext): Promise<SuiteResult
       data.unavailable.push({ part: kind, reason: err instanceof Error ? err.message : String(err) });
     }
   }
+
+  data.limitedDisk = await runLimitedDiskRuns(ctx.full, ctx.log);
 
   ctx.log(`robustness: fuzzing tools (${fuzzRuns} runs per tool)`);
   data.fuzz = await runToolFuzz(fuzzRuns);
@@ -151,6 +160,7 @@ function renderRobustness(d: RobustnessData): string {
       ]),
     ),
     '',
+    ...(d.limitedDisk ? renderLimitedDisk(d.limitedDisk) : []),
     '### Malformed and hostile tool arguments (crashes: must be 0)',
     '',
     'fast-check generates schema-shaped objects with hostile values (huge strings, invisible Unicode, FTS5 operators, ' +
@@ -214,6 +224,7 @@ function robustnessHeadline(d: RobustnessData): string[] {
       `SIGKILL during writes: ${sum(d.killCycles, (k) => k.recovered)} / ${sum(d.killCycles, (k) => k.cycles)} states recovered intact.`,
     );
   }
+  if (d.limitedDisk) out.push(...limitedDiskHeadline(d.limitedDisk));
   if (d.fuzz.tools.length > 0) {
     out.push(
       `Hostile tool arguments: ${sum(d.fuzz.tools, (t) => t.runs).toLocaleString('en-US')} calls over ${d.fuzz.tools.length} tools, ${sum(d.fuzz.tools, (t) => t.crashes)} crashes.`,

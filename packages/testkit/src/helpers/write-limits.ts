@@ -35,6 +35,10 @@ export interface WriteLimitOptions {
    */
   script: string;
   args?: readonly string[];
+  /** Node options before the script, e.g. `['--import', 'tsx']` for a TypeScript script. */
+  nodeArgs?: readonly string[];
+  /** Working folder of the script (default: this process's). */
+  cwd?: string;
   /** Size of the tmpfs, or the file-size limit (rounded up to 512-byte blocks). */
   bytes: number;
   /** full-disk: bytes left free after filling the disk (default 4096), so the write gets part of its data in. */
@@ -107,7 +111,13 @@ export async function runUnderWriteLimit(
   const mount = kind === 'full-disk' ? tmpfsMountPrefix() : null;
   const applied: WriteLimitKind = mount ? 'full-disk' : 'file-size';
   const phase = (name: string) =>
-    shellQuote([process.execPath, options.script, name, ...(options.args ?? [])]);
+    shellQuote([
+      process.execPath,
+      ...(options.nodeArgs ?? []),
+      options.script,
+      name,
+      ...(options.args ?? []),
+    ]);
   const limited = mount
     ? `${shellQuote([process.execPath, '-e', FILL_DISK, dir, String(options.slackBytes ?? 4096)])} && ${phase('act')}`
     : `(ulimit -f ${Math.ceil(options.bytes / 512)} && exec ${phase('act')})`;
@@ -125,7 +135,11 @@ export async function runUnderWriteLimit(
       stdout: string;
       stderr: string;
     }>((resolve, reject) => {
-      const child = spawn(command[0]!, command.slice(1), { env, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(command[0]!, command.slice(1), {
+        env,
+        stdio: ['ignore', 'pipe', 'pipe'],
+        ...(options.cwd ? { cwd: options.cwd } : {}),
+      });
       let out = '';
       let err = '';
       child.stdout.on('data', (d) => {
