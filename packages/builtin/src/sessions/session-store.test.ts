@@ -237,3 +237,32 @@ describe('an impossible home (§12 red team)', () => {
     },
   );
 });
+
+describe('opening under concurrent agent writes (§12 red team)', () => {
+  it('waits for a writer holding the lock past the busy timeout while it back-fills a Python home', {
+    timeout: 60_000,
+  }, async () => {
+    const home = tempHome();
+    // A Python-created state.db has no stemmed index: the first open here back-fills it (a write).
+    new SessionStore({ hermesHome: home, stemmedIndex: false }).close();
+    const { spawn } = await import('node:child_process');
+    const holder = spawn(
+      process.execPath,
+      [path.resolve(__dirname, '../../test/fixtures/hold-db-lock.mjs'), path.join(home, 'state.db'), '2500'],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    const exited = new Promise((resolve) => holder.once('exit', resolve));
+    await new Promise<void>((resolve, reject) => {
+      holder.stdout!.once('data', () => resolve());
+      holder.once('exit', (code) => reject(new Error(`holder exited ${code}`)));
+    });
+    const store = new SessionStore({ hermesHome: home }); // 1 s busy timeout < 2.5 s hold
+    try {
+      store.createSession('s1', { source: 'cli' });
+      expect(store.getSession('s1')).not.toBeNull();
+    } finally {
+      store.close();
+    }
+    await exited;
+  });
+});

@@ -62,6 +62,8 @@ export interface SessionStoreOptions {
 }
 
 const WRITE_MAX_RETRIES = 15;
+/** Opening waits as long as a write would: 15 × (1 s busy timeout + 20–150 ms). */
+const OPEN_RETRY = { timeoutMs: 16_000 };
 const CHECKPOINT_EVERY = 50;
 export const MAX_TITLE_LENGTH = 100;
 
@@ -160,9 +162,14 @@ export class SessionStore {
         fs.chmodSync(this.dbPath, 0o600);
       } catch {}
       this.db = new Database(this.dbPath, { timeout: options.busyTimeoutMs ?? 1000 });
-      this.db.pragma('journal_mode = WAL');
-      this.db.pragma('foreign_keys = ON');
-      this.initSchema(options.stemmedIndex !== false);
+      // Switching to WAL and creating or migrating the schema (a Python home's first open back-fills
+      // the stemmed index) take the write lock: wait out an agent's writes like every write does.
+      // Each step is idempotent, so a busy one simply runs again.
+      retryWhileBusy(() => {
+        this.db.pragma('journal_mode = WAL');
+        this.db.pragma('foreign_keys = ON');
+        this.initSchema(options.stemmedIndex !== false);
+      }, OPEN_RETRY);
     }
     if (this.tableExists(STEMMED_FTS_TABLE)) this.relaxedTable = STEMMED_FTS_TABLE;
     this.stmts = {
