@@ -82,7 +82,7 @@ export async function migrateMemoryFiles(ctx: MigrationContext): Promise<string[
     // Re-read before writing so a concurrent migration's entries are kept.
     const ledger = readLedger(ledgerPath);
     ledger.uploaded[key] = ctx.now().toISOString();
-    writeFileAtomic(ledgerPath, `${JSON.stringify(ledger, null, 2)}\n`, 0o600);
+    writeFileAtomic(ledgerPath, `${JSON.stringify(ledger, null, 2)}\n`, { mode: 0o600 });
     done.push(source.uploadAs);
   }
   return done;
