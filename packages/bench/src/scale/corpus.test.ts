@@ -1,10 +1,21 @@
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { buildScaleCorpus, mulberry32 } from './corpus';
 
+// A committed LoCoMo-shaped fixture: tests never read ../shared (a clone from GitHub has none).
+const tiny = path.join(
+  path.dirname(fileURLToPath(import.meta.url)),
+  '..',
+  'locomo',
+  '__fixtures__',
+  'tiny.json',
+);
+
 describe('scale corpus', () => {
   it('is deterministic and shaped like LoCoMo turns', () => {
-    const a = buildScaleCorpus(250, 20);
-    const b = buildScaleCorpus(250, 20);
+    const a = buildScaleCorpus(250, 20, 7, tiny);
+    const b = buildScaleCorpus(250, 20, 7, tiny);
     expect(a).toEqual(b);
     expect(a.docs).toHaveLength(250);
     expect(a.queries).toHaveLength(20);

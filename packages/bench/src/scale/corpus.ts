@@ -22,10 +22,16 @@ export interface ScaleCorpus {
 /**
  * N synthetic memories with real conversational vocabulary: each is a speaker plus two sentences
  * drawn (seeded) from the LoCoMo turns, so term statistics look like chat, not random words.
- * Queries are LoCoMo questions, also drawn seeded.
+ * Queries are LoCoMo questions, also drawn seeded. `source` is the LoCoMo file (the benchmark data
+ * in ../shared by default; tests pass a committed fixture).
  */
-export function buildScaleCorpus(n: number, queryCount = 200, seed = 7): ScaleCorpus {
-  const convs = loadLocomo(sharedPath(...LOCOMO_FILE_REL));
+export function buildScaleCorpus(
+  n: number,
+  queryCount = 200,
+  seed = 7,
+  source: string = sharedPath(...LOCOMO_FILE_REL),
+): ScaleCorpus {
+  const convs = loadLocomo(source);
   const sentences: Array<{ speaker: string; text: string }> = [];
   for (const c of convs) {
     for (const t of c.turns) {
