@@ -20,6 +20,8 @@ import {
   MemoryProvider,
   type MemoryTarget,
   type MemoryWriteAction,
+  neutralizeMemoryText,
+  neutralizeToolResult,
   type PrefetchOptions,
   type ProbeResult,
   type ProviderFactoryContext,
@@ -44,6 +46,7 @@ import { isConfigured } from './config/resolve';
 import { HONCHO_CONFIG_SCHEMA, saveHonchoConfig } from './config/setup';
 import type { HonchoConfig, ObservationFlags, RecallMode } from './config/types';
 import type { JsonObject } from './config/values';
+import { guardWrite } from './guard';
 import { resolveAiPeerId, resolveUserPeer } from './identity/peers';
 import { gitRepoName, resolveSessionName, sessionIdOf } from './identity/session-name';
 import { formatBaseContext } from './recall/base-context';
@@ -332,7 +335,7 @@ export class HonchoProvider extends MemoryProvider {
 
   private async migrate(backend: HonchoBackend, sessionKey: string): Promise<void> {
     try {
-      const uploaded = await migrateMemoryFiles({
+      const { uploaded, refused } = await migrateMemoryFiles({
         hermesHome: this.hermesHome,
         workspaceId: backend.workspaceId,
         userPeerId: this.userPeerId,
@@ -342,6 +345,8 @@ export class HonchoProvider extends MemoryProvider {
           backend.uploadText(sessionKey, peer, name, text, metadata, this.lifetime.signal),
       });
       if (uploaded.length > 0) this.logger.info(`Honcho: migrated ${uploaded.join(', ')} to Honcho.`);
+      for (const { file, error } of refused)
+        this.logger.warn(`Honcho: ${file} was not migrated (fix it and it goes up next session): ${error}`);
     } catch (error) {
       this.logger.warn(
         `Honcho: memory-file migration failed (retried at the next session): ${describe(error)}`,
@@ -435,9 +440,7 @@ export class HonchoProvider extends MemoryProvider {
       trivial,
       ...(options?.signal ? { signal: options.signal } : {}),
     });
-    const parts = [served.base, served.dialectic].filter((part) => part.trim() !== '');
-    let text = parts.join('\n\n');
-    if (this.config.contextTokens !== undefined) text = truncateToChars(text, this.config.contextTokens * 4);
+    const text = this.recallText(served.base, served.dialectic);
     this.lastRecall = text ? { providerLabel: 'Honcho', count: 0 } : null;
     if (this.config.logging) {
       logInjection(
@@ -482,9 +485,7 @@ export class HonchoProvider extends MemoryProvider {
         this.runDialectic(query, { cold: false, signal: controller.signal, lead: query }),
       ]);
       if (epoch !== this.sessionEpoch || controller.signal.aborted) return '';
-      let text = [base, dialectic].filter((part) => part.trim() !== '').join('\n\n');
-      if (this.config.contextTokens !== undefined)
-        text = truncateToChars(text, this.config.contextTokens * 4);
+      const text = this.recallText(base, dialectic);
       this.lastRecall = text ? { providerLabel: 'Honcho', count: 0 } : null;
       return text;
     } catch (error) {
@@ -495,6 +496,17 @@ export class HonchoProvider extends MemoryProvider {
       signal?.removeEventListener('abort', forward);
       this.syncBusy = false;
     }
+  }
+
+  /**
+   * The injected text: both layers, within `contextTokens`, and with fence markup escaped — Honcho
+   * derives representations, cards and answers from whatever reached it (other clients, the
+   * Python agent, older versions), so nothing it returns may open, close or imitate the fence.
+   */
+  private recallText(base: string, dialectic: string): string {
+    let text = [base, dialectic].filter((part) => part.trim() !== '').join('\n\n');
+    if (this.config.contextTokens !== undefined) text = truncateToChars(text, this.config.contextTokens * 4);
+    return neutralizeMemoryText(text);
   }
 
   override queuePrefetch(query: string, _options?: PrefetchOptions): void {
@@ -521,14 +533,21 @@ export class HonchoProvider extends MemoryProvider {
     if (this.recallMode === 'tools' && !this.ready) return;
     if (!this.ready) this.startInit().catch(() => undefined);
     const limit = this.config.messageMaxChars;
+    const user = sanitizeContext(userContent).trim();
+    const assistant = sanitizeContext(assistantContent).trim();
+    // Honcho derives what it recalls from the messages: a turn the write scanner blocks is not sent.
+    const scan = guardWrite(`User: ${user}\nAssistant: ${assistant}`);
+    if (!scan.ok) {
+      this.logger.warn(`Honcho: the turn was not saved: ${scan.error}`);
+      return;
+    }
     const messages: OutgoingMessage[] = [];
-    for (const [peerId, raw] of [
-      [this.userPeerId, userContent],
-      [this.aiPeerId, assistantContent],
+    for (const [peerId, text] of [
+      [this.userPeerId, user],
+      [this.aiPeerId, assistant],
     ] as const) {
-      const text = sanitizeContext(raw).trim();
       if (!text) continue;
-      for (const content of chunkMessage(text, limit))
+      for (const content of chunkMessage(neutralizeMemoryText(text), limit))
         messages.push({ sessionId: this.sessionKey, peerId, content });
     }
     try {
@@ -553,7 +572,8 @@ export class HonchoProvider extends MemoryProvider {
         return toolResult({ error: `Honcho could not be initialized: ${describe(error)}` });
       }
     }
-    return runHonchoTool(toolName, args, {
+    // Results quote what Honcho holds: nothing in them may open, close or imitate the recall fence.
+    const result = await runHonchoTool(toolName, args, {
       backend: this.backend,
       sessionId: this.sessionKey,
       userPeerId: this.userPeerId,
@@ -565,6 +585,7 @@ export class HonchoProvider extends MemoryProvider {
       signal: options?.signal,
       onReasoning: () => this.recall?.noteExplicitDialectic(),
     });
+    return neutralizeToolResult(result);
   }
 
   /**
@@ -574,6 +595,12 @@ export class HonchoProvider extends MemoryProvider {
    */
   override onMemoryWrite(action: MemoryWriteAction, target: MemoryTarget, content: string): void {
     if (!this.active || !this.writable || action !== 'add' || target !== 'user' || !content.trim()) return;
+    // The builtin store scans its own writes, but a host may mirror text from anywhere.
+    const guarded = guardWrite(content.trim());
+    if (!guarded.ok) {
+      this.logger.warn(`Honcho: the USER.md entry was not mirrored as a conclusion: ${guarded.error}`);
+      return;
+    }
     const backend = this.backend!;
     this.background.push(async () => {
       await this.whenReady(this.lifetime.signal);
@@ -581,7 +608,7 @@ export class HonchoProvider extends MemoryProvider {
       await backend.createConclusion(
         this.observerOf(user),
         user,
-        content.trim(),
+        guarded.text,
         this.sessionKey,
         this.lifetime.signal,
       );

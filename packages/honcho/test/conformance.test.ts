@@ -9,49 +9,38 @@ import { API_KEY } from './harness';
 const fake = await startFakeHoncho({ apiKey: API_KEY });
 afterAll(() => fake.close());
 
-describeMemoryProvider(
-  'honcho',
-  {
-    create: ({ hermesHome }) =>
-      new HonchoProvider(
-        {
-          cwd: '/work/projects/conformance',
-          userHome: hermesHome,
-          config: { apiKey: API_KEY, baseUrl: fake.url, peerName: 'alice', timeout: 2 },
-        },
-        { hermesHome, env: {} },
-      ),
-    capabilities: {
-      tools: true,
-      persistence: true,
-      prefetch: 'queued',
-      sync: 'queued',
-      mirrors: 'add-only',
-      remote: true,
-      durability: false,
-    },
-    writesOn: {
-      syncTurn: true,
-      // Only USER.md adds become conclusions (§2.7.29); the kit's write goes to MEMORY.md.
-      memoryWrite: false,
-      tools: { honcho_conclude: { conclusion: 'The user keeps bees on the roof.' } },
-    },
-    snapshot: () => fake.dump(),
-    settle: async (provider) => {
-      await provider.idle();
-    },
-    pendingWork: (provider) => provider.pendingWork,
-    backendCalls: () => fake.requests.length,
-    injectFault: (fault) => fake.fail(fault),
-    clearFaults: () => fake.clearFaults(),
-    cleanup: () => fake.reset(),
+describeMemoryProvider('honcho', {
+  create: ({ hermesHome }) =>
+    new HonchoProvider(
+      {
+        cwd: '/srv/projects/conformance',
+        userHome: hermesHome,
+        config: { apiKey: API_KEY, baseUrl: fake.url, peerName: 'alice', timeout: 2 },
+      },
+      { hermesHome, env: {} },
+    ),
+  capabilities: {
+    tools: true,
+    persistence: true,
+    prefetch: 'queued',
+    sync: 'queued',
+    mirrors: 'add-only',
+    remote: true,
+    durability: false,
   },
-  {
-    skip: {
-      'safety.fence-escape':
-        'issue #12 follow-up: honcho does not neutralise the recalled representation and tool results yet',
-      'safety.write-scanner':
-        'issue #12 follow-up: honcho does not pass its writes (syncTurn, honcho_conclude, the mirror) through the write scanner yet',
-    },
+  writesOn: {
+    syncTurn: true,
+    // Only USER.md adds become conclusions (§2.7.29); the kit's write goes to MEMORY.md.
+    memoryWrite: false,
+    tools: { honcho_conclude: { conclusion: 'The user keeps bees on the roof.' } },
   },
-);
+  snapshot: () => fake.dump(),
+  settle: async (provider) => {
+    await provider.idle();
+  },
+  pendingWork: (provider) => provider.pendingWork,
+  backendCalls: () => fake.requests.length,
+  injectFault: (fault) => fake.fail(fault),
+  clearFaults: () => fake.clearFaults(),
+  cleanup: () => fake.reset(),
+});

@@ -28,7 +28,7 @@ export async function startRig(options: { clock?: Clock } = {}): Promise<Rig> {
     provider(config = {}, settings = {}) {
       const provider = new HonchoProvider(
         {
-          cwd: '/work/projects/demo',
+          cwd: '/srv/projects/demo',
           userHome: home.path,
           ...(options.clock ? { clock: options.clock } : {}),
           ...settings,

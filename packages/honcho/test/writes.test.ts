@@ -132,7 +132,7 @@ describe('honcho writes', () => {
     await first.shutdown();
 
     // A restart into a new, empty session (another directory): the ledger stops a second upload.
-    const restarted = rig.provider({}, { cwd: '/work/projects/other' });
+    const restarted = rig.provider({}, { cwd: '/srv/projects/other' });
     await rig.init(restarted, 'session-2');
     await restarted.idle();
     await restarted.prefetch('');

@@ -2,11 +2,13 @@
  * The one-time move of the builtin memory files into Honcho: MEMORY.md and USER.md to the user
  * peer, SOUL.md to the AI peer, each wrapped in a "prior memory" envelope. Each upload is recorded
  * in `state/honcho_migration.json` (atomic, 0600) by workspace, peer and file, so a restart, a new
- * session or a second process never uploads the same file to the same peer twice.
+ * session or a second process never uploads the same file to the same peer twice. A file the write
+ * scanner blocks is not uploaded (nor recorded, so it goes up once fixed): Honcho would recall it.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { readJsonConfig, writeFileAtomic } from '@hermes-memory/core';
+import { guardWrite } from '../guard';
 
 export interface MigrationSource {
   /** Path relative to HERMES_HOME. */
@@ -63,10 +65,18 @@ export interface MigrationContext {
   ) => Promise<void>;
 }
 
-/** Upload what is not in the ledger yet; returns the files uploaded now. A failure leaves that file for next time. */
-export async function migrateMemoryFiles(ctx: MigrationContext): Promise<string[]> {
+export interface MigrationResult {
+  /** Files uploaded now (their `uploadAs` names). */
+  uploaded: string[];
+  /** Files the write scanner refused, with its reason (left for a later session). */
+  refused: Array<{ file: string; error: string }>;
+}
+
+/** Upload what is not in the ledger yet. A failure leaves that file for next time. */
+export async function migrateMemoryFiles(ctx: MigrationContext): Promise<MigrationResult> {
   const ledgerPath = path.join(ctx.hermesHome, LEDGER_FILE);
   const done: string[] = [];
+  const refused: MigrationResult['refused'] = [];
   for (const source of MIGRATION_SOURCES) {
     const file = path.join(ctx.hermesHome, source.file);
     if (!existsSync(file)) continue;
@@ -75,7 +85,12 @@ export async function migrateMemoryFiles(ctx: MigrationContext): Promise<string[
     const peerId = source.peer === 'user' ? ctx.userPeerId : ctx.aiPeerId;
     const key = `${ctx.workspaceId}/${peerId}/${source.uploadAs}`;
     if (readLedger(ledgerPath).uploaded[key]) continue;
-    await ctx.upload(peerId, source.uploadAs, wrapPriorMemory(source, text), {
+    const guarded = guardWrite(text);
+    if (!guarded.ok) {
+      refused.push({ file: source.file, error: guarded.error });
+      continue;
+    }
+    await ctx.upload(peerId, source.uploadAs, wrapPriorMemory(source, guarded.text), {
       source: 'hermes_memory_migration',
       original_file: source.file,
     });
@@ -85,5 +100,5 @@ export async function migrateMemoryFiles(ctx: MigrationContext): Promise<string[
     writeFileAtomic(ledgerPath, `${JSON.stringify(ledger, null, 2)}\n`, { mode: 0o600 });
     done.push(source.uploadAs);
   }
-  return done;
+  return { uploaded: done, refused };
 }

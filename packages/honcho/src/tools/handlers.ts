@@ -13,6 +13,7 @@ import {
 import type { FoundMessage, HonchoBackend } from '../client/backend';
 import type { ObservationFlags, ReasoningLevel } from '../config/types';
 import { REASONING_LEVELS } from '../config/types';
+import { guardWrite } from '../guard';
 import { CONCLUDE_TOOL, CONTEXT_TOOL, PROFILE_TOOL, REASONING_TOOL, SEARCH_TOOL } from './schemas';
 
 export const SEARCH_MAX_QUERY_CHARS = 4_000;
@@ -21,6 +22,8 @@ export const SEARCH_MAX_TOKENS = 2_000;
 const EXCERPT_MAX_CHARS = 1_200;
 /** Honcho's ids (nanoid-style): the only thing `delete_id` may be. */
 const CONCLUSION_ID = /^[A-Za-z0-9_-]{1,128}$/;
+/** How many of the target's conclusions a new one is judged with (a payload split across several). */
+const SCAN_CONTEXT_CONCLUSIONS = 8;
 
 export interface ToolScope {
   backend: HonchoBackend;
@@ -97,7 +100,13 @@ async function profile(scope: ToolScope, args: ToolArgs): Promise<string> {
       throw new InvalidArgumentError('card', "'card' must be a list of strings.");
     }
     if (!scope.writable) return toolResult({ error: 'Honcho profile writes are disabled in this context.' });
-    const facts = (args.card as string[]).map((f) => f.trim()).filter(Boolean);
+    // The card is injected into every prompt: each fact passes the write scanner, judged with the rest.
+    const facts: string[] = [];
+    for (const fact of (args.card as string[]).map((f) => f.trim()).filter(Boolean)) {
+      const guarded = guardWrite(fact, facts);
+      if (!guarded.ok) return toolResult({ error: `Peer card not updated: ${guarded.error}` });
+      facts.push(guarded.text);
+    }
     const card = await scope.backend.setCard(observer, target, facts, scope.signal);
     return toolResult({ result: `Peer card updated (${card.length} facts).`, card });
   }
@@ -197,11 +206,23 @@ async function conclude(scope: ToolScope, args: ToolArgs): Promise<string> {
     }
     return toolResult({ result: `Conclusion ${deleteId} deleted.` });
   }
+  // Conclusions come back as representation and dialectic answers: refuse what the write scanner
+  // blocks, alone (before any request) or together with the target's latest conclusions.
+  const alone = guardWrite(conclusion!);
+  if (!alone.ok) return toolResult({ error: `Conclusion not saved: ${alone.error}` });
+  const recent = await scope.backend
+    .listConclusions(observer, target, undefined, SCAN_CONTEXT_CONCLUSIONS, scope.signal)
+    .catch(() => []);
+  const guarded = guardWrite(
+    conclusion!,
+    recent.map((c) => c.content),
+  );
+  if (!guarded.ok) return toolResult({ error: `Conclusion not saved: ${guarded.error}` });
   try {
     const saved = await scope.backend.createConclusion(
       observer,
       target,
-      conclusion!,
+      guarded.text,
       scope.sessionId,
       scope.signal,
     );
