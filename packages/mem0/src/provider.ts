@@ -17,6 +17,7 @@ import {
   type MemoryWriteAction,
   type MemoryWriteMetadata,
   mergeJsonConfig,
+  neutralizeToolResult,
   type PrefetchOptions,
   PrefetchSlot,
   type ProbeResult,
@@ -28,7 +29,6 @@ import {
   type SessionSwitchOptions,
   type ShutdownOptions,
   type SyncTurnOptions,
-  scanWrite,
   silentLogger,
   systemClock,
   TimeoutError,
@@ -54,7 +54,7 @@ import {
   resolveUserId,
   unavailableReasonFor,
 } from './config';
-import { formatRecallBlock, type Mem0Hit, truncateAtSentence } from './text';
+import { formatRecallBlock, guardTurnText, guardWrite, type Mem0Hit } from './text';
 import {
   ADD_TOOL,
   DELETE_TOOL,
@@ -324,11 +324,20 @@ export class Mem0Provider extends MemoryProvider {
     const config = this.config;
     if (this.closed || !this.writable || !backend || !config) return;
     if (this.breaker.state === 'open') return;
+    // Mem0 extracts facts from the turn and recall brings them back: a turn the write scanner
+    // blocks is not sent at all (either message can carry the payload into an extracted fact).
     const messages: Mem0Message[] = [];
-    if (user.trim() !== '')
-      messages.push({ role: 'user', content: truncateAtSentence(user, config.syncMaxChars) });
-    if (assistant.trim() !== '') {
-      messages.push({ role: 'assistant', content: truncateAtSentence(assistant, config.syncMaxChars) });
+    for (const [role, text] of [
+      ['user', user],
+      ['assistant', assistant],
+    ] as const) {
+      if (text.trim() === '') continue;
+      const guarded = guardTurnText(text, config.syncMaxChars);
+      if (!guarded.ok) {
+        this.logger.warn(`Mem0 did not send turn ${this.turn} for extraction: ${guarded.error}`);
+        return;
+      }
+      if (guarded.text.trim() !== '') messages.push({ role, content: guarded.text });
     }
     if (messages.length === 0) return;
     const userId = this.userId;
@@ -367,12 +376,17 @@ export class Mem0Provider extends MemoryProvider {
     if (action !== 'add' || this.closed || !this.writable || !backend || !config || content.trim() === '')
       return;
     if (this.breaker.state === 'open') return;
+    const guarded = guardWrite(content);
+    if (!guarded.ok) {
+      this.logger.warn(`Mem0 did not mirror a ${target} memory write: ${guarded.error}`);
+      return;
+    }
     const userId = this.userId;
     this.writer.push(() =>
       this.call('add', (s) =>
         backend.add(
           {
-            messages: [{ role: 'user', content }],
+            messages: [{ role: 'user', content: guarded.text }],
             userId,
             agentId: config.agentId,
             infer: false,
@@ -398,7 +412,13 @@ export class Mem0Provider extends MemoryProvider {
     return TOOL_SCHEMAS.map((schema) => ({ ...schema }));
   }
 
-  override handleToolCall(name: string, args: unknown, options?: ToolCallOptions): Promise<string> {
+  override async handleToolCall(name: string, args: unknown, options?: ToolCallOptions): Promise<string> {
+    // Results quote stored text, which other Mem0 clients may have written: nothing in them may
+    // open, close or imitate the recall fence (decision 0113).
+    return neutralizeToolResult(await this.runTool(name, args, options));
+  }
+
+  private runTool(name: string, args: unknown, options?: ToolCallOptions): Promise<string> {
     return guardToolCall(async () => {
       if (!TOOL_NAMES.includes(name)) return toolError(`Unknown tool: ${name}`);
       const backend = this.backend;
@@ -443,9 +463,9 @@ export class Mem0Provider extends MemoryProvider {
       if (name === ADD_TOOL) {
         const absent = missing(['content']);
         if (absent) return toolError(`Missing required parameter: ${absent}`);
-        const content = stringArg(parsed.content);
-        const scan = scanWrite(content);
-        if (!scan.ok) return toolError(scan.message);
+        const guarded = guardWrite(stringArg(parsed.content));
+        if (!guarded.ok) return toolError(guarded.error);
+        const content = guarded.text;
         return this.toolCall('Failed to store', async () => {
           const added: AddResult = await this.call(
             'add',
@@ -473,9 +493,9 @@ export class Mem0Provider extends MemoryProvider {
       if (absent) return toolError(`Missing required parameter: ${absent}`);
       const memoryId = stringArg(parsed.memory_id);
       if (name === UPDATE_TOOL) {
-        const text = stringArg(parsed.text);
-        const scan = scanWrite(text);
-        if (!scan.ok) return toolError(scan.message);
+        const guarded = guardWrite(stringArg(parsed.text));
+        if (!guarded.ok) return toolError(guarded.error);
+        const text = guarded.text;
         return this.toolCall(
           'Update failed',
           async () => {

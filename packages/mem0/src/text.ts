@@ -1,3 +1,5 @@
+import { neutralizeMemoryText, scanWrite, stripRecallBlocks } from '@hermes-memory/core';
+
 /** One memory as the tools and the prefetch block see it. */
 export interface Mem0Hit {
   id: string;
@@ -21,9 +23,12 @@ export function truncateAtSentence(text: string, maxChars: number): string {
   return window;
 }
 
-/** The recall block: "## Mem0 Memory" and one "- " line per memory; "" when nothing was found. */
+/**
+ * The recall block: "## Mem0 Memory" and one "- " line per memory; "" when nothing was found.
+ * Fence markup is escaped (decision 0113): Mem0 holds text other clients wrote, unscanned.
+ */
 export function formatRecallBlock(hits: readonly Mem0Hit[]): string {
-  const lines = hits.map((hit) => hit.memory.trim()).filter((memory) => memory !== '');
+  const lines = hits.map((hit) => neutralizeMemoryText(hit.memory.trim())).filter((memory) => memory !== '');
   if (lines.length === 0) return '';
   return ['## Mem0 Memory', ...lines.map((memory) => `- ${memory}`)].join('\n');
 }
@@ -52,4 +57,23 @@ export function toHits(response: unknown): Mem0Hit[] {
     hits.push({ id, memory, score });
   }
   return hits;
+}
+
+/**
+ * What every write to Mem0 passes (tools, turns, the builtin mirror, import): stored text comes
+ * back into the prompt, so core's write scanner judges it and a blocked text is refused with the
+ * scanner's message; what passes is stored with fence markup escaped. Recall blocks a host left
+ * in its copy of the turn are not part of it.
+ */
+export type GuardedText = { ok: true; text: string } | { ok: false; error: string };
+
+export function guardWrite(text: string): GuardedText {
+  const scan = scanWrite(text);
+  if (!scan.ok) return { ok: false, error: scan.message };
+  return { ok: true, text: neutralizeMemoryText(text) };
+}
+
+/** A turn's message as it is sent for extraction: recall blocks stripped, then guarded. */
+export function guardTurnText(text: string, maxChars: number): GuardedText {
+  return guardWrite(truncateAtSentence(stripRecallBlocks(text), maxChars));
 }

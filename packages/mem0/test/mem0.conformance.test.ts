@@ -50,13 +50,5 @@ for (const kind of ['platform', 'selfhosted'] as const) {
       },
       clearFaults: () => backend.clearFaults(),
     },
-    {
-      skip: {
-        'safety.fence-escape':
-          'issue #12 follow-up: mem0 does not neutralise recalled memories and tool results yet',
-        'safety.write-scanner':
-          'issue #12 follow-up: mem0 does not pass its writes (syncTurn, mem0_add, the mirror) through the write scanner yet',
-      },
-    },
   );
 }
