@@ -41,6 +41,7 @@ import {
 } from '@hermes-memory/core';
 import { HonchoBackend } from './client/backend';
 import { HonchoClient } from './client/honcho-client';
+import { clientFor, DEFAULT_TIMEOUT_S, probeHoncho } from './client/probe';
 import { configCandidates, loadHonchoConfig } from './config/load';
 import { isConfigured } from './config/resolve';
 import { HONCHO_CONFIG_SCHEMA, saveHonchoConfig } from './config/setup';
@@ -65,7 +66,6 @@ import { HONCHO_TOOL_SCHEMAS } from './tools/schemas';
 export const INIT_WAIT_MS = 100;
 /** After a failed session init, hooks wait this long before starting another (no request storm on the hot path). */
 export const INIT_RETRY_MS = 10_000;
-const DEFAULT_TIMEOUT_S = 30;
 
 export interface HonchoProviderSettings {
   /** honcho.json keys set in code (camelCase, as in the file); they beat the file and the environment. */
@@ -712,28 +712,8 @@ export class HonchoProvider extends MemoryProvider {
 
   override async probe(options?: HookOptions): Promise<ProbeResult> {
     if (!isConfigured(this.config)) return { status: 'skipped', message: this.unavailableReason() };
-    const client =
-      this.backend?.client ??
-      new HonchoClient({
-        apiKey: this.config.apiKey,
-        apiKeyInFile: this.config.apiKeyInFile,
-        baseUrl: this.config.baseUrl,
-        environment: this.config.environment,
-        workspaceId: this.config.workspaceId,
-        timeoutMs: (this.config.timeoutSeconds ?? DEFAULT_TIMEOUT_S) * 1000,
-        maxRetries: 0,
-      });
-    const started = this.clock.now();
-    try {
-      await client.call(options?.signal, (sdk) => sdk.getMetadata());
-      return {
-        status: 'ok',
-        message: `Honcho at ${client.baseUrl} answered (workspace '${client.workspaceId}').`,
-        latencyMs: this.clock.now() - started,
-      };
-    } catch (error) {
-      return { status: 'failed', message: describe(error), latencyMs: this.clock.now() - started };
-    }
+    const client = this.backend?.client ?? clientFor(this.config, { maxRetries: 0 });
+    return probeHoncho(client, options?.signal, this.clock);
   }
 
   override getConfigSchema(): ConfigField[] {
