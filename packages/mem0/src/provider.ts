@@ -146,25 +146,31 @@ export class Mem0Provider extends MemoryProvider {
     return this.config ? unavailableReasonFor(this.config) : '';
   }
 
-  override configPaths(): readonly string[] {
-    const home = this.hermesHome || this.factoryContext?.hermesHome;
-    return home ? [path.join(home, MEM0_CONFIG_FILE)] : [];
-  }
-
+  /**
+   * The reference's setup flow: choose the Platform or a self-hosted server, then the key (to
+   * `.env`), the server URL, whose memories and the agent id (to mem0.json, see `saveConfig`).
+   */
   override getConfigSchema(): ConfigField[] {
     return [
+      {
+        key: 'mode',
+        description: 'Where the memories live: the Mem0 Platform (cloud) or your own Mem0 server',
+        choices: ['platform', 'selfhosted'],
+        default: 'platform',
+      },
       {
         key: 'api_key',
         description: 'Mem0 Platform API key (app.mem0.ai), or the key of a self-hosted server',
         secret: true,
-        required: true,
+        required: false,
         envVar: 'MEM0_API_KEY',
         url: 'https://app.mem0.ai/dashboard/api-keys',
       },
       {
         key: 'host',
-        description: 'Self-hosted Mem0 server URL (empty for the Platform)',
-        envVar: 'MEM0_HOST',
+        description: 'Self-hosted Mem0 server URL (e.g. http://localhost:8888)',
+        required: true,
+        when: { mode: 'selfhosted' },
       },
       {
         key: 'user_id',
@@ -176,18 +182,13 @@ export class Mem0Provider extends MemoryProvider {
     ];
   }
 
-  /** Merge-writes the non-secret values into `$HERMES_HOME/mem0.json` (0600, atomic). Keys go to `.env`. */
+  /**
+   * Merge-writes the non-secret values into `$HERMES_HOME/mem0.json` (0600, atomic); keys go to
+   * `.env`. As the reference's setup: choosing the Platform writes `host: ""` (a stale server URL
+   * would keep routing to it), and a self-hosted server is `mode: "platform"` plus its `host`.
+   */
   override saveConfig(values: Readonly<Record<string, unknown>>, hermesHome: string): void {
-    const secret = new Set(
-      this.getConfigSchema()
-        .filter((f) => f.secret)
-        .map((f) => f.key),
-    );
-    const patch: Record<string, unknown> = {};
-    for (const [key, value] of Object.entries(values)) {
-      if (!secret.has(key) && value !== undefined) patch[key] = value;
-    }
-    if (Object.keys(patch).length > 0) mergeJsonConfig(path.join(hermesHome, MEM0_CONFIG_FILE), patch);
+    mergeJsonConfig(path.join(hermesHome, MEM0_CONFIG_FILE), mem0JsonPatch(values, this.getConfigSchema()));
   }
 
   // ---- lifecycle -------------------------------------------------------------------------------
@@ -582,13 +583,32 @@ export class Mem0Provider extends MemoryProvider {
     };
   }
 
+  /**
+   * One cheap authenticated request. Before `initialize` (`hermes-memory status --probe`, setup's
+   * connection check) it opens a backend from the configuration for that one request.
+   */
   override async probe(options?: HookOptions): Promise<ProbeResult> {
-    const backend = this.backend;
-    if (!backend)
-      return {
-        status: 'skipped',
-        message: `Mem0 is not initialized${this.initError ? `: ${this.initError}` : ''}.`,
-      };
+    if (this.backend) return this.ping(this.backend, options);
+    const config = this.config;
+    if (!config || !isConfigured(config)) {
+      const reason =
+        this.configError !== undefined ? describeError(this.configError) : this.unavailableReason();
+      return { status: 'skipped', message: `Mem0 is not configured${reason ? `: ${reason}` : ''}.` };
+    }
+    let backend: Mem0Backend;
+    try {
+      backend = await this.openBackend(config);
+    } catch (error) {
+      return { status: 'failed', message: `Mem0: ${describeError(error)}` };
+    }
+    try {
+      return await this.ping(backend, options);
+    } finally {
+      await backend.close();
+    }
+  }
+
+  private async ping(backend: Mem0Backend, options?: HookOptions): Promise<ProbeResult> {
     const started = this.clock.now();
     try {
       await withDeadline((s) => backend.ping(s), {
@@ -599,7 +619,7 @@ export class Mem0Provider extends MemoryProvider {
       });
       return {
         status: 'ok',
-        message: `Mem0 ${MODE_LABELS[backend.kind]} reachable as user ${this.userId}.`,
+        message: `Mem0 ${MODE_LABELS[backend.kind]} reachable${this.userId ? ` as user ${this.userId}` : ''}.`,
         latencyMs: this.clock.now() - started,
       };
     } catch (error) {
@@ -684,4 +704,19 @@ function stringArg(value: unknown): string {
   if (typeof value === 'string') return value.trim() === '' ? '' : value;
   if (typeof value === 'number' || typeof value === 'boolean') return String(value);
   return '';
+}
+
+/** mem0.json's patch for setup answers: secrets left out, the backend choice as the reference writes it. */
+function mem0JsonPatch(values: Readonly<Record<string, unknown>>, schema: readonly ConfigField[]) {
+  const secret = new Set(schema.filter((f) => f.secret).map((f) => f.key));
+  const patch: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(values)) {
+    if (!secret.has(key) && value !== undefined) patch[key] = value;
+  }
+  if (patch.mode === 'platform') patch.host = '';
+  else if (patch.mode === 'selfhosted') {
+    patch.mode = 'platform';
+    patch.host = typeof patch.host === 'string' ? patch.host.trim().replace(/\/+$/, '') : '';
+  }
+  return patch;
 }

@@ -16,39 +16,36 @@ for (const kind of ['platform', 'selfhosted'] as const) {
     kind === 'platform'
       ? { apiKey: PLATFORM_KEY, platformURL: backend.url, requestTimeoutMs: 2000 }
       : { apiKey: SERVER_KEY, host: backend.url, requestTimeoutMs: 2000 };
-  describeMemoryProvider(
-    `mem0 (${kind})`,
-    {
-      create: () => new Mem0Provider(settings),
-      capabilities: {
-        tools: true,
-        persistence: true,
-        prefetch: 'turn-start',
-        sync: 'queued',
-        mirrors: 'add-only',
-        remote: true,
-      },
-      writesOn: {
-        syncTurn: true,
-        memoryWrite: true,
-        tools: { mem0_add: { content: 'The user keeps bees on the roof.' } },
-      },
-      snapshot: () => backend.dump().memories,
-      backendCalls: () => backend.requests.length,
-      settle: async (provider) => {
-        await provider.idle();
-      },
-      // Recall as a turn does it: the turn's search starts at turn start and prefetch serves it.
-      recall: async (provider, query) => {
-        await provider.onTurnStart(++turn, query);
-        await provider.idle();
-        return provider.prefetch(query);
-      },
-      pendingWork: (provider) => provider.pendingWork,
-      injectFault: (fault) => {
-        backend.fail(fault);
-      },
-      clearFaults: () => backend.clearFaults(),
+  describeMemoryProvider(`mem0 (${kind})`, {
+    create: () => new Mem0Provider(settings),
+    capabilities: {
+      tools: true,
+      persistence: true,
+      prefetch: 'turn-start',
+      sync: 'queued',
+      mirrors: 'add-only',
+      remote: true,
     },
-  );
+    writesOn: {
+      syncTurn: true,
+      memoryWrite: true,
+      tools: { mem0_add: { content: 'The user keeps bees on the roof.' } },
+    },
+    snapshot: () => backend.dump().memories,
+    backendCalls: () => backend.requests.length,
+    settle: async (provider) => {
+      await provider.idle();
+    },
+    // Recall as a turn does it: the turn's search starts at turn start and prefetch serves it.
+    recall: async (provider, query) => {
+      await provider.onTurnStart(++turn, query);
+      await provider.idle();
+      return provider.prefetch(query);
+    },
+    pendingWork: (provider) => provider.pendingWork,
+    injectFault: (fault) => {
+      backend.fail(fault);
+    },
+    clearFaults: () => backend.clearFaults(),
+  });
 }
