@@ -1,0 +1,542 @@
+/**
+ * Supermemory as the agent's external memory, through the official SDK: a per-user profile plus
+ * semantic memories, partitioned by container tags, fed by one full-conversation ingest per
+ * session. See decisions 0930 (transport), 0931 (prefetch).
+ *
+ * Hot path: `syncTurn` only buffers (no I/O); recall for a message starts at `onTurnStart` and
+ * `prefetch` serves it. Turn 1 may wait for it within `api_timeout` and the manager's budget;
+ * later turns never wait (`prefetch: 'background'`), or wait for their own query within the same
+ * bounds in the reference's synchronous mode (`prefetch: 'per-query'`).
+ */
+import {
+  type ChatMessage,
+  type Clock,
+  type ConfigField,
+  describeError,
+  type Env,
+  guardToolCall,
+  HealthMonitor,
+  type HookOptions,
+  type InitContext,
+  isTrivialPrompt,
+  type Logger,
+  MemoryProvider,
+  type MemoryTarget,
+  type MemoryWriteAction,
+  type MemoryWriteMetadata,
+  neutralizeMemoryText,
+  neutralizeToolResult,
+  type PrefetchOptions,
+  PrefetchSlot,
+  type ProbeResult,
+  type ProviderHealth,
+  type RecallStatus,
+  SerialQueue,
+  type SessionSwitchOptions,
+  type ShutdownOptions,
+  type SyncTurnOptions,
+  scanWrite,
+  silentLogger,
+  systemClock,
+  type ToolCallOptions,
+  type ToolSchema,
+  type TurnStartInfo,
+  toolError,
+  withDeadline,
+} from '@hermes-memory/core';
+import { type ConversationMessage, type Profile, SupermemoryClient } from './client';
+import {
+  readSupermemoryJson,
+  resolveSupermemoryConfig,
+  type SupermemoryConfig,
+  type SupermemoryProviderSettings,
+  saveSupermemoryJson,
+} from './config';
+import { containerWhitelist, resolveContainerTag } from './containers';
+import { formatRecallBlock, includeProfile } from './recall';
+import { cleanCapturedText, hermesMetadata } from './text';
+import { runTool, TOOL_NAMES, toolKind, toolSchemas } from './tools';
+
+/** How `prefetch` gets its text (decision 0931). */
+export type PrefetchMode = 'background' | 'per-query';
+
+export interface SupermemoryProviderOptions extends SupermemoryProviderSettings {
+  /** Default `background`: only turn 1 waits; `per-query` asks for every query (the reference). */
+  prefetchMode?: PrefetchMode;
+  /** Tests pass a `ManualClock`: relative ages and retry backoff never read the real clock. */
+  clock?: Clock;
+}
+
+/** What the factory hands the constructor besides the settings. */
+export interface SupermemoryProviderContext {
+  hermesHome?: string;
+  env?: Env;
+  providerConfig?: Readonly<Record<string, unknown>>;
+  logger?: Logger;
+}
+
+/** How long shutdown waits for the final ingest and mirrors without a manager deadline. */
+const DEFAULT_SHUTDOWN_MS = 5000;
+/** A session of one message shorter than this is not worth an ingest. */
+const MIN_SINGLE_MESSAGE = 20;
+/** The profile query is the message's first 200 characters. */
+const PROFILE_QUERY_MAX = 200;
+
+interface BufferedTurn {
+  user: string;
+  assistant: string;
+}
+
+export class SupermemoryProvider extends MemoryProvider {
+  readonly name = 'supermemory';
+
+  private readonly options: SupermemoryProviderOptions;
+  private readonly clock: Clock;
+  private config: SupermemoryConfig;
+  private client: SupermemoryClient | null = null;
+  private logger: Logger = silentLogger;
+  private primaryTag = 'hermes';
+  private allowedTags: string[] = ['hermes'];
+  /** Only the primary agent writes (capture, ingest, mirror); cron, flush and subagents read. */
+  private writable = false;
+  private closed = false;
+  private sessionId = '';
+  private turn = 0;
+  private prefetched = false;
+  private buffer: BufferedTurn[] = [];
+  private queue = new SerialQueue({ name: 'supermemory writes' });
+  private slot = new PrefetchSlot<Profile>({ concurrency: 'per-key' });
+  private lifetime = new AbortController();
+  private readonly monitor = new HealthMonitor();
+  private lastRecall: RecallStatus | null = null;
+
+  constructor(options: SupermemoryProviderOptions = {}, context: SupermemoryProviderContext = {}) {
+    super();
+    this.options = options;
+    this.clock = options.clock ?? systemClock;
+    if (context.logger) this.logger = context.logger;
+    // From the factory context, so isAvailable() and the tool schemas are right before initialize.
+    this.config = resolveSupermemoryConfig(options, {
+      file: readSupermemoryJson(context.hermesHome),
+      ...(context.providerConfig ? { providerConfig: context.providerConfig } : {}),
+      env: context.env ?? process.env,
+    });
+    this.applyTags(undefined);
+  }
+
+  /** A key is all it needs (no I/O). */
+  isAvailable(): boolean {
+    return this.config.apiKey !== '';
+  }
+
+  override unavailableReason(): string {
+    return this.isAvailable()
+      ? ''
+      : 'Supermemory needs an API key: set SUPERMEMORY_API_KEY (in <home>/.env).';
+  }
+
+  /** Builds the client; no request is made, so a slow service never holds the agent's start. */
+  initialize(sessionId: string, context: InitContext): void {
+    this.logger = context.logger ?? this.logger;
+    this.config = resolveSupermemoryConfig(this.options, {
+      file: readSupermemoryJson(context.hermesHome),
+      ...(context.providerConfig ? { providerConfig: context.providerConfig } : {}),
+      env: context.env ?? process.env,
+    });
+    this.applyTags(context.agentIdentity);
+    this.sessionId = sessionId;
+    this.writable = (context.agentContext ?? 'primary') === 'primary';
+    this.closed = false;
+    this.turn = 0;
+    this.prefetched = false;
+    this.buffer = [];
+    this.lifetime = new AbortController();
+    this.queue = new SerialQueue({ name: 'supermemory writes', logger: this.logger });
+    this.slot = new PrefetchSlot<Profile>({
+      concurrency: 'per-key',
+      logger: this.logger,
+      clock: this.clock,
+      hungAfterMs: this.timeoutMs * 2,
+    });
+    this.client = null;
+    if (!this.isAvailable()) {
+      this.logger.warn(`Supermemory inactive: ${this.unavailableReason()}`);
+      return;
+    }
+    try {
+      this.client = new SupermemoryClient({
+        apiKey: this.config.apiKey,
+        baseURL: this.config.baseURL,
+        timeoutMs: this.timeoutMs,
+        health: this.monitor,
+        clock: this.clock,
+      });
+    } catch (error) {
+      this.logger.warn(`Supermemory inactive: ${describeError(error)}`);
+    }
+  }
+
+  getToolSchemas(): ToolSchema[] {
+    return toolSchemas(this.config.enableCustomContainerTags ? this.allowedTags : null);
+  }
+
+  override systemPromptBlock(): string {
+    if (!this.client || this.closed) return '';
+    const lines = [
+      '# Supermemory',
+      `Active. Container: ${this.primaryTag}.`,
+      `Use ${Object.values(TOOL_NAMES).join(', ')} (or supermemory-save, supermemory-search, supermemory-forget, supermemory-profile) for explicit memory operations.`,
+    ];
+    if (this.config.enableCustomContainerTags) {
+      lines.push(
+        `Custom containers are enabled. Pass container_tag to any tool to use one of: ${this.allowedTags.join(', ')} (default ${this.primaryTag}).`,
+      );
+      if (this.config.customContainerInstructions !== '') lines.push(this.config.customContainerInstructions);
+    }
+    return lines.join('\n');
+  }
+
+  /** Starts recall for this turn's message, so `prefetch` finds it ready. */
+  override onTurnStart(turnNumber: number, message: string, _info?: TurnStartInfo): void {
+    this.turn = Math.max(0, turnNumber);
+    this.slot.setTurn(this.turn);
+    if (this.options.prefetchMode !== 'per-query') this.startRecall(message);
+  }
+
+  override async prefetch(query: string, options?: PrefetchOptions): Promise<string> {
+    if (!this.client || this.closed || !this.config.autoRecall || query.trim() === '') return '';
+    const key = profileQuery(query);
+    const first = !this.prefetched;
+    this.prefetched = true;
+    let profile = this.slot.take(key);
+    if (profile === undefined && (first || this.options.prefetchMode === 'per-query')) {
+      // Turn 1 (and every turn in per-query mode): wait for this query, within api_timeout and
+      // the manager's signal, never longer.
+      this.startRecall(query);
+      profile = await this.slot.join(key, this.timeoutMs, options?.signal);
+    } else if (profile === undefined) {
+      // Never wait after turn 1: serve what the previous turn prepared; this query's recall (if
+      // onTurnStart was skipped) runs for the next turn.
+      this.startRecall(query);
+      profile = this.slot.take();
+    }
+    if (!profile) {
+      this.lastRecall = null;
+      return '';
+    }
+    const block = formatRecallBlock(profile, {
+      withProfile: includeProfile(this.turn, this.config.profileFrequency),
+      max: this.config.maxRecallResults,
+      now: this.clock.now(),
+    });
+    this.lastRecall = block.count > 0 ? { providerLabel: 'Supermemory', count: block.count } : null;
+    return block.text;
+  }
+
+  override recallStatus(): RecallStatus | null {
+    return this.lastRecall;
+  }
+
+  /** Buffers the cleaned turn: no network. The session is ingested whole at its end. */
+  override syncTurn(userContent: string, assistantContent: string, _options?: SyncTurnOptions): void {
+    if (this.closed || !this.writable || !this.config.autoCapture) return;
+    const user = this.safe(cleanCapturedText(userContent), 'a user message');
+    const assistant = this.safe(cleanCapturedText(assistantContent), 'an assistant message');
+    if (user === '' && assistant === '') return;
+    this.buffer.push({ user, assistant });
+  }
+
+  override async handleToolCall(toolName: string, args: unknown, options?: ToolCallOptions): Promise<string> {
+    const result = await guardToolCall(async () => {
+      const kind = toolKind(toolName);
+      if (!kind) return toolError(`Unknown tool '${toolName}' for the supermemory memory provider.`);
+      const client = this.client;
+      if (!client || this.closed) return toolError('Supermemory is not configured');
+      return runTool(kind, args, {
+        client,
+        config: this.config,
+        primaryTag: this.primaryTag,
+        allowedTags: this.allowedTags,
+        writable: this.writable,
+        signal: this.signal(options?.signal),
+      });
+    });
+    // Results quote stored text: nothing in them may open, close or imitate the recall fence.
+    return neutralizeToolResult(result);
+  }
+
+  /** Mirrors a builtin `add` as an `explicit_memory` document (replace and remove are not mirrored). */
+  override onMemoryWrite(
+    action: MemoryWriteAction,
+    target: MemoryTarget,
+    content: string,
+    _metadata?: MemoryWriteMetadata,
+  ): void {
+    if (this.closed || !this.writable || action !== 'add' || content.trim() === '') return;
+    const text = this.safe(content.trim(), 'a mirrored memory write');
+    if (text === '') return;
+    const containerTag = this.primaryTag;
+    const entityContext = this.config.entityContext;
+    this.background('mirror add', (client, signal) =>
+      client.addDocument(
+        {
+          content: text,
+          containerTag,
+          metadata: hermesMetadata({ target, type: 'explicit_memory' }),
+          entityContext,
+        },
+        signal,
+      ),
+    );
+  }
+
+  /**
+   * The whole session in one conversation ingest: the user and assistant messages the host passes
+   * (else the buffered turns), skipped when empty or a single short message.
+   */
+  override async onSessionEnd(messages: readonly ChatMessage[], options?: HookOptions): Promise<void> {
+    if (this.closed || !this.writable || this.sessionId === '') return;
+    let conversation = conversationOf(messages).flatMap((m) => {
+      const content = this.safe(m.content, `a ${m.role} message`);
+      return content === '' ? [] : [{ role: m.role, content }];
+    });
+    if (conversation.length === 0) conversation = bufferToConversation(this.buffer);
+    this.buffer = [];
+    if (conversation.length === 0) return;
+    if (
+      conversation.length === 1 &&
+      (conversation[0] as ConversationMessage).content.length < MIN_SINGLE_MESSAGE
+    )
+      return;
+    const sessionId = this.sessionId;
+    this.ingest(sessionId, conversation, { message_count: conversation.length });
+    await this.waitForQueue(options?.signal);
+  }
+
+  /** Flushes the old session's buffer under its id (`partial` unless it was a reset), in the background. */
+  override onSessionSwitch(newSessionId: string, options: SessionSwitchOptions): undefined {
+    const previous = this.sessionId;
+    if (!this.closed && this.writable && this.buffer.length > 0 && previous !== '') {
+      const turns = this.buffer.length;
+      this.ingest(previous, bufferToConversation(this.buffer), {
+        message_count: 2 * turns,
+        partial: !options.reset,
+      });
+    }
+    this.buffer = [];
+    this.turn = 0;
+    this.prefetched = false;
+    if (newSessionId.trim() !== '') this.sessionId = newSessionId;
+    this.slot.newGeneration();
+    return undefined;
+  }
+
+  override health(): ProviderHealth | null {
+    const health = this.monitor.snapshot();
+    return health.status === 'unknown' ? null : health;
+  }
+
+  /** One profile call (setup's and doctor's connection test). */
+  override async probe(options?: HookOptions): Promise<ProbeResult> {
+    if (!this.isAvailable()) return { status: 'failed', message: this.unavailableReason() };
+    const client =
+      this.client ??
+      new SupermemoryClient({
+        apiKey: this.config.apiKey,
+        baseURL: this.config.baseURL,
+        timeoutMs: this.timeoutMs,
+      });
+    return client.probe(this.primaryTag, options?.signal);
+  }
+
+  /** Only the key is asked for (it goes to `.env`); everything else lives in `supermemory.json`. */
+  override getConfigSchema(): ConfigField[] {
+    return [
+      {
+        key: 'api_key',
+        description: 'Supermemory API key',
+        type: 'text',
+        secret: true,
+        required: true,
+        envVar: 'SUPERMEMORY_API_KEY',
+        url: 'https://console.supermemory.ai',
+      },
+    ];
+  }
+
+  /** Merges into `supermemory.json` (atomic, 0600, sorted keys); the key never goes there. */
+  override saveConfig(values: Readonly<Record<string, unknown>>, hermesHome: string): void {
+    saveSupermemoryJson(hermesHome, values);
+  }
+
+  override configPaths(): readonly string[] {
+    return ['memory.supermemory'];
+  }
+
+  override flush(timeoutMs?: number): Promise<boolean> {
+    return this.queue.drain(timeoutMs);
+  }
+
+  /** Ingests what is still buffered (`partial: true`) and waits for writes within the deadline. */
+  override async shutdown(options?: ShutdownOptions): Promise<void> {
+    if (this.closed) return;
+    if (this.writable && this.buffer.length > 0 && this.sessionId !== '') {
+      this.logger.warn(
+        `Supermemory: ${this.buffer.length} buffered turn(s) were not ingested at session end; ingesting them now (partial).`,
+      );
+      this.ingest(this.sessionId, bufferToConversation(this.buffer), {
+        message_count: 2 * this.buffer.length,
+        partial: true,
+      });
+    }
+    this.buffer = [];
+    this.closed = true;
+    this.queue.close();
+    const drained = await this.waitForQueue(options?.signal, options?.timeoutMs ?? DEFAULT_SHUTDOWN_MS);
+    if (!drained) {
+      const dropped = this.queue.abandon();
+      this.logger.warn(`Supermemory: ${dropped.length} write(s) not sent before shutdown.`);
+    }
+    this.lifetime.abort(new Error('Supermemory shut down.'));
+    this.slot.close();
+  }
+
+  /** Queued or running background work (tests, the conformance harness, the bench). */
+  get pendingWork(): number {
+    return this.queue.size + (this.slot.isInFlight() ? 1 : 0);
+  }
+
+  /** Resolves when queued writes and running recall have finished. */
+  async idle(): Promise<void> {
+    await this.queue.drain();
+    await this.slot.idle(this.timeoutMs * 3);
+  }
+
+  /** The primary container tag in use (after `{identity}` and sanitising). */
+  get containerTag(): string {
+    return this.primaryTag;
+  }
+
+  /** Turns buffered for the session-end ingest. */
+  get bufferedTurns(): number {
+    return this.buffer.length;
+  }
+
+  private get timeoutMs(): number {
+    return Math.round(this.config.apiTimeout * 1000);
+  }
+
+  private applyTags(identity: string | undefined): void {
+    this.primaryTag = resolveContainerTag(this.config.containerTag, identity);
+    this.allowedTags = containerWhitelist(this.primaryTag, this.config.customContainers);
+  }
+
+  private startRecall(message: string): void {
+    const client = this.client;
+    if (!client || this.closed || !this.config.autoRecall || isTrivialPrompt(message)) return;
+    const q = profileQuery(message);
+    if (q === '') return;
+    const containerTag = this.primaryTag;
+    this.slot.start(q, (signal) => client.profile({ containerTag, q }, this.signal(signal)), {
+      timeoutMs: this.timeoutMs * 2,
+    });
+  }
+
+  private ingest(
+    sessionId: string,
+    messages: ConversationMessage[],
+    extra: Record<string, number | boolean>,
+  ): void {
+    const containerTags = [this.primaryTag];
+    const metadata = hermesMetadata({ type: 'full_session', session_id: sessionId, ...extra });
+    this.background('session ingest', (client, signal) =>
+      client.ingestConversation({ conversationId: sessionId, messages, containerTags, metadata }, signal),
+    );
+  }
+
+  /** `text` with fence markup escaped, or '' (logged) when the write scanner blocks it. */
+  private safe(text: string, what: string): string {
+    if (text === '') return '';
+    const scan = scanWrite(text);
+    if (!scan.ok) {
+      this.logger.warn(`Supermemory did not store ${what}: ${scan.message}`);
+      return '';
+    }
+    return neutralizeMemoryText(text);
+  }
+
+  private signal(extra?: AbortSignal): AbortSignal {
+    return extra ? AbortSignal.any([extra, this.lifetime.signal]) : this.lifetime.signal;
+  }
+
+  /** A write on the ordered queue, bounded by twice the ingest timeout; failures are logged. */
+  private background(
+    label: string,
+    work: (client: SupermemoryClient, signal: AbortSignal) => Promise<unknown>,
+  ): void {
+    const client = this.client;
+    if (!client) return;
+    this.queue.push(async () => {
+      try {
+        await withDeadline((signal) => work(client, this.signal(signal)), {
+          timeoutMs: (this.timeoutMs + 3000) * 3,
+          clock: this.clock,
+          label: `supermemory ${label}`,
+        });
+      } catch (error) {
+        this.logger.warn(`Supermemory ${label} failed: ${describeError(error)}`);
+      }
+    }, label);
+  }
+
+  private async waitForQueue(signal?: AbortSignal, timeoutMs?: number): Promise<boolean> {
+    if (!signal) return this.queue.drain(timeoutMs);
+    if (signal.aborted) return this.queue.size === 0;
+    let onAbort = () => {};
+    const aborted = new Promise<boolean>((resolve) => {
+      onAbort = () => resolve(false);
+      signal.addEventListener('abort', onAbort, { once: true });
+    });
+    try {
+      return await Promise.race([this.queue.drain(timeoutMs), aborted]);
+    } finally {
+      signal.removeEventListener('abort', onAbort);
+    }
+  }
+}
+
+/** The profile query for a message: its first 200 characters. */
+export function profileQuery(message: string): string {
+  return message.trim().slice(0, PROFILE_QUERY_MAX);
+}
+
+/** User and assistant messages with non-empty cleaned text (tool calls and system messages dropped). */
+function conversationOf(messages: readonly ChatMessage[] | undefined): ConversationMessage[] {
+  const out: ConversationMessage[] = [];
+  for (const message of messages ?? []) {
+    if (message.role !== 'user' && message.role !== 'assistant') continue;
+    const content = cleanCapturedText(textOf(message.content));
+    if (content !== '') out.push({ role: message.role, content });
+  }
+  return out;
+}
+
+function textOf(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  return content
+    .map((part) =>
+      typeof part === 'object' && part !== null && typeof part.text === 'string' ? part.text : '',
+    )
+    .filter((t) => t !== '')
+    .join('\n');
+}
+
+function bufferToConversation(buffer: readonly BufferedTurn[]): ConversationMessage[] {
+  const out: ConversationMessage[] = [];
+  for (const turn of buffer) {
+    if (turn.user !== '') out.push({ role: 'user', content: turn.user });
+    if (turn.assistant !== '') out.push({ role: 'assistant', content: turn.assistant });
+  }
+  return out;
+}

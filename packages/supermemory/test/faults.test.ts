@@ -1,0 +1,120 @@
+import { describe, expect, it } from 'vitest';
+import { fake, json, KEY, started } from './helpers';
+
+// A failing service never stops the agent: every hook keeps its budget, tools answer JSON, the
+// session ingest is retried within its deadline, and the key reaches no log or error.
+describe('supermemory under faults', () => {
+  it('retries a 503 with Retry-After for reads and the session ingest, and not a 500 for a new document', async () => {
+    const server = await fake();
+    const { provider } = await started(server, {}, { sessionId: 'retry-1' });
+    server.fail({ type: 'status', status: 503, retryAfter: 0, route: 'POST /v4/search' });
+    expect(json(await provider.handleToolCall('supermemory_search', { query: 'anything' })).count).toBe(0);
+    expect(server.requestsTo('/v4/search').map((r) => r.status)).toEqual([503, 200]);
+
+    server.fail({ type: 'status', status: 503, retryAfter: 0, count: 2, route: 'POST /v4/conversations' });
+    provider.syncTurn('We talked about the lighthouse keeper.', 'Yes, the keeper.');
+    await provider.onSessionEnd([]);
+    expect(server.requestsTo('/v4/conversations').map((r) => r.status)).toEqual([503, 503, 200]);
+    expect(server.state.documents.some((d) => d.customId === 'retry-1')).toBe(true);
+
+    // A 500 on a write may have been acted on: not repeated (no duplicate document).
+    server.fail({ type: 'status', status: 500, route: 'POST /v3/documents' });
+    const failed = json(await provider.handleToolCall('supermemory_store', { content: 'One copy only.' }));
+    expect(failed.error).toMatch(
+      /^Failed to store memory: Supermemory: POST \/v3\/documents failed with HTTP 500/,
+    );
+    expect(server.requestsTo('/v3/documents')).toHaveLength(1);
+    expect(provider.health()?.status).not.toBe('healthy');
+  });
+
+  it.each([
+    ['a connection reset', { type: 'reset' as const }],
+    ['a malformed body', { type: 'malformed' as const }],
+    ['a 502', { type: 'status' as const, status: 502 }],
+  ])('every tool answers JSON on %s', async (_name, fault) => {
+    const server = await fake();
+    const { provider, logs } = await started(server);
+    for (const [tool, args] of [
+      ['supermemory_store', { content: 'A fact worth keeping.' }],
+      ['supermemory_search', { query: 'fact' }],
+      ['supermemory_forget', { query: 'fact' }],
+      ['supermemory_profile', {}],
+    ] as const) {
+      server.fail({ ...fault, count: 3 });
+      const result = json(await provider.handleToolCall(tool, args));
+      expect(result.error, `${tool}: ${JSON.stringify(result)}`).toMatch(/failed|Failed/);
+      server.clearFaults();
+    }
+    expect(logs.contains(KEY)).toBe(false);
+  });
+
+  it('tools answer JSON for malformed arguments', async () => {
+    const server = await fake();
+    const { provider } = await started(server);
+    for (const schema of provider.getToolSchemas()) {
+      for (const args of [
+        '{not json',
+        '[1,2]',
+        42,
+        null,
+        { content: 7, query: {} },
+        { limit: 'many', query: 'x' },
+      ]) {
+        const result = JSON.parse(await provider.handleToolCall(schema.name, args));
+        expect(typeof result).toBe('object');
+      }
+    }
+    expect(json(await provider.handleToolCall('supermemory_nope', {})).error).toMatch(/Unknown tool/);
+  });
+
+  it('a hung service: prefetch keeps the manager budget, tools time out as JSON, shutdown keeps its deadline', async () => {
+    const server = await fake();
+    const { provider } = await started(server, { apiTimeout: 0.5 }, { sessionId: 'hung-1' });
+    server.fail({ type: 'timeout', count: 100 });
+    const t0 = Date.now();
+    expect(await provider.prefetch('where is the lighthouse', { signal: AbortSignal.timeout(200) })).toBe('');
+    expect(Date.now() - t0).toBeLessThan(700);
+    const t1 = Date.now();
+    const result = json(
+      await provider.handleToolCall('supermemory_profile', {}, { signal: AbortSignal.timeout(300) }),
+    );
+    expect(result.error).toMatch(/^Profile failed/);
+    expect(Date.now() - t1).toBeLessThan(1000);
+    provider.syncTurn('A turn the hung service will not get.', 'Indeed.');
+    const t2 = Date.now();
+    await provider.shutdown({ timeoutMs: 300 });
+    expect(Date.now() - t2).toBeLessThan(1000);
+    server.clearFaults();
+  });
+
+  it('the SDK calls the global fetch as it is at call time (observable, fault-injectable)', async () => {
+    const server = await fake();
+    const { provider } = await started(server);
+    const original = globalThis.fetch;
+    const seen: string[] = [];
+    globalThis.fetch = (input, init) => {
+      seen.push(String(input instanceof Request ? input.url : input));
+      return original(input, init);
+    };
+    try {
+      await provider.handleToolCall('supermemory_search', { query: 'observed' });
+    } finally {
+      globalThis.fetch = original;
+    }
+    expect(seen).toEqual([`${server.url}/v4/search`]);
+  });
+
+  it('the API key never reaches errors, logs or the fake’s recordings', async () => {
+    const server = await fake();
+    const { provider, logs } = await started(server, {}, { sessionId: 'secret-1' });
+    server.fail({ type: 'status', status: 401, body: JSON.stringify({ error: `bad key ${KEY}` }) });
+    const result = await provider.handleToolCall('supermemory_search', { query: 'x' });
+    expect(result).not.toContain(KEY);
+    server.fail({ type: 'status', status: 500, count: 5, body: JSON.stringify({ error: `boom ${KEY}` }) });
+    provider.syncTurn('A message long enough to be ingested.', 'Reply.');
+    await provider.onSessionEnd([]);
+    expect(logs.contains(KEY)).toBe(false);
+    expect(logs.contains(/session ingest failed/)).toBe(true);
+    expect(JSON.stringify(server.requests)).not.toContain(KEY);
+  });
+});

@@ -1,0 +1,79 @@
+import type { AgentContext, InitContext } from '@hermes-memory/core';
+import { type CollectedLogs, collectLogs, tempHermesHome } from '@hermes-memory/testkit';
+import type { FakeServer } from '@hermes-memory/testkit/http';
+import { afterAll } from 'vitest';
+import { SupermemoryProvider, type SupermemoryProviderOptions } from '../src';
+import { FAKE_SUPERMEMORY_KEY, type FakeSupermemoryState, startFakeSupermemory } from '../src/testing';
+
+export const KEY = FAKE_SUPERMEMORY_KEY;
+/** Timestamps of everything the fake stores. */
+export const FAKE_NOW = Date.parse('2026-03-01T12:00:00Z');
+
+const cleanups: Array<() => unknown> = [];
+afterAll(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+export type Fake = FakeServer<FakeSupermemoryState>;
+
+export async function fake(): Promise<Fake> {
+  const server = await startFakeSupermemory({ now: () => FAKE_NOW });
+  cleanups.push(() => server.close());
+  return server;
+}
+
+export function home(): string {
+  const dir = tempHermesHome('hm-supermemory-');
+  cleanups.push(() => dir.cleanup());
+  return dir.path;
+}
+
+export interface Started {
+  provider: SupermemoryProvider;
+  logs: CollectedLogs;
+  hermesHome: string;
+}
+
+/** A provider against `server`, initialized in a fresh home. */
+export async function started(
+  server: Fake,
+  options: SupermemoryProviderOptions = {},
+  init: Partial<InitContext> & { agentContext?: AgentContext; sessionId?: string } = {},
+): Promise<Started> {
+  const hermesHome = init.hermesHome ?? home();
+  const logs = collectLogs();
+  const provider = new SupermemoryProvider(
+    { apiKey: KEY, baseURL: server.url, apiTimeout: 2, ...options },
+    { hermesHome, env: {} },
+  );
+  await provider.initialize(init.sessionId ?? 'session-1', {
+    hermesHome,
+    platform: 'cli',
+    agentContext: 'primary',
+    logger: logs.logger,
+    env: {},
+    ...init,
+  });
+  cleanups.push(() => provider.shutdown({ timeoutMs: 1000 }));
+  return { provider, logs, hermesHome };
+}
+
+export function json(text: string): Record<string, unknown> {
+  return JSON.parse(text) as Record<string, unknown>;
+}
+
+/** The JSON body a request sent, with the fields these tests read. */
+export interface SentBody {
+  [key: string]: unknown;
+  metadata: Record<string, unknown>;
+  containerTags: string[];
+  containerTag: string;
+  conversationId: string;
+  searchMode: string;
+  limit: number;
+  q: string;
+}
+
+export function sent(request: { body: unknown } | undefined): SentBody {
+  return (request?.body ?? {}) as SentBody;
+}
