@@ -13,6 +13,8 @@ type PackageName =
   | '@hermes-memory/testkit'
   | '@hermes-memory/mem0'
   | '@hermes-memory/mem0/testing'
+  | '@hermes-memory/supermemory'
+  | '@hermes-memory/supermemory/testing'
   | '@hermes-memory/honcho'
   | '@hermes-memory/honcho/testing';
 
@@ -36,6 +38,10 @@ function importOnce(name: PackageName): Promise<Record<string, unknown>> {
       return import('@hermes-memory/mem0') as Promise<Record<string, unknown>>;
     case '@hermes-memory/mem0/testing':
       return import('@hermes-memory/mem0/testing') as Promise<Record<string, unknown>>;
+    case '@hermes-memory/supermemory':
+      return import('@hermes-memory/supermemory') as Promise<Record<string, unknown>>;
+    case '@hermes-memory/supermemory/testing':
+      return import('@hermes-memory/supermemory/testing') as Promise<Record<string, unknown>>;
     case '@hermes-memory/honcho':
       return import('@hermes-memory/honcho') as Promise<Record<string, unknown>>;
     case '@hermes-memory/honcho/testing':

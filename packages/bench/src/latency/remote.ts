@@ -27,6 +27,36 @@ type FakeLike = {
   close(): Promise<void>;
 };
 
+/** Supermemory in both prefetch modes (decision 0931): turn-start recall, or the reference's per-query call. */
+function supermemoryEntry(name: string, prefetchMode: 'background' | 'per-query'): RemoteProviderEntry {
+  return {
+    name,
+    async start() {
+      const supermemory = await loadPackage('@hermes-memory/supermemory');
+      const testing = await loadPackage('@hermes-memory/supermemory/testing');
+      const fake = await (testing['startFakeSupermemory'] as (o: object) => Promise<FakeLike>)({
+        apiKey: 'bench-key',
+      });
+      const create = supermemory['createSupermemoryProvider'] as (s: object, c: object) => MemoryProvider;
+      // Its own empty home, so no supermemory.json of the machine's user is read.
+      const home = tempHome('hm-bench-supermemory-');
+      return {
+        create: () =>
+          create(
+            { apiKey: 'bench-key', baseURL: fake.url, prefetchMode },
+            { hermesHome: home.home, env: {} },
+          ),
+        failAll: (fault) => fake.fail({ ...fault, count: 1_000_000 }),
+        clearFaults: () => fake.clearFaults(),
+        close: async () => {
+          await fake.close();
+          home.cleanup();
+        },
+      };
+    },
+  };
+}
+
 export const REMOTE_PROVIDERS: readonly RemoteProviderEntry[] = [
   {
     name: 'mem0',
@@ -75,6 +105,8 @@ export const REMOTE_PROVIDERS: readonly RemoteProviderEntry[] = [
       };
     },
   },
+  supermemoryEntry('supermemory', 'background'),
+  supermemoryEntry('supermemory-per-query', 'per-query'),
 ];
 
 export interface RemoteRow {
