@@ -1,5 +1,8 @@
 import { defineConfig } from 'tsup';
 import { preset } from '../../tsup.preset';
 
-// `./testing` is its own entry: importing the provider never loads the fake server or testkit.
-export default defineConfig(preset({ index: 'src/index.ts', testing: 'src/testing/index.ts' }));
+// Three entries: the provider; `./testing` (the fake: importing the provider never loads it or
+// testkit); `./cli` (the commands the hermes-memory CLI loads through its seam).
+export default defineConfig(
+  preset({ index: 'src/index.ts', testing: 'src/testing/index.ts', cli: 'src/cli/index.ts' }),
+);

@@ -79,6 +79,11 @@ export interface SupermemoryProviderContext {
 const DEFAULT_SHUTDOWN_MS = 5000;
 /** A session of one message shorter than this is not worth an ingest. */
 const MIN_SINGLE_MESSAGE = 20;
+/**
+ * The longest a `prefetch` waits for its profile call (turn 1, or every turn in per-query mode):
+ * `api_timeout`, but never past the first turn's 3 s budget.
+ */
+const PREFETCH_WAIT_MS = 3000;
 /** The profile query is the message's first 200 characters. */
 const PROFILE_QUERY_MAX = 200;
 
@@ -210,10 +215,10 @@ export class SupermemoryProvider extends MemoryProvider {
     this.prefetched = true;
     let profile = this.slot.take(key);
     if (profile === undefined && (first || this.options.prefetchMode === 'per-query')) {
-      // Turn 1 (and every turn in per-query mode): wait for this query, within api_timeout and
-      // the manager's signal, never longer.
+      // Turn 1 (and every turn in per-query mode): wait for this query, within api_timeout (at
+      // most 3 s) and the manager's signal, never longer.
       this.startRecall(query);
-      profile = await this.slot.join(key, this.timeoutMs, options?.signal);
+      profile = await this.slot.join(key, Math.min(this.timeoutMs, PREFETCH_WAIT_MS), options?.signal);
     } else if (profile === undefined) {
       // Never wait after turn 1: serve what the previous turn prepared; this query's recall (if
       // onTurnStart was skipped) runs for the next turn.

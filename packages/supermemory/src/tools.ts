@@ -44,7 +44,7 @@ export interface ToolContext {
   /** The primary tag (automatic paths) and the tags tools may name, primary first. */
   primaryTag: string;
   allowedTags: readonly string[];
-  /** False for cron, flush and subagent contexts: store and forget refuse (decision 0931). */
+  /** False for cron, flush and subagent contexts: store and forget refuse (decision 0930). */
   writable: boolean;
   signal: AbortSignal;
 }

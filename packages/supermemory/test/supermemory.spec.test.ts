@@ -264,7 +264,7 @@ describe('supermemory checklist (hermes-plugins-b §3.9)', () => {
   });
 
   it.each(['cron', 'flush', 'subagent'] as const)(
-    '§3.9.11 writes (capture, ingest, mirror, and the store/forget tools — decision 0931) are disabled for agent_context %s; reads are unaffected',
+    '§3.9.11 writes (capture, ingest, mirror, and the store/forget tools — decision 0930) are disabled for agent_context %s; reads are unaffected',
     async (agentContext) => {
       const server = await fake();
       const writer = await started(server);

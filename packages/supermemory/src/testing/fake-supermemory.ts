@@ -59,7 +59,7 @@ const DYNAMIC_FACTS = 5;
  * user messages) becomes memories; explicit documents feed the static profile, conversations the
  * dynamic one; search scores shared words (rarer words count more) as a 0–1 similarity.
  *
- * - `POST /v3/documents` `{content, containerTag?|containerTags?, metadata?, entityContext?, customId?}` → `{id, status}`
+ * - `POST /v3/documents` `{content, containerTag?|containerTags?, metadata?, entityContext?, customId?}` → `{id, status}` (a known customId updates)
  * - `POST /v3/documents/list` `{containerTags?, limit?, page?, includeContent?}` → `{memories, pagination}`
  * - `DELETE /v3/documents/:id` → 204
  * - `POST /v4/search` `{q, containerTag?, limit?, searchMode?, threshold?}` → `{results, timing, total}`
@@ -91,9 +91,21 @@ export async function startFakeSupermemory(
     const bad = badMetadata(metadata);
     if (bad) return invalid(bad);
     const time = stamp();
+    const customId = typeof body.customId === 'string' && body.customId !== '' ? body.customId : null;
+    // A known customId updates its document instead of adding one (the service's dedupe key).
+    const existing = customId ? state.documents.find((d) => d.customId === customId) : undefined;
+    if (existing) {
+      existing.content = body.content;
+      existing.containerTags = tags;
+      existing.metadata = metadata;
+      existing.updatedAt = time;
+      state.memories = state.memories.filter((m) => m.documentId !== existing.id);
+      for (const tag of tags) addMemory(state, existing, body.content.trim(), tag, 'static', time);
+      return reply.json({ id: existing.id, status: 'queued' });
+    }
     const doc: FakeSupermemoryDocument = {
       id: `doc_${state.nextId++}`,
-      customId: typeof body.customId === 'string' ? body.customId : null,
+      customId,
       content: body.content,
       containerTags: tags,
       metadata,
