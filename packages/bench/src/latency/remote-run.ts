@@ -5,14 +5,18 @@
 import os from 'node:os';
 import { parseArgs } from 'node:util';
 import { ms, table } from '../report/markdown';
-import { REMOTE_PROVIDERS, remoteTurnOverhead } from './remote';
+import { COMPARISON_PROVIDERS, REMOTE_PROVIDERS, remoteTurnOverhead } from './remote';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
   options: { runs: { type: 'string', default: '1000' } },
 });
 const runs = Number(values.runs);
-const chosen = REMOTE_PROVIDERS.filter((p) => positionals.length === 0 || positionals.includes(p.name));
+// Every remote provider of the suite by default; comparison entries only when named.
+const chosen =
+  positionals.length === 0
+    ? REMOTE_PROVIDERS
+    : [...REMOTE_PROVIDERS, ...COMPARISON_PROVIDERS].filter((p) => positionals.includes(p.name));
 const rows = [];
 for (const entry of chosen)
   rows.push(...(await remoteTurnOverhead(entry, runs, (m) => process.stderr.write(`${m}\n`))));

@@ -106,6 +106,14 @@ export const REMOTE_PROVIDERS: readonly RemoteProviderEntry[] = [
     },
   },
   supermemoryEntry('supermemory', 'background'),
+];
+
+/**
+ * Run only when named (`remote-run.ts supermemory-per-query`): the reference's per-query prefetch,
+ * kept for decision 0931's comparison. Not in the latency suite — with a hung service every turn
+ * waits its full 3 s.
+ */
+export const COMPARISON_PROVIDERS: readonly RemoteProviderEntry[] = [
   supermemoryEntry('supermemory-per-query', 'per-query'),
 ];
 
