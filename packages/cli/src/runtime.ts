@@ -4,6 +4,7 @@ import {
   MemoryManager,
   type MemoryProvider,
   createLogger,
+  describeError,
   loadHermesConfig,
   resolveEnv,
 } from '@hermes-memory/core';
@@ -13,12 +14,16 @@ export interface OpenedManager {
   manager: MemoryManager;
   builtin: BuiltinProvider;
   external: MemoryProvider | undefined;
+  /** Providers from `memory.secondary` that joined read-only (tiered memory, decision 0130). */
+  secondaries: MemoryProvider[];
   sessionId: string;
 }
 
 /**
  * A manager wired the way an agent wires it: builtin first, then the provider config.yaml names
- * (if it loads and is available). Logs go to stderr, never stdout (stdout may carry MCP frames).
+ * (if it loads and is available), then each `memory.secondary` provider read-only. A secondary
+ * that fails to load or is unavailable is warned about and left out; the rest carry on. Logs go
+ * to stderr, never stdout (stdout may carry MCP frames).
  */
 export async function openManager(
   home: string,
@@ -34,7 +39,8 @@ export async function openManager(
   const logger =
     options.logger ??
     createLogger({ level: options.env.HERMES_MEMORY_DEBUG ? 'debug' : 'warn', name: 'hermes-memory' });
-  const manager = new MemoryManager({ logger });
+  for (const problem of config.memory.problems) logger.warn(`config.yaml: ${problem.message}`);
+  const manager = new MemoryManager({ logger, recallBudgetChars: config.memory.recallBudgetChars });
   const builtin = createBuiltinProvider({ hermesHome: home });
   manager.addProvider(builtin);
   let external: MemoryProvider | undefined;
@@ -49,6 +55,24 @@ export async function openManager(
       );
     }
   }
+  const secondaries: MemoryProvider[] = [];
+  for (const entry of config.memory.secondary) {
+    try {
+      const loaded = await loadProvider(entry.provider, options.cwd, home);
+      if (!loaded.provider.isAvailable()) {
+        const why = loaded.provider.unavailableReason();
+        logger.warn(`Secondary memory provider '${loaded.name}' is not available${why ? `: ${why}` : ''}; skipped.`);
+        continue;
+      }
+      const added = manager.addProvider(loaded.provider, {
+        role: 'secondary',
+        ...(entry.prefetchTimeoutMs ? { prefetchTimeoutMs: entry.prefetchTimeoutMs } : {}),
+      });
+      if (added) secondaries.push(loaded.provider);
+    } catch (error) {
+      logger.warn(`Secondary memory provider '${entry.provider}' could not be loaded; skipped: ${describeError(error)}`);
+    }
+  }
   const sessionId = newSessionId();
   await manager.initializeAll(sessionId, {
     hermesHome: home,
@@ -57,7 +81,7 @@ export async function openManager(
     env,
     logger,
   });
-  return { manager, builtin, external, sessionId };
+  return { manager, builtin, external, secondaries, sessionId };
 }
 
 /** The frozen MEMORY + USER blocks exactly as the system prompt shows them at session start. */

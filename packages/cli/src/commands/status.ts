@@ -28,7 +28,8 @@ import { type FieldValue, fieldVisible } from '../setup/schema';
 const USAGE = `Usage: hermes-memory status [--probe] [--json]
 
 Show the built-in memory settings, the active memory provider (installed, available, and each of
-its environment variables set or not), every installed provider, every store's path and size
+its environment variables set or not), the secondary providers joined read-only beside it
+(memory.secondary), every installed provider, every store's path and size
 (providers' stores included), and how full MEMORY.md and USER.md are. When no provider is found,
 says where discovery looked.
 
@@ -66,6 +67,16 @@ export const statusCommand: Command = {
       const problem = contributed.problems.get(p.name);
       if (problem) p.cliError = problem;
     }
+    const secondary = m.secondary.map((entry) => {
+      const installed = providers.find((p) => p.name === entry.provider && !p.error);
+      return {
+        name: entry.provider,
+        installed: installed !== undefined,
+        available: installed?.available ?? false,
+        health: installed?.health,
+        ...(entry.prefetchTimeoutMs ? { prefetchTimeoutMs: entry.prefetchTimeoutMs } : {}),
+      };
+    });
     const details = contributed.details.get(provider.name);
     if (details) provider.details = details;
     const hasMemories = fs.existsSync(homePaths(ctx.home).memoriesDir);
@@ -108,8 +119,10 @@ export const statusCommand: Command = {
           userProfileEnabled: m.userProfileEnabled,
           memoryCharLimit: m.memoryCharLimit,
           userCharLimit: m.userCharLimit,
+          recallBudgetChars: m.recallBudgetChars,
         },
         provider,
+        secondary,
         providers,
         ...(providers.length === 0 || (provider.name && !provider.installed) ? { discovery: search } : {}),
         usage,
@@ -145,6 +158,15 @@ export const statusCommand: Command = {
         );
       if (provider.envVars.length > 0) ctx.out(`             ${s.gray(SERVICE_ENV_NOTE)}`);
     }
+    for (const sec of secondary) {
+      const state = !sec.installed
+        ? s.red('not installed')
+        : `available ${yes(sec.available)}  health ${sec.health ? healthText(sec.health, s) : s.gray("unknown")}`;
+      const budget = sec.prefetchTimeoutMs ? s.gray(`  prefetch budget ${sec.prefetchTimeoutMs} ms`) : '';
+      ctx.out(`  secondary  ${s.bold(sec.name)}  ${state}${budget}  ${s.gray('(read-only)')}`);
+    }
+    if (secondary.length > 0)
+      ctx.out(`  ${s.gray(`recall budget ${m.recallBudgetChars.toLocaleString('en-US')} chars per turn across providers`)}`);
     ctx.out();
     ctx.out(s.bold('Installed providers'));
     if (providers.length === 0) {
@@ -157,7 +179,7 @@ export const statusCommand: Command = {
         ? `${s.red('✗')} ${s.gray(p.error)}`
         : `available ${yes(p.available)}  health ${healthText(p.health, s)}`;
       ctx.out(
-        `  ${p.name.padEnd(width)}  ${state}  ${s.gray(p.packageName)}${p.active ? `  ${s.green('← active')}` : ''}`,
+        `  ${p.name.padEnd(width)}  ${state}  ${s.gray(p.packageName)}${p.active ? `  ${s.green('← active')}` : ''}${p.secondary ? `  ${s.green('← secondary')}` : ''}`,
       );
       if (p.cliError) ctx.out(`  ${' '.repeat(width)}  ${s.yellow(p.cliError)}`);
     }
@@ -209,6 +231,8 @@ interface InstalledProvider {
   name: string;
   packageName: string;
   active: boolean;
+  /** Listed in memory.secondary (joins read-only beside the active provider). */
+  secondary: boolean;
   available: boolean;
   /** Runtime health as this process can observe it (decision 0106). */
   health: ProviderHealth;
@@ -268,6 +292,7 @@ async function providerStatus(ctx: CommandContext, config: HermesConfig, probe: 
           name: p.name,
           packageName: p.packageName,
           active: p.name === name,
+          secondary: config.memory.secondary.some((e) => e.provider === p.name),
           available: safeAvailable(p.provider),
           health: view.health,
         };
@@ -277,6 +302,7 @@ async function providerStatus(ctx: CommandContext, config: HermesConfig, probe: 
       name: b.name,
       packageName: b.packageName,
       active: b.name === name,
+      secondary: config.memory.secondary.some((e) => e.provider === b.name),
       available: false,
       health: loadFailureHealth(b.error),
       error: b.error,

@@ -9,8 +9,15 @@ import { booleanSetting } from './settings';
 
 /** The `memory:` section of config.yaml, with the reference's defaults filled in. */
 export interface MemoryConfig {
-  /** Active external provider ("" = built-in only). */
+  /** Active external provider ("" = built-in only): the canonical one, which receives writes. */
   provider: string;
+  /**
+   * `memory.secondary`: providers that join read-only beside `provider` (tiered memory, decision
+   * 0130), in order. Entries that are not valid are left out and reported in `problems`.
+   */
+  secondary: SecondaryProviderConfig[];
+  /** `memory.recall_budget_chars`: recall characters per turn across providers (with secondaries). */
+  recallBudgetChars: number;
   memoryEnabled: boolean;
   userProfileEnabled: boolean;
   memoryCharLimit: number;
@@ -27,6 +34,13 @@ export interface MemoryConfig {
   problems: ConfigValueProblem[];
 }
 
+/** One `memory.secondary` entry: a provider id, or `{provider, prefetch_timeout_ms}`. */
+export interface SecondaryProviderConfig {
+  provider: string;
+  /** Its own prefetch budget in ms, when set. */
+  prefetchTimeoutMs?: number;
+}
+
 export interface HermesConfig {
   memory: MemoryConfig;
   /** The whole parsed file, for keys this package does not model. */
@@ -41,6 +55,7 @@ export const MEMORY_CONFIG_DEFAULTS = Object.freeze({
   userCharLimit: 1375,
   nudgeInterval: 10,
   flushMinTurns: 6,
+  recallBudgetChars: 12_000,
 });
 
 /** The schema of the `memory:` keys modelled here, for validation. */
@@ -52,6 +67,12 @@ export const MEMORY_CONFIG_FIELDS: readonly ConfigField[] = Object.freeze([
   { key: 'nudge_interval', description: 'User turns between memory reviews', type: 'integer', minimum: 0 },
   { key: 'flush_min_turns', description: 'Turns before a flush', type: 'integer', minimum: 0 },
   { key: 'provider', description: 'Active external provider', type: 'text' },
+  {
+    key: 'recall_budget_chars',
+    description: 'Recall characters per turn across providers (with secondaries)',
+    type: 'integer',
+    minimum: 1,
+  },
 ] satisfies ConfigField[]);
 
 export function configPath(hermesHome: string): string {
@@ -95,6 +116,7 @@ export function memoryConfigFrom(raw: Record<string, unknown>): MemoryConfig {
   const m = isRecord(raw.memory) ? raw.memory : {};
   const d = MEMORY_CONFIG_DEFAULTS;
   const provider = typeof m.provider === 'string' ? m.provider.trim() : d.provider;
+  const secondaries = parseSecondaries(m.secondary, provider);
   return {
     provider,
     memoryEnabled: booleanSetting(m.memory_enabled, d.memoryEnabled),
@@ -103,12 +125,58 @@ export function memoryConfigFrom(raw: Record<string, unknown>): MemoryConfig {
     userCharLimit: toInt(m.user_char_limit, d.userCharLimit),
     nudgeInterval: toInt(m.nudge_interval, d.nudgeInterval),
     flushMinTurns: toInt(m.flush_min_turns, d.flushMinTurns),
+    secondary: secondaries.entries,
+    recallBudgetChars: Math.max(1, toInt(m.recall_budget_chars, d.recallBudgetChars)),
     providerConfig(name: string): Record<string, unknown> {
       const block = m[name];
       return isRecord(block) ? structuredClone(block) : {};
     },
-    problems: validateConfigValues(MEMORY_CONFIG_FIELDS, m, 'memory.'),
+    problems: [...validateConfigValues(MEMORY_CONFIG_FIELDS, m, 'memory.'), ...secondaries.problems],
   };
+}
+
+const PROVIDER_ID = /^[a-z0-9][a-z0-9_-]*$/;
+
+/**
+ * `memory.secondary`: a list (or a comma-separated string) of provider ids or
+ * `{provider, prefetch_timeout_ms}` mappings. The builtin store, the canonical provider itself,
+ * repeats and malformed entries are problems, never silently accepted.
+ */
+function parseSecondaries(
+  value: unknown,
+  canonical: string,
+): { entries: SecondaryProviderConfig[]; problems: ConfigValueProblem[] } {
+  const entries: SecondaryProviderConfig[] = [];
+  const problems: ConfigValueProblem[] = [];
+  if (value === undefined || value === null || value === '') return { entries, problems };
+  const items = typeof value === 'string' ? value.split(',').map((v) => v.trim()) : value;
+  if (!Array.isArray(items)) {
+    const message = "'memory.secondary' must be a list of provider ids";
+    return { entries, problems: [{ key: 'secondary', value, message }] };
+  }
+  for (const item of items) {
+    const problem = (message: string) =>
+      problems.push({ key: 'secondary', value: item, message: `'memory.secondary' ${message}` });
+    const id = typeof item === 'string' ? item.trim() : isRecord(item) ? item.provider : undefined;
+    if (typeof id !== 'string' || !PROVIDER_ID.test(id)) {
+      problem(`entry ${JSON.stringify(item)} is not a provider id`);
+      continue;
+    }
+    if (id === 'builtin') problem("cannot list 'builtin' (the built-in store is always on)");
+    else if (id === canonical) problem(`lists '${id}', which is already memory.provider`);
+    else if (entries.some((e) => e.provider === id)) problem(`lists '${id}' twice`);
+    else {
+      const entry: SecondaryProviderConfig = { provider: id };
+      const timeout = isRecord(item) ? item.prefetch_timeout_ms : undefined;
+      if (timeout !== undefined) {
+        const ms = toInt(timeout, Number.NaN);
+        if (ms > 0) entry.prefetchTimeoutMs = ms;
+        else problem(`'${id}': prefetch_timeout_ms must be a positive integer (got ${JSON.stringify(timeout)})`);
+      }
+      entries.push(entry);
+    }
+  }
+  return { entries, problems };
 }
 
 /**

@@ -15,6 +15,7 @@ export {
   MEMORY_CONFIG_DEFAULTS,
   MEMORY_CONFIG_FIELDS,
   type MemoryConfig,
+  type SecondaryProviderConfig,
   memoryConfigFrom,
   saveConfigValues,
 } from './hermes-config';

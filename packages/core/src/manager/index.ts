@@ -20,11 +20,14 @@ export {
   memoryProviderToolsEnabled,
   type ToolsetResolver,
 } from './toolsets';
+export { composeRecall, type RecallSection, sectionLabel } from './recall-compose';
 export type {
+  AddProviderOptions,
   DrainState,
   ManagerInitInput,
   MemoryManagerOptions,
   MetadataSource,
+  ProviderRole,
   SessionBoundaryOptions,
   SyncAllOptions,
 } from './types';

@@ -31,8 +31,10 @@ import { HealthTracker, type ProviderHealthReport } from './health-tracker';
 import { mirrorOperations } from './notify';
 import { extractUserInstruction } from './skill-scaffolding';
 import { DEFAULT_SPILL_CHARS, spillText } from './spill';
+import { composeRecall } from './recall-compose';
 import { ToolRouter } from './tool-router';
 import type {
+  AddProviderOptions,
   DrainState,
   ManagerInitInput,
   MemoryManagerOptions,
@@ -43,6 +45,7 @@ import type {
 
 const BUILTIN = 'builtin';
 const DEFAULT_GLYPH = '🧠';
+const DEFAULT_RECALL_BUDGET_CHARS = 12_000;
 
 /** Task labels, so a timed-out shutdown can say what it abandoned. */
 const WRITE_LABELS = new Set(['sync', 'memory-write', 'session-boundary']);
@@ -59,7 +62,8 @@ type Observe = 'all' | 'failures' | 'none';
 
 /**
  * Drives memory providers through the Hermes lifecycle: the builtin store first, at most one
- * external provider, tool routing, fenced recall, ordered background sync and a bounded shutdown.
+ * canonical external provider, any number of read-only secondary providers (tiered memory,
+ * decision 0130), tool routing, fenced recall, ordered background sync and a bounded shutdown.
  *
  * Every fan-out isolates provider failures: one broken provider is logged and skipped, never
  * allowed to stop the others or to throw into the agent loop. Every provider call has a budget:
@@ -76,8 +80,11 @@ export class MemoryManager {
   private spillChars: number;
   private readonly spillCharsFixed: boolean;
   private hermesHome: string | undefined;
+  private readonly recallBudgetChars: number;
 
   private readonly list: MemoryProvider[] = [];
+  /** Secondary providers (tiered memory) and their registration options. */
+  private readonly secondaries = new Map<MemoryProvider, AddProviderOptions>();
   private readonly tools: ToolRouter;
   private readonly healthTracker: HealthTracker;
   private readonly queues = new Map<MemoryProvider, SerialQueue>();
@@ -105,6 +112,11 @@ export class MemoryManager {
       );
     }
     this.spillChars = spill;
+    const recallBudget = options.recallBudgetChars ?? DEFAULT_RECALL_BUDGET_CHARS;
+    if (!(recallBudget > 0) || !Number.isFinite(recallBudget)) {
+      throw new SettingsError('recallBudgetChars', 'recallBudgetChars must be a finite number > 0.');
+    }
+    this.recallBudgetChars = recallBudget;
     this.spillCharsFixed = options.prefetchSpillChars !== undefined;
     this.tools = new ToolRouter(this.logger, this.extraReserved);
     this.healthTracker = new HealthTracker(this.clock, this.logger, options.onHealthChange);
@@ -114,10 +126,12 @@ export class MemoryManager {
 
   /**
    * Register a provider. The builtin provider is always accepted and placed first; at most one
-   * external provider is accepted (a second is refused with a WARNING, nothing changes). Tool
-   * schemas are read before any state changes, so a provider whose schemas throw is refused cleanly.
+   * canonical external provider is accepted (a second is refused with a WARNING, nothing
+   * changes); any number of `{role: 'secondary'}` providers join read-only after it, each refused
+   * if one of its tool names is already taken. Tool schemas are read before any state changes, so
+   * a provider whose schemas throw is refused cleanly.
    */
-  addProvider(provider: MemoryProvider): boolean {
+  addProvider(provider: MemoryProvider, options: AddProviderOptions = {}): boolean {
     const name = provider?.name;
     if (typeof name !== 'string' || name.trim() === '') {
       this.logger.warn('Refused a memory provider without a name.');
@@ -125,6 +139,11 @@ export class MemoryManager {
     }
     if (this.shutdownState) {
       this.logger.warn(`Refused memory provider '${name}': the memory manager is shut down.`);
+      return false;
+    }
+    const refusal = registrationProblem(name, options);
+    if (refusal) {
+      this.logger.warn(`Refused memory provider '${name}': ${refusal}`);
       return false;
     }
     let schemas: ToolSchema[];
@@ -140,22 +159,47 @@ export class MemoryManager {
       this.logger.warn(`Memory provider '${name}' is already registered; ignoring the duplicate.`);
       return false;
     }
-    if (name !== BUILTIN) {
-      const existing = this.list.find((p) => p.name !== BUILTIN);
-      if (existing) {
+    if (options.role === 'secondary') {
+      const taken = this.tools.conflicts(schemas);
+      if (taken.length > 0) {
         this.logger.warn(
-          `Rejected memory provider '${name}' — external provider '${existing.name}' is already registered. ` +
-            'Only one external memory provider is allowed at a time. Configure which one via memory.provider in config.yaml.',
+          `Refused secondary memory provider '${name}': tool names already taken or reserved: ${taken.join(', ')}.`,
         );
         return false;
       }
       this.list.push(provider);
+      this.secondaries.set(provider, { ...options });
+    } else if (name !== BUILTIN) {
+      const existing = this.canonical();
+      if (existing) {
+        this.logger.warn(
+          `Rejected memory provider '${name}' — external provider '${existing.name}' is already registered. ` +
+            'Only one external memory provider is allowed at a time. Configure which one via memory.provider in config.yaml ' +
+            '(others can join read-only via memory.secondary).',
+        );
+        return false;
+      }
+      // Before the secondaries: the canonical provider's recall, tools and budget share come first.
+      const firstSecondary = this.list.findIndex((p) => this.secondaries.has(p));
+      this.list.splice(firstSecondary < 0 ? this.list.length : firstSecondary, 0, provider);
     } else {
       this.list.unshift(provider);
     }
-    const routed = this.tools.add(provider, schemas);
-    this.logger.info(`Memory provider '${name}' registered (${routed} tools)`);
+    const routed =
+      this.secondaries.size > 0
+        ? this.tools.refresh(this.list).filter((s) => this.tools.get(s.name) === provider).length
+        : this.tools.add(provider, schemas);
+    const role = this.secondaries.has(provider) ? ' as a read-only secondary' : '';
+    this.logger.info(`Memory provider '${name}' registered${role} (${routed} tools)`);
     return true;
+  }
+
+  /** The provider's place: `builtin`, `canonical`, `secondary`, or null when not registered. */
+  providerRole(name: string): 'builtin' | 'canonical' | 'secondary' | null {
+    const provider = this.getProvider(name);
+    if (!provider) return null;
+    if (provider.name === BUILTIN) return 'builtin';
+    return this.secondaries.has(provider) ? 'secondary' : 'canonical';
   }
 
   /** Registered providers, builtin first (a copy). */
@@ -191,6 +235,19 @@ export class MemoryManager {
 
   hasTool(name: string): boolean {
     return this.tools.get(name) !== undefined;
+  }
+
+  /** The canonical external provider, if one is registered. */
+  private canonical(): MemoryProvider | undefined {
+    return this.list.find((p) => p.name !== BUILTIN && !this.secondaries.has(p));
+  }
+
+  /**
+   * Providers that receive the conversation's writes: builtin, the canonical provider, and
+   * secondaries that declared `receivesWritesAsSecondary`.
+   */
+  private writers(): MemoryProvider[] {
+    return this.list.filter((p) => !this.secondaries.has(p) || p.receivesWritesAsSecondary === true);
   }
 
   // ── Lifecycle ───────────────────────────────────────────────────────────────────────────────
@@ -330,7 +387,9 @@ export class MemoryManager {
     if (q === null || q.trim() === '') return '';
     const opts: PrefetchOptions = { sessionId: options.sessionId ?? this.currentSessionId, ...options };
     const results = await Promise.all(this.list.map((p) => this.prefetchOne(p, q, opts)));
-    return results.filter((r) => r.trim() !== '').join('\n\n');
+    if (this.secondaries.size === 0) return results.filter((r) => r.trim() !== '').join('\n\n');
+    const sections = this.list.map((p, i) => ({ provider: p.name, text: results[i] ?? '' }));
+    return composeRecall(sections, { budgetChars: this.recallBudgetChars });
   }
 
   private async prefetchOne(
@@ -343,11 +402,12 @@ export class MemoryManager {
       return '';
     }
     const q = this.egress(provider, query);
+    const budget = this.secondaries.get(provider)?.prefetchTimeoutMs ?? this.budgets.prefetch;
     let running: Promise<unknown> | undefined;
     const outcome = await this.bounded(
       provider,
       'prefetch',
-      this.budgets.prefetch,
+      budget,
       'all',
       (signal) => {
         running = Promise.resolve().then(() => provider.prefetch(q, { ...options, signal }));
@@ -361,7 +421,7 @@ export class MemoryManager {
     }
     if (outcome.timedOut) {
       this.logger.warn(
-        `Memory provider '${provider.name}' prefetch exceeded ${this.budgets.prefetch} ms; continuing without it.`,
+        `Memory provider '${provider.name}' prefetch exceeded ${budget} ms; continuing without it.`,
       );
       if (running) {
         this.stuckPrefetch.add(provider);
@@ -412,7 +472,7 @@ export class MemoryManager {
       external ??= redactSecretsDeep(local);
       return external;
     };
-    for (const provider of this.list) {
+    for (const provider of this.writers()) {
       this.enqueue(provider, 'sync', 'syncTurn', 'warn', (signal) => {
         const turn = turnFor(provider);
         return provider.syncTurn(turn.user, turn.assistant, {
@@ -497,7 +557,7 @@ export class MemoryManager {
   async onSessionEnd(messages: readonly ChatMessage[]): Promise<void> {
     const snapshot = [...stripTranscript(messages)];
     await Promise.all(
-      this.list.map(async (provider) => {
+      this.writers().map(async (provider) => {
         const transcript = this.egress(provider, snapshot);
         const outcome = await this.behindQueue(provider, 'onSessionEnd', (signal) =>
           provider.onSessionEnd(transcript, { signal }),
@@ -576,11 +636,13 @@ export class MemoryManager {
     });
     if (newSessionId) this.currentSessionId = newSessionId;
     const snapshot = [...stripTranscript(messages)];
+    const writers = new Set(this.writers());
     const results = this.list.map(async (provider) => {
       const transcript = this.egress(provider, snapshot);
       const outcome = await this.behindQueue(provider, 'session boundary', async (signal) => {
         try {
-          await provider.onSessionEnd(transcript, { signal });
+          // A read-only secondary switches sessions but never sees the transcript.
+          if (writers.has(provider)) await provider.onSessionEnd(transcript, { signal });
         } catch (error) {
           this.logger.warn(`Memory provider '${provider.name}' onSessionEnd failed: ${describeError(error)}`);
         }
@@ -600,7 +662,7 @@ export class MemoryManager {
 
   /** Whether any provider implements the fail-closed checkpoint contract (API v2). */
   supportsPreCompressCheckpoint(): boolean {
-    return this.list.some((p) => p.preCompressCheckpointApiVersion >= 2);
+    return this.writers().some((p) => p.preCompressCheckpointApiVersion >= 2);
   }
 
   /**
@@ -619,7 +681,7 @@ export class MemoryManager {
     const texts: string[] = [];
     let firstCheckpointError: unknown;
     let checkpointSucceeded = false;
-    for (const provider of this.list) {
+    for (const provider of this.writers()) {
       const v2 = provider.preCompressCheckpointApiVersion >= 2;
       const outcome = await this.bounded(
         provider,
@@ -663,7 +725,8 @@ export class MemoryManager {
     content: string,
     metadata?: MemoryWriteMetadata,
   ): void {
-    if (action !== 'remove' && this.list.some((p) => p.name !== BUILTIN)) {
+    const targets = this.writers().filter((p) => p.name !== BUILTIN);
+    if (action !== 'remove' && targets.length > 0) {
       // The store that committed the write may not scan (a host's own store): what reaches an
       // external provider is later injected into prompts, so it passes the write scanner here.
       const scan = scanWrite(String(content ?? ''));
@@ -672,8 +735,7 @@ export class MemoryManager {
         return;
       }
     }
-    for (const provider of this.list) {
-      if (provider.name === BUILTIN) continue;
+    for (const provider of targets) {
       // One hand-off: a secret in the content is also masked in oldText/previousContent.
       const write = this.egress(provider, { content, meta: { ...(metadata ?? {}) } as MemoryWriteMetadata });
       this.enqueue(provider, 'memory-write', 'onMemoryWrite', 'debug', (signal) =>
@@ -703,10 +765,15 @@ export class MemoryManager {
 
   /** A subagent finished; tell the parent's providers. */
   async onDelegation(task: string, result: string, options: DelegationOptions = {}): Promise<void> {
-    await this.fanOut('onDelegation', 'debug', (p, signal) => {
-      const d = this.egress(p, { task, result, options: { ...options } });
-      return p.onDelegation(d.task, d.result, { ...d.options, signal });
-    });
+    await this.fanOut(
+      'onDelegation',
+      'debug',
+      (p, signal) => {
+        const d = this.egress(p, { task, result, options: { ...options } });
+        return p.onDelegation(d.task, d.result, { ...d.options, signal });
+      },
+      this.writers(),
+    );
   }
 
   /**
@@ -978,8 +1045,9 @@ export class MemoryManager {
     hook: string,
     level: 'debug' | 'warn',
     call: (provider: MemoryProvider, signal: AbortSignal) => unknown,
+    providers: readonly MemoryProvider[] = this.list,
   ): Promise<void> {
-    for (const provider of this.list) {
+    for (const provider of providers) {
       const outcome = await this.bounded(provider, hook, this.budgets.hook, 'failures', (signal) =>
         call(provider, signal),
       );
@@ -1025,6 +1093,20 @@ export class MemoryManager {
     }
     return preview;
   }
+}
+
+/** Why `options` cannot register provider `name`, or undefined when they can. */
+function registrationProblem(name: string, options: AddProviderOptions): string | undefined {
+  const { role, prefetchTimeoutMs } = options;
+  if (role !== undefined && role !== 'canonical' && role !== 'secondary')
+    return `unknown role '${String(role)}' (expected 'canonical' or 'secondary').`;
+  if (role === 'secondary' && name === BUILTIN) return 'the builtin store cannot be a secondary provider.';
+  if (prefetchTimeoutMs !== undefined) {
+    if (role !== 'secondary') return 'prefetchTimeoutMs is a secondary provider option.';
+    if (!(prefetchTimeoutMs > 0) || !Number.isFinite(prefetchTimeoutMs))
+      return `prefetchTimeoutMs must be a finite number > 0 (got ${String(prefetchTimeoutMs)}).`;
+  }
+  return undefined;
 }
 
 /** One line on why a bounded call did not succeed. */

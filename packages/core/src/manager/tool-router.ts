@@ -48,6 +48,14 @@ export class ToolRouter {
     return out;
   }
 
+  /** Names in `schemas` (of a provider not yet registered) that are routed already or reserved. */
+  conflicts(schemas: readonly ToolSchema[]): string[] {
+    const taken = schemas
+      .map((s) => s.name)
+      .filter((name) => this.routes.has(name) || isReservedToolName(name, this.extraReserved));
+    return [...new Set(taken)];
+  }
+
   /** Add routes for `schemas` (first registrant wins). Returns how many names route to `provider`. */
   add(provider: MemoryProvider, schemas: readonly ToolSchema[]): number {
     let routed = 0;

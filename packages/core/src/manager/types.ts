@@ -60,6 +60,26 @@ export interface MemoryManagerOptions {
    * (`hooks.output_spill` in config.yaml). Default 10,000; `Infinity` disables spilling.
    */
   prefetchSpillChars?: number;
+  /**
+   * With secondary providers registered (tiered memory): the characters of recall injected per
+   * turn across all providers, spent in order (builtin, canonical, secondaries as registered).
+   * Default 12,000. Without secondaries recall is joined as before and this is not used.
+   */
+  recallBudgetChars?: number;
+}
+
+/** How an external provider takes part (decision 0130). */
+export type ProviderRole = 'canonical' | 'secondary';
+
+export interface AddProviderOptions {
+  /**
+   * `canonical` (the default): the one external provider that receives the conversation's writes.
+   * `secondary`: joins read-only beside it, any number of them; its recall is labelled and
+   * budgeted, its tools routed, and it receives writes only if it sets `receivesWritesAsSecondary`.
+   */
+  role?: ProviderRole;
+  /** A secondary's own prefetch budget (ms, finite, > 0). Default `externalPrefetchTimeoutMs`. */
+  prefetchTimeoutMs?: number;
 }
 
 /** What `initializeAll` accepts: the InitContext fields to forward, plus the parsed config. */

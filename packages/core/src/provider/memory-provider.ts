@@ -41,6 +41,13 @@ export abstract class MemoryProvider {
    */
   readonly preCompressCheckpointApiVersion: 1 | 2 = 1;
 
+  /**
+   * Registered as a secondary provider (tiered memory), also receive the conversation's writes:
+   * `syncTurn`, mirrored memory writes, `onSessionEnd`, `onPreCompress` and `onDelegation`.
+   * Default false: a secondary only reads (prefetch, tools, session switches).
+   */
+  readonly receivesWritesAsSecondary: boolean = false;
+
   /** Config and dependency check only. Must not do I/O beyond reading settings already in memory. */
   abstract isAvailable(): boolean;
 

@@ -1,0 +1,74 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { createRecordingLogger } from '@hermes-memory/core';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { openManager } from '../dist/index.js';
+import { useAcmeProject } from './fixtures';
+import { run, useTempHomes } from './helpers';
+
+const project = useAcmeProject();
+const home = useTempHomes();
+afterEach(() => vi.unstubAllEnvs());
+
+/** memory.secondary (tiered memory, decision 0130) as the CLI and the MCP server wire it. */
+describe('memory.secondary', () => {
+  it('status shows each secondary, read-only, with its health and the recall budget', () => {
+    const h = home();
+    const at = { cwd: project.cwd, env: { ACME_MODE: 'local' } };
+    fs.writeFileSync(
+      path.join(h, 'config.yaml'),
+      'memory:\n  provider: ""\n  recall_budget_chars: 5000\n  secondary:\n    - provider: acme\n      prefetch_timeout_ms: 1500\n    - nosuch\n',
+    );
+    const status = JSON.parse(run(h, ['status', '--json'], at).stdout);
+    expect(status.config.recallBudgetChars).toBe(5000);
+    expect(status.secondary).toEqual([
+      {
+        name: 'acme',
+        installed: true,
+        available: true,
+        health: expect.objectContaining({ status: expect.any(String) }),
+        prefetchTimeoutMs: 1500,
+      },
+      { name: 'nosuch', installed: false, available: false },
+    ]);
+    expect(status.providers.find((p: { name: string }) => p.name === 'acme')).toMatchObject({
+      active: false,
+      secondary: true,
+    });
+    const text = run(h, ['status'], at).stdout;
+    expect(text).toMatch(/secondary {2}acme {2}available .*prefetch budget 1500 ms {2}\(read-only\)/);
+    expect(text).toMatch(/secondary {2}nosuch {2}not installed/);
+    expect(text).toContain('recall budget 5,000 chars per turn across providers');
+  });
+
+  it('openManager joins available secondaries read-only and warns about the rest', async () => {
+    const h = home();
+    fs.writeFileSync(
+      path.join(h, 'config.yaml'),
+      'memory:\n  provider: ""\n  secondary: [acme, nosuch, builtin]\n',
+    );
+    // acme reads its availability from the process env, as plain plugin objects may.
+    vi.stubEnv('ACME_MODE', 'local');
+    const logger = createRecordingLogger();
+    const opened = await openManager(h, {
+      platform: 'cli',
+      env: { ACME_MODE: 'local' },
+      cwd: project.cwd,
+      logger,
+    });
+    try {
+      expect(opened.secondaries.map((p) => p.name)).toEqual(['acme']);
+      expect(opened.external).toBeUndefined();
+      expect(opened.manager.providerRole('acme')).toBe('secondary');
+      const warnings = logger.records.filter((r) => r.level === 'warn').map((r) => r.message);
+      expect(warnings).toContainEqual(
+        "config.yaml: 'memory.secondary' cannot list 'builtin' (the built-in store is always on)",
+      );
+      expect(warnings.some((w) => w.startsWith("Secondary memory provider 'nosuch' could not be loaded; skipped"))).toBe(
+        true,
+      );
+    } finally {
+      await opened.manager.shutdownAll();
+    }
+  });
+});
