@@ -1,7 +1,8 @@
 /**
  * @hermes-memory/mem0 — Mem0 as a Hermes memory provider: the Mem0 Platform through the official
- * `mem0ai` SDK, or a self-hosted Mem0 server over its REST API. Server-side fact extraction,
- * semantic search, four tools, nothing on the hot path after the first turn.
+ * `mem0ai` SDK, a self-hosted Mem0 server over its REST API, or `mem0ai/oss` in process (our
+ * embedder, the agent's LLM). Fact extraction, semantic search, four tools, nothing on the hot path
+ * after the first turn.
  */
 import type { ProviderFactoryContext } from '@hermes-memory/core';
 import type { Mem0ProviderSettings } from './config';
@@ -18,6 +19,7 @@ export {
   resolveMem0Config,
   resolveUserId,
 } from './config';
+export { OSS_DIR, type OssVectorStore, QDRANT_DIR, resolveOssVectorStore } from './backend/oss';
 export { Mem0Provider } from './provider';
 export { formatRecallBlock, type Mem0Hit, toHits, truncateAtSentence, unwrapResults } from './text';
 export { TOOL_NAMES, TOOL_SCHEMAS } from './tools';

@@ -6,12 +6,15 @@ import {
   type ConfigField,
   canWrite,
   describeError,
+  type Embedder,
   guardToolCall,
   type HookOptions,
   type InitContext,
   integerArg,
   isTrivialPrompt,
+  type LlmClient,
   type Logger,
+  loadDefaultEmbedder,
   MemoryProvider,
   type MemoryTarget,
   type MemoryWriteAction,
@@ -37,10 +40,10 @@ import {
   type TurnStartInfo,
   toolError,
   toolResult,
-  UnsupportedFeatureError,
   withDeadline,
 } from '@hermes-memory/core';
 import { isMem0ClientError } from './backend/errors';
+import { OssBackend } from './backend/oss';
 import { PlatformBackend } from './backend/platform';
 import { SelfHostedBackend } from './backend/self-hosted';
 import type { AddResult, Mem0Backend, Mem0Message } from './backend/types';
@@ -66,6 +69,7 @@ import {
   UPDATE_TOOL,
 } from './tools';
 import { TurnWriter } from './turn-writer';
+import { importEmbeddings } from './embeddings-peer';
 
 const UNAVAILABLE = 'Mem0 temporarily unavailable (multiple consecutive failures). Will retry automatically.';
 const MODE_LABELS = {
@@ -112,6 +116,8 @@ export class Mem0Provider extends MemoryProvider {
   private writer: TurnWriter;
   private lifetime = new AbortController();
   private lastRecallCount = 0;
+  /** Services the host injected at initialize (OSS mode uses them). */
+  private services: { llm?: LlmClient | undefined; embedder?: Embedder | undefined } = {};
 
   constructor(settings: Mem0ProviderSettings = {}, context?: ProviderFactoryContext) {
     super();
@@ -213,6 +219,7 @@ export class Mem0Provider extends MemoryProvider {
     this.userId = resolveUserId(config.userId, context.userId);
     this.channel = context.platform || 'cli';
     this.writable = canWrite(context.agentContext);
+    this.services = { llm: context.llm, embedder: context.embedder };
     try {
       this.backend = await this.openBackend(config);
       this.initError = '';
@@ -227,10 +234,15 @@ export class Mem0Provider extends MemoryProvider {
 
   private async openBackend(config: ResolvedMem0Config): Promise<Mem0Backend> {
     if (config.backend === 'oss') {
-      throw new UnsupportedFeatureError(
-        'Mem0 OSS mode',
-        'Mem0 OSS mode (in-process mem0ai/oss) is not available in this version; use the Platform (MEM0_API_KEY) or a self-hosted server (MEM0_HOST).',
-      );
+      return OssBackend.create({
+        hermesHome: this.hermesHome || this.factoryContext?.hermesHome || '',
+        oss: config.oss,
+        embedder: this.services.embedder ?? (await loadDefaultEmbedder(importEmbeddings, this.logger)),
+        llm: this.services.llm,
+        llmTimeoutMs: config.requestTimeoutMs,
+        telemetry: config.telemetry,
+        logger: this.logger,
+      });
     }
     if (config.backend === 'selfhosted') {
       return new SelfHostedBackend({

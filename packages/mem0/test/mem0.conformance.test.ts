@@ -49,3 +49,30 @@ for (const kind of ['platform', 'selfhosted'] as const) {
     clearFaults: () => backend.clearFaults(),
   });
 }
+
+// OSS in process (mem0ai/oss), offline: the bundled embedder, no LLM (turns stored verbatim),
+// its stores under the harness's HERMES_HOME (the default snapshot hashes them).
+describeMemoryProvider('mem0 (oss)', {
+  create: () => new Mem0Provider({ mode: 'oss', oss: { vector_store: { provider: 'memory' } } }),
+  capabilities: {
+    tools: true,
+    persistence: true,
+    prefetch: 'turn-start',
+    sync: 'queued',
+    mirrors: 'add-only',
+  },
+  writesOn: {
+    syncTurn: true,
+    memoryWrite: true,
+    tools: { mem0_add: { content: 'The user keeps bees on the roof.' } },
+  },
+  settle: async (provider) => {
+    await provider.idle();
+  },
+  recall: async (provider, query) => {
+    await provider.onTurnStart(++turn, query);
+    await provider.idle();
+    return provider.prefetch(query);
+  },
+  pendingWork: (provider) => provider.pendingWork,
+});
