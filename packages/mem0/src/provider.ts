@@ -607,6 +607,9 @@ export class Mem0Provider extends MemoryProvider {
         this.configError !== undefined ? describeError(this.configError) : this.unavailableReason();
       return { status: 'skipped', message: `Mem0 is not configured${reason ? `: ${reason}` : ''}.` };
     }
+    // OSS runs in process: opening it here would create its stores from a read-only command.
+    if (config.backend === 'oss')
+      return { status: 'skipped', message: 'Mem0 OSS runs in process: there is no service to reach.' };
     let backend: Mem0Backend;
     try {
       backend = await this.openBackend(config);

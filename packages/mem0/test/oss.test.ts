@@ -1,7 +1,14 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { ChatRequest, ChatResponse, Embedder, LlmClient, Logger } from '@hermes-memory/core';
+import {
+  type ChatRequest,
+  type ChatResponse,
+  createProviderFactoryContext,
+  type Embedder,
+  type LlmClient,
+  type Logger,
+} from '@hermes-memory/core';
 import { createDefaultEmbedder, HashEmbedder } from '@hermes-memory/embeddings';
 import { describe, expect, it } from 'vitest';
 import { Mem0Provider } from '../src';
@@ -85,6 +92,14 @@ describe('§3.8 mem0 OSS in process (mem0ai/oss, offline)', () => {
     for (const file of files)
       expect([file, fs.statSync(path.join(dir, file)).mode & 0o777]).toEqual([file, 0o600]);
     expect(fs.existsSync(path.join(fakeUserHome, '.mem0'))).toBe(false);
+    // status --probe on a fresh home creates nothing: OSS has no service to reach
+    const fresh = tempHome();
+    const probe = await new Mem0Provider(
+      { mode: 'oss', oss: OSS },
+      createProviderFactoryContext('mem0', { hermesHome: fresh, env: {} }),
+    ).probe();
+    expect(probe.status).toBe('skipped');
+    expect(fs.readdirSync(fresh)).toEqual([]);
   });
 
   it("with the agent's LLM: turns go to mem0's extraction through the loopback bridge (JSON mode) and the extracted fact is recalled", async () => {
