@@ -74,6 +74,8 @@ export class HivemindProvider extends MemoryProvider {
   private closed = false;
   private slot = new PrefetchSlot<string>();
   private roster = '';
+  /** Set when the next turn's sync was asked for while one was already running. */
+  private syncAgain = false;
   private lifetime = new AbortController();
   private readonly monitor = new HealthMonitor();
   private lastRecall: RecallStatus | null = null;
@@ -161,8 +163,13 @@ export class HivemindProvider extends MemoryProvider {
     return this.roster;
   }
 
-  /** The manager's after-turn hook: the next turn's sync starts now. */
+  /**
+   * The manager's after-turn hook: the next turn's sync starts now — or, when one is already
+   * running (started as this turn began), runs again after it, so the next turn sees what happened
+   * during this one.
+   */
   override queuePrefetch(_query: string, _options?: PrefetchOptions): void {
+    if (this.slot.isInFlight(ROSTER)) this.syncAgain = true;
     this.startSync();
   }
 
@@ -259,7 +266,12 @@ export class HivemindProvider extends MemoryProvider {
     const directory = this.directory;
     if (!directory || this.closed) return;
     this.slot.start(ROSTER, async (signal) => {
-      await directory.refresh(this.signal(signal));
+      const joined = this.signal(signal);
+      await directory.refresh(joined);
+      while (this.syncAgain && !joined.aborted) {
+        this.syncAgain = false;
+        await directory.refresh(joined);
+      }
       return formatRoster(directory.peers(), (peer) => directory.unreadFrom(peer));
     });
   }

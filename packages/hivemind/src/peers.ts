@@ -94,6 +94,7 @@ export class PeerDirectory {
   private readonly byRoom = new Map<string, StoredPeer | null>();
   private readonly unread = new Map<string, number>();
   private running: Promise<void> | undefined;
+  private queued: Promise<void> | undefined;
   private loadedOnce = false;
 
   constructor(
@@ -107,12 +108,25 @@ export class PeerDirectory {
     return this.loadedOnce;
   }
 
-  /** Sync, join pending invites, resolve peer rooms. Concurrent callers share one run. */
+  /**
+   * Sync, join pending invites, resolve peer rooms. What it resolves to reflects the server as of
+   * the call or later: a caller arriving while a run is under way gets the next run, which every
+   * such caller shares (at most one run waits behind the current one).
+   */
   refresh(signal?: AbortSignal): Promise<void> {
-    this.running ??= this.run(signal).finally(() => {
-      this.running = undefined;
-    });
-    return this.running;
+    if (!this.running) {
+      this.running = this.run(signal).finally(() => {
+        this.running = undefined;
+      });
+      return this.running;
+    }
+    this.queued ??= this.running
+      .catch(() => undefined)
+      .then(() => {
+        this.queued = undefined;
+        return this.refresh(signal);
+      });
+    return this.queued;
   }
 
   /** Known peers, one per user (several rooms with the same peer count once), oldest room first. */
