@@ -2,3 +2,4 @@ export { type AtomicWriteOptions, fsyncDir, writeFileAtomic, writeNewFile } from
 export { checkDir, type DirOptions, ensureDir } from './dirs';
 export { assertRegularFileOrMissing, readFileNoFollow } from './no-follow';
 export { findStaleTempFiles, removeStaleTempFiles, type SweepOptions } from './temp-files';
+export { type SecretPathOptions, secretPathReason } from './secret-paths';
