@@ -35,7 +35,7 @@ export { acquireQueue, type QueueHandle } from './queue/registry';
  */
 export function createRetaindbProvider(
   settings: RetaindbProviderSettings = {},
-  context?: Pick<ProviderFactoryContext, 'env' | 'providerConfig'> & { hermesHome?: string },
+  context?: Partial<Pick<ProviderFactoryContext, 'env' | 'providerConfig' | 'hermesHome'>>,
 ): RetaindbProvider {
   return new RetaindbProvider(settings, context);
 }

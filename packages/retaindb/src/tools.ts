@@ -238,7 +238,9 @@ async function uploadFile(
   if (stat.size > MAX_UPLOAD_BYTES)
     return { error: `File is larger than ${MAX_UPLOAD_BYTES} bytes: ${localPath}` };
   const name = path.basename(resolved);
-  const scope = enumArg(args, 'scope', FILE_SCOPES) ?? 'PROJECT';
+  // The reference uppercases the scope: "user" is USER.
+  const rawScope = optionalString(args, 'scope');
+  const scope = enumArg({ scope: rawScope?.toUpperCase() }, 'scope', FILE_SCOPES) ?? 'PROJECT';
   const result = await host.client.uploadFile(
     { data: fs.readFileSync(resolved), name, mimeType: mimeType(name) },
     optionalString(args, 'remote_path') || `/${name}`,
