@@ -247,9 +247,13 @@ describe('tools', () => {
   it('§4.9.24 retaindb_search caps top_k at 20; retaindb_remember defaults to factual / 0.7', async () => {
     const provider = await start();
     await call(provider, 'retaindb_search', { query: 'tea', top_k: 99 });
-    expect((backend.requestsTo('/v1/memory/search')[0]?.body as Record<string, unknown>).top_k).toBe(20);
+    expect(
+      (backend.requestsTo('/v1/memory/search')[0]?.body as Record<string, unknown> | undefined)?.top_k,
+    ).toBe(20);
     await call(provider, 'retaindb_search', { query: 'tea' });
-    expect((backend.requestsTo('/v1/memory/search')[1]?.body as Record<string, unknown>).top_k).toBe(8);
+    expect(
+      (backend.requestsTo('/v1/memory/search')[1]?.body as Record<string, unknown> | undefined)?.top_k,
+    ).toBe(8);
     const stored = await call(provider, 'retaindb_remember', { content: 'The user drinks oolong.' });
     expect(stored.memory).toMatchObject({
       memory_type: 'factual',
