@@ -117,6 +117,8 @@ export class DurableQueue {
   private readonly stop = new AbortController();
   private wakeUp: (() => void) | null = null;
   private inFlight = 0;
+  /** Until this writer first holds the lease: then rows a previous run left are replayed at once. */
+  private replayed = false;
   private readonly settledListeners = new Set<() => void>();
 
   constructor(file: string, options: DurableQueueOptions = {}) {
@@ -241,6 +243,12 @@ export class DurableQueue {
         this.notifySettled();
         await this.wait(sender ? Math.min(this.leaseMs / 2, 5000) : this.pollMs, true);
         continue;
+      }
+      if (!this.replayed) {
+        // A new writer replays what is left (a crash, an exit, another process's rows) now and
+        // oldest first, whatever backoff the previous writer had them waiting out.
+        this.db.prepare('UPDATE pending SET next_attempt_at = NULL WHERE next_attempt_at IS NOT NULL').run();
+        this.replayed = true;
       }
       const batch = this.loadBatch();
       if (batch.length === 0) {
