@@ -136,6 +136,9 @@ export class RetaindbProvider extends MemoryProvider {
     this.writable = canWrite(context.agentContext) && !context.inspectionOnly;
     this.closed = false;
     this.lifetime = new AbortController();
+    // Initialised again without a shutdown: give the previous queue share back first.
+    void this.queueHandle?.release({ timeoutMs: 0 });
+    this.queueHandle = null;
     const client = new RetaindbClient({
       baseURL: this.settings.baseURL,
       apiKey: requireApiKey(this.settings),

@@ -238,34 +238,45 @@ export class DurableQueue {
 
   private async run(): Promise<void> {
     while (!this.stopped) {
-      const sender = this.sender;
-      if (!sender || !this.lease.ensure()) {
-        this.notifySettled();
-        await this.wait(sender ? Math.min(this.leaseMs / 2, 5000) : this.pollMs, true);
-        continue;
+      try {
+        await this.step();
+      } catch (error) {
+        // A busy or failing database must not end the writer: log, wait, go on.
+        this.logger.warn(`RetainDB writer: ${describeError(error)}; retrying in ${this.pollMs} ms`);
+        await this.wait(this.pollMs, false);
       }
-      if (!this.replayed) {
-        // A new writer replays what is left (a crash, an exit, another process's rows) now and
-        // oldest first, whatever backoff the previous writer had them waiting out.
-        this.db.prepare('UPDATE pending SET next_attempt_at = NULL WHERE next_attempt_at IS NOT NULL').run();
-        this.replayed = true;
-      }
-      const batch = this.loadBatch();
-      if (batch.length === 0) {
-        this.notifySettled();
-        await this.wait(this.nextDueIn() ?? this.pollMs, true);
-        continue;
-      }
-      for (const raw of batch) {
-        if (this.stopped || this.sender !== sender) break;
-        if (!this.lease.ensure()) break;
-        const row = this.claim(raw);
-        if (!row) continue;
-        const backoff = await this.send(sender, row);
-        if (backoff !== null) {
-          await this.wait(backoff, false);
-          break;
-        }
+    }
+  }
+
+  /** One pass: hold the lease, read a batch, send it (or wait for work). */
+  private async step(): Promise<void> {
+    const sender = this.sender;
+    if (!sender || !this.lease.ensure()) {
+      this.notifySettled();
+      await this.wait(sender ? Math.min(this.leaseMs / 2, 5000) : this.pollMs, true);
+      return;
+    }
+    if (!this.replayed) {
+      // A new writer replays what is left (a crash, an exit, another process's rows) now and
+      // oldest first, whatever backoff the previous writer had them waiting out.
+      this.db.prepare('UPDATE pending SET next_attempt_at = NULL WHERE next_attempt_at IS NOT NULL').run();
+      this.replayed = true;
+    }
+    const batch = this.loadBatch();
+    if (batch.length === 0) {
+      this.notifySettled();
+      await this.wait(this.nextDueIn() ?? this.pollMs, true);
+      return;
+    }
+    for (const raw of batch) {
+      if (this.stopped || this.sender !== sender) break;
+      if (!this.lease.ensure()) break;
+      const row = this.claim(raw);
+      if (!row) continue;
+      const backoff = await this.send(sender, row);
+      if (backoff !== null) {
+        await this.wait(backoff, false);
+        break;
       }
     }
   }
