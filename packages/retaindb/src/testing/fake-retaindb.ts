@@ -61,6 +61,11 @@ export interface FakeRetaindbOptions {
    * leaves a row the service already has (what idempotency keys are for). Default 0.
    */
   ingestReplyDelayMs?: number;
+  /**
+   * `false` ignores the Idempotency-Key header, as an API without idempotency keys would: a
+   * resent row is stored again (at-least-once delivery). Default true.
+   */
+  idempotencyKeys?: boolean;
   /** Passed to `startFakeServer` (faults per request, more secrets, a name). */
   server?: Pick<FakeServerOptions<FakeRetaindbState>, 'faultFor' | 'secrets' | 'name'>;
 }
@@ -202,7 +207,8 @@ export async function startFakeRetaindb(
     if (!Array.isArray(body.messages)) return reply.json({ message: 'messages must be a list' }, 422);
     const header = req.headers['idempotency-key'];
     const idempotencyKey = typeof header === 'string' && header !== '' ? header : null;
-    if (idempotencyKey && state.ingests.some((i) => i.idempotency_key === idempotencyKey)) {
+    const honoured = options.idempotencyKeys !== false;
+    if (honoured && idempotencyKey && state.ingests.some((i) => i.idempotency_key === idempotencyKey)) {
       state.duplicatesSuppressed++;
       return reply.json({ status: 'duplicate', idempotency_key: idempotencyKey });
     }
