@@ -171,7 +171,7 @@ export class RetaindbClient {
 
   /**
    * Ingest one queued turn. `idempotencyKey` goes out as the `Idempotency-Key` header so a
-   * service that honours it stores a resent row once (see decision 0930). Not retried here: the
+   * service that honours it stores a resent row once (see decision 0960). Not retried here: the
    * durable queue owns retries, with backoff, across restarts.
    */
   ingestSession(

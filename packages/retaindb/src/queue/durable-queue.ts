@@ -82,7 +82,7 @@ const NEVER_PERMANENT: FailurePolicy = { permanent: () => false, retryAfterMs: (
  * The durable write-behind queue: `enqueue` commits the turn to SQLite (WAL, synchronous=FULL)
  * before it returns, and a background writer drains the table to the service.
  *
- * Exactly once, as far as this side can make it (decision 0930):
+ * Exactly once, as far as this side can make it (decision 0960):
  * - a row is claimed (`claimed_at`, `claimed_by`) before it is sent and deleted only after the
  *   service answered; a claim is another writer's until its lease lapses or its process is gone;
  * - one writer per database across processes (`writer_lease`): others only enqueue;

@@ -124,7 +124,7 @@ describe('durable queue under kill -9', () => {
     );
   }, 300_000);
 
-  it('against an API that ignores idempotency keys it is at least once: nothing acknowledged is lost (decision 0930)', async () => {
+  it('against an API that ignores idempotency keys it is at least once: nothing acknowledged is lost (decision 0960)', async () => {
     const run = await killRun(15, 0x0a7_1ea5, { idempotencyKeys: false });
     expect(run.acknowledged.filter((m) => !run.stored.has(m))).toEqual([]);
     expect(run.pendingAfter).toBe(0);

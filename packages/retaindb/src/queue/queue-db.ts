@@ -10,7 +10,7 @@ export const QUEUE_FILE = 'retaindb_queue.db';
 /**
  * The reference's table, unchanged, so the Python plugin reads and drains our rows and we drain
  * its rows. Python's newest version adds `claimed_at` by migration; we add the same column the
- * same way, plus what exactly-once needs (decision 0930):
+ * same way, plus what exactly-once needs (decision 0960):
  * - `claimed_by`: which writer holds the claim (`host:pid:nonce`), so a dead writer's claim is
  *   taken over at once instead of after its lease;
  * - `idempotency_key`: sent with every attempt of the row, so the service can store a resent row
