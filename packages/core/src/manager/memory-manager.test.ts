@@ -17,6 +17,7 @@ import type {
   SessionSwitchOptions,
   SyncTurnOptions,
   ToolSchema,
+  TurnStartInfo,
 } from '../provider/types';
 import { MemoryManager } from './memory-manager';
 import { buildSkillInvocationMessage } from './skill-scaffolding';
@@ -349,6 +350,26 @@ describe('fan-out (checklist 16–24)', () => {
     expect(p.hook('syncTurn').map((c) => c[1])).toEqual(['turn 1', 'turn 2']);
     expect(p.hook('syncTurn')[0]![3]).toEqual({ sessionId: 's1', messages });
     expect(p.hook('queuePrefetch')).toHaveLength(1);
+  });
+
+  it('a turn author reaches syncTurn and onTurnStart as given (a bot author keeps isBot)', async () => {
+    const m = new MemoryManager();
+    const seen: unknown[] = [];
+    class AuthorAware extends FakeProvider {
+      override onTurnStart(turn: number, message: string, info?: TurnStartInfo): void {
+        seen.push(info?.author);
+        super.onTurnStart(turn, message);
+      }
+    }
+    const p = new AuthorAware('ext');
+    m.addProvider(p);
+    const author = { id: 'bot:coder', name: 'coder', isBot: true };
+    await m.onTurnStart(1, 'hello', { author });
+    m.syncAll('hello', 'hi', { turnAuthor: author });
+    m.syncAll('again', 'ok', { turnAuthor: '111222' });
+    expect(await m.flushPending()).toBe(true);
+    expect(seen).toEqual([author]);
+    expect(p.hook('syncTurn').map((c) => (c[3] as SyncTurnOptions).turnAuthor)).toEqual([author, '111222']);
   });
 
   it('flushPending also waits for work a provider queued internally, within the deadline', async () => {

@@ -103,7 +103,8 @@ export interface DrainState {
 export interface SyncAllOptions {
   sessionId?: string;
   messages?: readonly import('../llm/types').ChatMessage[];
-  turnAuthor?: string;
+  /** Who wrote the user side (passed to each provider's `syncTurn` as is). */
+  turnAuthor?: string | import('../provider/types').TurnAuthor;
 }
 
 export interface SessionBoundaryOptions {

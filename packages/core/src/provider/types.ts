@@ -98,11 +98,24 @@ export interface ShutdownOptions extends HookOptions {
   timeoutMs?: number;
 }
 
+/**
+ * Who wrote the user side of a turn, on a gateway where several participants share a session —
+ * humans, and other agents relaying messages (the reference's `turn_author` / `author_*` kwargs).
+ * `isBot` marks an agent-to-agent turn: providers keep it out of what they store about the human.
+ */
+export interface TurnAuthor {
+  /** The platform's id of the author (`bot:<name>` for a relayed agent). */
+  id?: string;
+  name?: string;
+  isBot?: boolean;
+}
+
 export interface SyncTurnOptions extends HookOptions {
   sessionId?: string;
   /** The full OpenAI-style transcript of the turn, tool calls included. */
   messages?: readonly ChatMessage[];
-  turnAuthor?: string;
+  /** Who wrote the user side; a bare string is the author's id (a human). */
+  turnAuthor?: string | TurnAuthor;
 }
 
 export interface ToolCallOptions {
@@ -111,6 +124,8 @@ export interface ToolCallOptions {
 }
 
 export interface TurnStartInfo extends HookOptions {
+  /** Who wrote this turn's message (gateways); tools may refuse writes during a bot's turn. */
+  author?: TurnAuthor;
   remainingTokens?: number;
   model?: string;
   platform?: string;
