@@ -37,6 +37,8 @@ import {
   systemClock,
   type ToolCallOptions,
   type ToolSchema,
+  type TurnAuthor,
+  type TurnStartInfo,
   toolResult,
 } from '@hermes-memory/core';
 import { HonchoBackend } from './client/backend';
@@ -48,6 +50,7 @@ import { HONCHO_CONFIG_SCHEMA, saveHonchoConfig } from './config/setup';
 import type { HonchoConfig, ObservationFlags, RecallMode } from './config/types';
 import type { JsonObject } from './config/values';
 import { guardWrite } from './guard';
+import { a2aSessionKey, authorOf, botPeerId } from './identity/a2a';
 import { resolveAiPeerId, resolveUserPeer } from './identity/peers';
 import { gitRepoName, resolveSessionName, sessionIdOf } from './identity/session-name';
 import { formatBaseContext } from './recall/base-context';
@@ -123,6 +126,11 @@ export class HonchoProvider extends MemoryProvider {
   private lastRecall: RecallStatus | null = null;
   private syncBusy = false;
   private initFailedAt: number | undefined;
+  /** Who wrote the current turn (`onTurnStart`); tools refuse memory writes during a bot's turn. */
+  private turnAuthor: TurnAuthor = {};
+  /** a2a session id → the sender bot's peer; each is opened (peers joined) before its first write. */
+  private readonly a2aPeers = new Map<string, string>();
+  private readonly openedA2a = new Set<string>();
 
   constructor(settings: HonchoProviderSettings = {}, context?: Partial<ProviderFactoryContext>) {
     super();
@@ -217,7 +225,7 @@ export class HonchoProvider extends MemoryProvider {
     this.backend = new HonchoBackend(client);
     this.writer = new MessageWriter({
       frequency: this.config.writeFrequency,
-      send: (session, messages, signal) => this.backend!.addMessages(session, messages, signal),
+      send: (session, messages, signal) => this.sendMessages(session, messages, signal),
       ready: (signal) => this.whenReady(signal),
       clock: this.clock,
       logger: this.logger,
@@ -426,8 +434,9 @@ export class HonchoProvider extends MemoryProvider {
     return SYSTEM_PROMPTS[this.recallMode];
   }
 
-  override onTurnStart(turnNumber: number, _message: string, _info?: HookOptions): void {
+  override onTurnStart(turnNumber: number, _message: string, info?: TurnStartInfo): void {
     this.recall?.setTurn(turnNumber);
+    this.turnAuthor = info?.author ?? {};
   }
 
   override async prefetch(query: string, options?: PrefetchOptions): Promise<string> {
@@ -532,6 +541,12 @@ export class HonchoProvider extends MemoryProvider {
     if (!this.active || !writer || !this.writable || !this.config.saveMessages) return;
     if (this.recallMode === 'tools' && !this.ready) return;
     if (!this.ready) this.startInit().catch(() => undefined);
+    // A bot's turn goes to its own a2a session or nowhere: never into the human's session.
+    const author = authorOf(options?.turnAuthor) ?? this.turnAuthor;
+    const route = author.isBot
+      ? this.a2aRoute(author)
+      : { sessionId: this.sessionKey, userPeerId: this.userPeerId };
+    if (!route) return;
     const limit = this.config.messageMaxChars;
     const user = sanitizeContext(userContent).trim();
     const assistant = sanitizeContext(assistantContent).trim();
@@ -543,12 +558,12 @@ export class HonchoProvider extends MemoryProvider {
     }
     const messages: OutgoingMessage[] = [];
     for (const [peerId, text] of [
-      [this.userPeerId, user],
+      [route.userPeerId, user],
       [this.aiPeerId, assistant],
     ] as const) {
       if (!text) continue;
       for (const content of chunkMessage(neutralizeMemoryText(text), limit))
-        messages.push({ sessionId: this.sessionKey, peerId, content });
+        messages.push({ sessionId: route.sessionId, peerId, content });
     }
     try {
       await writer.save(messages, options?.signal);
@@ -556,6 +571,40 @@ export class HonchoProvider extends MemoryProvider {
       // Kept unsent: the next flush (or session end) sends it.
       this.logger.warn(`Honcho: saving the turn failed, kept for the next flush: ${describe(error)}`);
     }
+  }
+
+  /**
+   * Where a bot-authored turn is written: the sender's a2a session with the sender as user peer,
+   * or null (skipped) when `a2aSessions` is off, the author has no id, or its peer would be this
+   * agent's own AI peer (one peer cannot be both sides of a session).
+   */
+  private a2aRoute(author: TurnAuthor): { sessionId: string; userPeerId: string } | null {
+    const id = author.id?.trim() ?? '';
+    const peer = id ? botPeerId(id) : '';
+    if (!this.config.a2aSessions || !peer || peer === this.aiPeerId) {
+      this.logger.debug(
+        `Honcho: a bot-authored turn was not saved (${!this.config.a2aSessions ? 'a2aSessions is off' : `author '${id}' has no peer of its own`}).`,
+      );
+      return null;
+    }
+    const sessionId = a2aSessionKey(this.sessionKey, this.aiPeerId, id);
+    this.a2aPeers.set(sessionId, peer);
+    return { sessionId, userPeerId: peer };
+  }
+
+  /** The writer's send: an a2a session is opened with its sender and this agent before its first messages. */
+  private async sendMessages(
+    sessionId: string,
+    messages: readonly OutgoingMessage[],
+    signal: AbortSignal | undefined,
+  ): Promise<void> {
+    const backend = this.backend!;
+    const bot = this.a2aPeers.get(sessionId);
+    if (bot !== undefined && !this.openedA2a.has(sessionId)) {
+      await backend.openSession(sessionId, bot, this.aiPeerId, this.observation, signal);
+      this.openedA2a.add(sessionId);
+    }
+    await backend.addMessages(sessionId, messages, signal);
   }
 
   override async handleToolCall(toolName: string, args: unknown, options?: ToolCallOptions): Promise<string> {
@@ -582,6 +631,7 @@ export class HonchoProvider extends MemoryProvider {
       dialecticDynamic: this.config.dialecticDynamic,
       turn: this.recall?.turn ?? 0,
       writable: this.writable,
+      botTurn: this.turnAuthor.isBot === true,
       signal: options?.signal,
       onReasoning: () => this.recall?.noteExplicitDialectic(),
     });
@@ -595,6 +645,8 @@ export class HonchoProvider extends MemoryProvider {
    */
   override onMemoryWrite(action: MemoryWriteAction, target: MemoryTarget, content: string): void {
     if (!this.active || !this.writable || action !== 'add' || target !== 'user' || !content.trim()) return;
+    // USER.md is about the human: a bot's turn does not become a conclusion about them.
+    if (this.turnAuthor.isBot) return;
     // The builtin store scans its own writes, but a host may mirror text from anywhere.
     const guarded = guardWrite(content.trim());
     if (!guarded.ok) {

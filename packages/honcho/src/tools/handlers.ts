@@ -14,6 +14,7 @@ import type { FoundMessage, HonchoBackend } from '../client/backend';
 import type { ObservationFlags, ReasoningLevel } from '../config/types';
 import { REASONING_LEVELS } from '../config/types';
 import { guardWrite } from '../guard';
+import { BOT_TURN_WRITE_REFUSAL } from '../identity/a2a';
 import { CONCLUDE_TOOL, CONTEXT_TOOL, PROFILE_TOOL, REASONING_TOOL, SEARCH_TOOL } from './schemas';
 
 export const SEARCH_MAX_QUERY_CHARS = 4_000;
@@ -34,8 +35,10 @@ export interface ToolScope {
   dialecticDynamic: boolean;
   /** Turns so far in this session (for the empty-card hint). */
   turn: number;
-  /** May this agent write (primary context, not a bot-authored turn)? */
+  /** May this agent write (primary context)? */
   writable: boolean;
+  /** The current turn was written by another bot: conclusions and card edits are refused. */
+  botTurn: boolean;
   signal: AbortSignal | undefined;
   /** An explicit dialectic ran: automatic injection waits for its cadence. */
   onReasoning: () => void;
@@ -100,6 +103,7 @@ async function profile(scope: ToolScope, args: ToolArgs): Promise<string> {
       throw new InvalidArgumentError('card', "'card' must be a list of strings.");
     }
     if (!scope.writable) return toolResult({ error: 'Honcho profile writes are disabled in this context.' });
+    if (scope.botTurn) return toolResult({ error: BOT_TURN_WRITE_REFUSAL });
     // The card is injected into every prompt: each fact passes the write scanner, judged with the rest.
     const facts: string[] = [];
     for (const fact of (args.card as string[]).map((f) => f.trim()).filter(Boolean)) {
@@ -195,6 +199,7 @@ async function conclude(scope: ToolScope, args: ToolArgs): Promise<string> {
     return toolResult({ conclusions: items });
   }
   if (!scope.writable) return toolResult({ error: 'Honcho conclusions cannot be changed in this context.' });
+  if (scope.botTurn) return toolResult({ error: BOT_TURN_WRITE_REFUSAL });
   if (deleteId) {
     // The SDK puts the id in the URL path unencoded: anything but an id could reach another route.
     if (!CONCLUSION_ID.test(deleteId))
