@@ -44,7 +44,7 @@ export { TOOL_ALIASES, TOOL_NAMES } from './tools';
  */
 export function createSupermemoryProvider(
   options: SupermemoryProviderOptions = {},
-  context?: Pick<ProviderFactoryContext, 'env' | 'providerConfig' | 'hermesHome'>,
+  context?: Partial<Pick<ProviderFactoryContext, 'env' | 'providerConfig' | 'hermesHome'>>,
 ): SupermemoryProvider {
   return new SupermemoryProvider(options, context ?? {});
 }
