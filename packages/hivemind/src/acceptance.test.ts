@@ -171,6 +171,7 @@ describe('acceptance: tiered memory (decision 0130)', () => {
         logger,
       });
 
+      await hivemind.idle(); // the first sync (and its peer metadata writes) done before counting
       const mark = server.requests.length;
       manager.onMemoryWrite('add', 'user', 'The user keeps bees on the roof of the office.');
       manager.syncAll('I keep bees on the roof.', 'Noted.');

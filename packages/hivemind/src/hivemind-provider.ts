@@ -37,6 +37,7 @@ import {
 import { MatrixClient } from './matrix/client';
 import { agentFacing, PeerDirectory, type StoredPeer } from './peers';
 import { formatRoster, SYSTEM_PROMPT_BLOCK, TOOL_SCHEMAS, TOOLS } from './prompt';
+import { SparkEngine } from './sparks';
 
 /** The slot key of the background sync whose roster the next turn serves. */
 const ROSTER = 'roster';
@@ -69,11 +70,13 @@ export class HivemindProvider extends MemoryProvider {
   private settings: ResolvedHivemindSettings;
   private client: MatrixClient | null = null;
   private directory: PeerDirectory | null = null;
+  /** Summaries and suggestions; it calls the model only when the agent handed one (`InitContext.llm`). */
+  private sparks: SparkEngine | null = null;
   private logger: Logger = silentLogger;
   private writable = false;
   private closed = false;
-  private slot = new PrefetchSlot<string>();
-  private roster = '';
+  /** Runs the background sync (single flight, session generations, hung-request reaping). */
+  private slot = new PrefetchSlot<true>();
   /** Set when the next turn's sync was asked for while one was already running. */
   private syncAgain = false;
   private lifetime = new AbortController();
@@ -107,16 +110,17 @@ export class HivemindProvider extends MemoryProvider {
     this.logger = context.logger ?? silentLogger;
     this.writable = canWrite(context.agentContext);
     this.closed = false;
-    this.roster = '';
     this.lifetime = new AbortController();
     this.slot = new PrefetchSlot({
       logger: this.logger,
-      hungAfterMs: this.settings.timeoutMs * (this.settings.maxRetries + 2),
+      // A sync with the spark engine's model calls may take a while; only a real hang is reaped.
+      hungAfterMs: Math.max(this.settings.timeoutMs * (this.settings.maxRetries + 2), 120_000),
     });
     const missing = missingConnection(this.settings);
     if (missing.length > 0) {
       this.client = null;
       this.directory = null;
+      this.sparks = null;
       this.logger.warn(`Hivemind: peer tools are unavailable until ${missing.join(', ')} are set.`);
       return;
     }
@@ -129,6 +133,8 @@ export class HivemindProvider extends MemoryProvider {
       health: this.monitor,
     });
     this.directory = new PeerDirectory(this.client, Date.now, this.logger);
+    const llm = this.settings.sparks ? (context.llm ?? null) : null;
+    this.sparks = new SparkEngine(this.client, llm, Date.now, this.logger);
     this.startSync();
   }
 
@@ -145,22 +151,25 @@ export class HivemindProvider extends MemoryProvider {
   }
 
   /**
-   * The roster the last background sync built, then the next sync started for the next turn.
-   * Waits only before the first roster exists, at most `firstSyncWaitMs` (and the manager's signal).
+   * The roster as the background syncs left it (from memory, no I/O), then the next sync started
+   * for the next turn. Waits only before the first sync finished — for the peers, not for the spark
+   * engine — at most `firstSyncWaitMs` (and the manager's signal).
    */
   override async prefetch(_query: string, options?: PrefetchOptions): Promise<string> {
     const directory = this.directory;
-    if (!directory || this.closed) return '';
-    let ready = this.slot.take(ROSTER);
-    if (ready === undefined && !directory.loaded) {
+    const sparks = this.sparks;
+    if (!directory || !sparks || this.closed) return '';
+    // What the background sync brought in is already in the directory; its completion is consumed.
+    this.slot.take(ROSTER);
+    if (!directory.loaded) {
       this.startSync();
-      ready = await this.slot.join(ROSTER, this.settings.firstSyncWaitMs, options?.signal);
+      await directory.waitUntilLoaded(this.settings.firstSyncWaitMs, options?.signal);
     }
-    if (ready !== undefined) this.roster = ready;
     this.startSync();
-    const count = directory.peers().length;
-    this.lastRecall = count > 0 && this.roster !== '' ? { providerLabel: 'Hivemind', count } : null;
-    return this.roster;
+    if (!directory.loaded) return '';
+    const peers = directory.peers();
+    this.lastRecall = peers.length > 0 ? { providerLabel: 'Hivemind', count: peers.length } : null;
+    return formatRoster(peers, (peer) => directory.unreadFrom(peer), sparks.pending());
   }
 
   /**
@@ -183,15 +192,16 @@ export class HivemindProvider extends MemoryProvider {
         return toolError(`Unknown tool '${toolName}' for the hivemind provider.`);
       const client = this.client;
       const directory = this.directory;
+      const sparks = this.sparks;
       if (this.closed) return toolError('Hivemind is not running.');
-      if (!client || !directory)
+      if (!client || !directory || !sparks)
         return toolError(
           `Peer tools are unavailable: ${this.unavailableReason() || 'Hivemind is not initialised.'}`,
         );
       const parsed = parseToolArgs(args);
       const signal = this.signal(options?.signal);
       const note = await this.freshen(directory, signal);
-      const answer = await this.runTool(toolName, parsed, client, directory, signal);
+      const answer = await this.runTool(toolName, parsed, { client, directory, sparks }, signal);
       return note ? addNote(answer, note) : answer;
     });
     // Peers wrote most of what tools return: nothing in it may open, close or imitate the fence.
@@ -264,15 +274,24 @@ export class HivemindProvider extends MemoryProvider {
   /** Start the background sync that builds the next roster (joins one already running). */
   private startSync(): void {
     const directory = this.directory;
-    if (!directory || this.closed) return;
-    this.slot.start(ROSTER, async (signal) => {
+    const sparks = this.sparks;
+    if (!directory || !sparks || this.closed) return;
+    this.slot.start(ROSTER, async (signal): Promise<true> => {
       const joined = this.signal(signal);
       await directory.refresh(joined);
       while (this.syncAgain && !joined.aborted) {
         this.syncAgain = false;
         await directory.refresh(joined);
       }
-      return formatRoster(directory.peers(), (peer) => directory.unreadFrom(peer));
+      // The spark engine runs here, in the background sync, never in the turn; a failure only
+      // costs this run's suggestions.
+      try {
+        await sparks.run(directory.peers(), (roomId) => directory.activity(roomId), joined);
+      } catch (error) {
+        if (joined.aborted) throw error;
+        this.logger.warn(`Hivemind: the spark engine failed: ${describeError(error)}`);
+      }
+      return true;
     });
   }
 
@@ -290,8 +309,7 @@ export class HivemindProvider extends MemoryProvider {
   private async runTool(
     toolName: string,
     args: ReturnType<typeof parseToolArgs>,
-    client: MatrixClient,
-    directory: PeerDirectory,
+    { client, directory, sparks }: { client: MatrixClient; directory: PeerDirectory; sparks: SparkEngine },
     signal: AbortSignal,
   ): Promise<string> {
     const find = (key: string): StoredPeer => {
@@ -303,13 +321,16 @@ export class HivemindProvider extends MemoryProvider {
     switch (toolName) {
       case TOOLS.listPeers: {
         const peers = directory.peers().map(agentFacing);
-        return toolResult({ success: true, count: peers.length, peers });
+        const suggestions = sparks
+          .pending()
+          .map(({ peer_a, peer_b, reason, confidence }) => ({ peer_a, peer_b, reason, confidence }));
+        return toolResult({ success: true, count: peers.length, peers, suggestions });
       }
       case TOOLS.getPeerInfo: {
         const peer = find('peer');
         return toolResult({
           success: true,
-          peer: { ...agentFacing(peer), unread: directory.unreadFrom(peer) },
+          peer: { ...agentFacing(peer), unread: directory.unreadFrom(peer), ...summaryFields(sparks, peer) },
         });
       }
       case TOOLS.checkMessages: {
@@ -361,10 +382,27 @@ export class HivemindProvider extends MemoryProvider {
           },
           signal,
         );
-        for (const line of [about(a), about(b), ...(reason ? [`Why: ${reason}`] : [])]) {
+        const lines = [
+          about(a, sparks.summaryOf(a)?.summary_text),
+          about(b, sparks.summaryOf(b)?.summary_text),
+        ];
+        for (const line of [...lines, ...(reason ? [`Why: ${reason}`] : [])]) {
           await client.send(roomId, 'm.room.message', { msgtype: 'm.text', body: line }, signal);
         }
+        await sparks.setStatus(a.peer_name, b.peer_name, 'executed', signal);
         return toolResult({ success: true, introduced: true, peer_a: a.peer_name, peer_b: b.peer_name });
+      }
+      case TOOLS.dismissSpark: {
+        if (!this.writable) return readOnly();
+        // Suggestions name peers as the engine saw them: a known peer resolves, any other name is kept.
+        const name = (key: string) => {
+          const given = requiredString(args, key).trim();
+          return directory.resolve(given)?.peer_name ?? given;
+        };
+        const [a, b] = [name('peer_a'), name('peer_b')];
+        if (a === '' || b === '' || a === b) return toolError('Name two different peers.');
+        await sparks.setStatus(a, b, 'dismissed', signal);
+        return toolResult({ success: true, dismissed: true, peer_a: a, peer_b: b });
       }
       default:
         return toolError(`Unknown tool '${toolName}' for the hivemind provider.`);
@@ -401,11 +439,23 @@ const readOnly = () =>
  * "About <mxid>: <context>" — the line the introduced peer's side extracts. A context another peer
  * wrote is forwarded only if the write scanner lets it through.
  */
-function about(peer: StoredPeer): string {
-  const context = peer.context.trim();
+function about(peer: StoredPeer, summary?: string): string {
+  const context = (summary || peer.context).trim();
   const safe =
     context !== '' && scanWrite(context).ok ? context : `${peer.peer_name} (no details were shared).`;
   return `About ${peer.peer_id}: ${safe}`;
+}
+
+/** A peer's summary for `hivemind_get_peer_info`, when the spark engine wrote one. */
+function summaryFields(sparks: SparkEngine, peer: StoredPeer): Record<string, unknown> {
+  const summary = sparks.summaryOf(peer);
+  if (!summary) return {};
+  return {
+    needs: summary.needs,
+    offers: summary.offers,
+    expertise: summary.expertise,
+    summary: summary.summary_text,
+  };
 }
 
 function addNote(answer: string, note: string): string {

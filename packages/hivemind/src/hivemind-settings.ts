@@ -19,6 +19,11 @@ export interface HivemindProviderSettings {
   firstSyncWaitMs?: number;
   /** `false` turns the provider off. Env `HIVEMIND_ENABLED`, config `enabled`. Default true. */
   enabled?: boolean;
+  /**
+   * Peer summaries and introduction suggestions through the agent's model (`InitContext.llm`), in
+   * the background sync. Env `HIVEMIND_SPARKS`, config `sparks`. Default true (nothing runs without a model).
+   */
+  sparks?: boolean;
 }
 
 export interface ResolvedHivemindSettings {
@@ -31,6 +36,7 @@ export interface ResolvedHivemindSettings {
   maxRetries: number;
   firstSyncWaitMs: number;
   enabled: boolean;
+  sparks: boolean;
 }
 
 export const HIVEMIND_DEFAULTS = {
@@ -98,6 +104,8 @@ export function resolveHivemindSettings(
       0,
       30_000,
     ),
+    sparks:
+      settings.sparks ?? parseBoolean(env.HIVEMIND_SPARKS) ?? parseBoolean(providerConfig.sparks) ?? true,
     enabled:
       settings.enabled ?? parseBoolean(env.HIVEMIND_ENABLED) ?? parseBoolean(providerConfig.enabled) ?? true,
   };

@@ -19,6 +19,7 @@ export { MatrixClient, type MatrixClientOptions } from './matrix/client';
 export type { CreateRoomRequest, MatrixEvent, SyncResponse } from './matrix/types';
 export { PEER_KEY, type Peer, type PeerMessage, type StoredPeer, UNREADABLE } from './peers';
 export { SYSTEM_PROMPT_BLOCK, TOOLS as HIVEMIND_TOOLS } from './prompt';
+export { type PeerSummary, SPARKS_KEY, type Spark, STALENESS_THRESHOLD, SUMMARY_KEY } from './sparks';
 
 /**
  * Create the provider. Settings are optional; the factory context (what `memory.provider:

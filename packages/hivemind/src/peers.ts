@@ -93,9 +93,15 @@ export class PeerDirectory {
   /** Room → its peer, or null for a room without one (mine, or nobody else in it). */
   private readonly byRoom = new Map<string, StoredPeer | null>();
   private readonly unread = new Map<string, number>();
+  /** Room → messages seen in its timeline by the syncs so far (what the spark engine watches). */
+  private readonly activityCount = new Map<string, number>();
   private running: Promise<void> | undefined;
   private queued: Promise<void> | undefined;
   private loadedOnce = false;
+  private markLoaded: () => void = () => {};
+  private readonly firstLoad = new Promise<void>((resolve) => {
+    this.markLoaded = resolve;
+  });
 
   constructor(
     private readonly client: MatrixClient,
@@ -106,6 +112,23 @@ export class PeerDirectory {
   /** Whether one refresh has completed (the roster is known). */
   get loaded(): boolean {
     return this.loadedOnce;
+  }
+
+  /** Resolves when the first refresh has completed, or after `timeoutMs`, or when `signal` aborts. */
+  async waitUntilLoaded(timeoutMs: number, signal?: AbortSignal): Promise<void> {
+    if (this.loadedOnce || signal?.aborted) return;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    let onAbort = () => {};
+    await Promise.race([
+      this.firstLoad,
+      new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, timeoutMs);
+        onAbort = () => resolve();
+        signal?.addEventListener('abort', onAbort, { once: true });
+      }),
+    ]);
+    clearTimeout(timer);
+    signal?.removeEventListener('abort', onAbort);
   }
 
   /**
@@ -155,6 +178,11 @@ export class PeerDirectory {
     return partial.length === 1 ? partial[0] : undefined;
   }
 
+  /** How many messages the syncs have seen in the room (grows when its conversation moves on). */
+  activity(roomId: string): number {
+    return this.activityCount.get(roomId) ?? 0;
+  }
+
   /** Messages from others that arrived since the peer's messages were last read. */
   unreadFrom(peer: StoredPeer): number {
     let count = 0;
@@ -186,6 +214,8 @@ export class PeerDirectory {
     for (const [roomId, room] of Object.entries(rooms.join ?? {})) {
       this.joined.add(roomId);
       const timeline = Array.isArray(room?.timeline?.events) ? room.timeline.events : [];
+      const messages = timeline.filter(isMessage).length;
+      if (messages > 0) this.activityCount.set(roomId, (this.activityCount.get(roomId) ?? 0) + messages);
       if (!initial) updated.push(...this.noteTimeline(roomId, timeline));
     }
     for (const peer of updated) await this.store(peer, signal);
@@ -208,6 +238,7 @@ export class PeerDirectory {
     }
     if (typeof body?.next_batch === 'string') this.since = body.next_batch;
     this.loadedOnce = true;
+    this.markLoaded();
   }
 
   /** New messages from others count as unread; a late "About" message fills an empty context. */

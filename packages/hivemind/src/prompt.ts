@@ -1,5 +1,6 @@
 import { neutralizeMemoryText, type ToolSchema } from '@hermes-memory/core';
 import type { StoredPeer } from './peers';
+import type { Spark } from './sparks';
 
 export const TOOLS = {
   listPeers: 'hivemind_list_peers',
@@ -7,6 +8,7 @@ export const TOOLS = {
   sendToPeer: 'hivemind_send_to_peer',
   getPeerInfo: 'hivemind_get_peer_info',
   introducePeers: 'hivemind_introduce_peers',
+  dismissSpark: 'hivemind_dismiss_spark',
 } as const;
 
 /** Characters of a peer's introduction shown per line of recall. */
@@ -57,6 +59,16 @@ export const TOOL_SCHEMAS: readonly ToolSchema[] = [
       required: ['peer_a', 'peer_b'],
     },
   },
+  {
+    name: TOOLS.dismissSpark,
+    description:
+      'Decline a suggestion to introduce two peers: it is not suggested again. Use it when an introduction would not help.',
+    parameters: {
+      type: 'object',
+      properties: { peer_a: peerArg, peer_b: peerArg },
+      required: ['peer_a', 'peer_b'],
+    },
+  },
 ];
 
 /**
@@ -70,13 +82,19 @@ You are aware of other agents. When someone introduces you to another agent, it 
 - ${TOOLS.sendToPeer}(peer, message) — talk to a peer
 - ${TOOLS.getPeerInfo}(peer) — details about a peer
 - ${TOOLS.introducePeers}(peer_a, peer_b, reason?) — connect two peers who could help each other
+- ${TOOLS.dismissSpark}(peer_a, peer_b) — decline a suggestion to introduce two peers
+When you see a suggestion to introduce two peers, tell the user and introduce them only if it clearly helps both.
 A message marked as unreadable was end-to-end encrypted and could not be read: say so rather than guess what it said.`;
 
 /**
  * The recall block for a turn: the peers with their introductions and unread counts. Empty when
  * there is no peer. Peer-written text is fence-neutralised (it comes from other agents).
  */
-export function formatRoster(peers: readonly StoredPeer[], unread: (peer: StoredPeer) => number): string {
+export function formatRoster(
+  peers: readonly StoredPeer[],
+  unread: (peer: StoredPeer) => number,
+  suggestions: readonly Spark[] = [],
+): string {
   if (peers.length === 0) return '';
   const names = peers.map((p) => p.peer_name);
   const lines = [
@@ -98,6 +116,10 @@ export function formatRoster(peers: readonly StoredPeer[], unread: (peer: Stored
         `${count} new message${count === 1 ? '' : 's'} from ${peer.peer_name}: use ${TOOLS.checkMessages} to read.`,
       );
     }
+  }
+  for (const spark of suggestions) {
+    const why = spark.reason ? ` — ${clip(spark.reason.replace(/\s+/g, ' ').trim(), CONTEXT_CHARS)}` : '';
+    lines.push(neutralizeMemoryText(`Suggestion: introduce ${spark.peer_a} and ${spark.peer_b}${why}`));
   }
   return lines.join('\n');
 }
