@@ -177,6 +177,27 @@ describe('startFakeServer', () => {
     expect(server.requests).toEqual([]);
   });
 
+  it('keeps a path segment raw when it is not valid percent-encoding (answers like a server, never crashes)', async () => {
+    await mem0Like();
+    server.state.memories.push({ id: 'a b', memory: 'spaced' });
+    const get = (path: string) =>
+      fetch(`${server.url}${path}`, { headers: { authorization: 'Token m0-secret-key' } });
+    // Well-formed escapes are decoded as before.
+    expect(await get('/v1/memories/a%20b/').then((r) => r.json())).toEqual({
+      id: 'a b',
+      memory: 'spaced',
+    });
+    // A lone `%` or a broken UTF-8 escape reaches the handler raw: its own 404, not a thrown URIError.
+    for (const segment of ['100%', '%E0%A4%A', '%zz']) {
+      const response = await get(`/v1/memories/${segment}/`);
+      expect(response.status).toBe(404);
+      expect(await response.json()).toEqual({ detail: 'Memory not found' });
+      expect(server.requests.at(-1)).toMatchObject({ params: { id: segment }, status: 404 });
+    }
+    // The server is still answering afterwards.
+    expect((await fetch(`${server.url}/v1/ping/`)).status).toBe(200);
+  });
+
   it('clearFaults drops queued faults but keeps state and recordings', async () => {
     await mem0Like();
     server.state.memories.push({ id: 'm1', memory: 'kept' });

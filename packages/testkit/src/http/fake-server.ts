@@ -46,6 +46,18 @@ function compile(pattern: string): { matcher: RegExp; names: string[] } {
   return { matcher: new RegExp(`^${source}/?$`), names };
 }
 
+/**
+ * A segment that is not valid percent-encoding (`100%`, a broken UTF-8 escape) stays raw, so the
+ * route's handler answers it like a server would (usually 404) instead of a URIError crashing the fake.
+ */
+function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
+
 function authHeader(auth: FakeAuth): { name: string; value: string } {
   if (auth.type === 'header') return { name: auth.name.toLowerCase(), value: auth.value };
   return { name: 'authorization', value: `${auth.type === 'bearer' ? 'Bearer' : 'Token'} ${auth.token}` };
@@ -146,7 +158,7 @@ export async function startFakeServer<S = undefined>(
       if (!m) continue;
       const params: Record<string, string> = {};
       route.names.forEach((n, i) => {
-        params[n] = decodeURIComponent(m[i + 1]!);
+        params[n] = decodeSegment(m[i + 1]!);
       });
       return { route, params };
     }
