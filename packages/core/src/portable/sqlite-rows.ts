@@ -1,3 +1,4 @@
+import { CliError } from '../provider-cli/args';
 import type { JsonValue, PortableRecord } from '../provider-cli/types';
 
 /**
@@ -18,9 +19,20 @@ export type SqliteRow = Record<string, unknown>;
 
 const IDENT = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
+/** Longest column name an import may carry (real schemas use short names). */
+export const MAX_COLUMN_NAME_LENGTH = 64;
+/** Most columns one imported row may have (validated before anything is written). */
+export const MAX_ROW_COLUMNS = 128;
+/** Most columns one import may add to one table (a newer schema adds a few, not hundreds). */
+export const IMPORT_MAX_NEW_COLUMNS = 16;
+
 /** A table or column name safe to splice into SQL; anything else is refused. */
 export function isSqlIdentifier(name: string): boolean {
   return IDENT.test(name);
+}
+
+function isColumnName(name: string): boolean {
+  return name.length <= MAX_COLUMN_NAME_LENGTH && IDENT.test(name);
 }
 
 export function quoteIdent(name: string): string {
@@ -53,11 +65,20 @@ export function decodeSqliteRow(row: Readonly<Record<string, unknown>>): SqliteR
   return out;
 }
 
-/** Why a row object cannot be imported (a column name that is not an identifier), or undefined. */
+/**
+ * Why a row object cannot be imported (too many columns, a column name that is not a short
+ * identifier), or undefined.
+ */
 export function sqliteRowProblem(row: unknown): string | undefined {
   if (typeof row !== 'object' || row === null || Array.isArray(row)) return 'row must be an object';
-  for (const key of Object.keys(row)) if (!IDENT.test(key)) return `invalid column name '${key}'`;
+  const keys = Object.keys(row);
+  if (keys.length > MAX_ROW_COLUMNS) return `row has ${keys.length} columns (at most ${MAX_ROW_COLUMNS})`;
+  for (const key of keys) if (!isColumnName(key)) return `invalid column name '${clip(key)}'`;
   return undefined;
+}
+
+function clip(name: string): string {
+  return name.length > MAX_COLUMN_NAME_LENGTH ? `${name.slice(0, MAX_COLUMN_NAME_LENGTH)}…` : name;
 }
 
 export function tableExists(db: SqliteHandle, table: string): boolean {
@@ -77,26 +98,50 @@ export function exportTableRows(db: SqliteHandle, table: string): PortableRecord
   );
 }
 
+/** Each cached column set's size before the import added to it, so the cap spans every row. */
+const columnsBefore = new WeakMap<Set<string>, number>();
+
 /**
  * Add the columns a row has and the table lacks (a newer schema, e.g. the Python agent's), so
- * nothing in an export is dropped. `known` caches each table's columns across calls.
+ * nothing in an export is dropped. `known` caches each table's columns across calls, and bounds the
+ * import: names must be short identifiers and at most `maxNewColumns` (default
+ * {@link IMPORT_MAX_NEW_COLUMNS}) are added per table; past that a `CliError` is thrown before any
+ * ALTER for the row (inside `importTransaction`, the whole import rolls back).
  */
 export function addMissingColumns(
   db: SqliteHandle,
   table: string,
   row: SqliteRow,
   known: Map<string, Set<string>>,
+  options: { maxNewColumns?: number } = {},
 ): void {
+  const maxNew = options.maxNewColumns ?? IMPORT_MAX_NEW_COLUMNS;
   let cols = known.get(table);
   if (!cols) {
     cols = new Set(tableColumns(db, table));
     known.set(table, cols);
+    columnsBefore.set(cols, cols.size);
   }
-  for (const key of Object.keys(row)) {
-    if (!cols.has(key)) {
-      db.exec(`ALTER TABLE ${quoteIdent(table)} ADD COLUMN ${quoteIdent(key)}`);
-      cols.add(key);
-    }
+  const missing = Object.keys(row).filter((key) => !cols.has(key));
+  if (missing.length === 0) return;
+  const bad = missing.find((key) => !isColumnName(key));
+  if (bad !== undefined)
+    throw new CliError(
+      `Import refused: '${clip(bad)}' is not a valid column name for table '${table}' (letters, digits and _, at most ${MAX_COLUMN_NAME_LENGTH} characters).`,
+    );
+  const added = cols.size - (columnsBefore.get(cols) ?? cols.size);
+  if (added + missing.length > maxNew)
+    throw new CliError(
+      `Import refused: table '${table}' would gain more than ${maxNew} new columns (${missing
+        .slice(0, 5)
+        .map((k) => `'${k}'`)
+        .join(
+          ', ',
+        )}${missing.length > 5 ? ', …' : ''}); an export from this store's schema adds at most a few.`,
+    );
+  for (const key of missing) {
+    db.exec(`ALTER TABLE ${quoteIdent(table)} ADD COLUMN ${quoteIdent(key)}`);
+    cols.add(key);
   }
 }
 

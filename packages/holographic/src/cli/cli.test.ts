@@ -1,6 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { exportProviderRecords, providerCliTestContext, runProviderCliCommand } from '@hermes-memory/testkit';
+import { CliError, IMPORT_MAX_NEW_COLUMNS } from '@hermes-memory/core';
+import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { tempDir } from '../test-helpers';
 import holographicCli from './index';
@@ -173,6 +175,58 @@ describe('hermes-memory holographic (the ./cli module)', () => {
     expect((await json(b, ['search', 'payments'])).results[0].content).toBe('Jane Doe owns the payments API');
   });
 
+  it('import adds the few columns a newer schema has, but not arbitrary ones: a crafted export is refused whole (#12)', async () => {
+    const home = tempDir();
+    await json(home, ['add', 'Existing fact stays']);
+    const ctx = () => providerCliTestContext(holographicCli, { home }).ctx;
+    const noProgress = { tick() {}, done() {} };
+    const dbFile = path.join(home, 'memory_store.db');
+    const columns = () => {
+      const db = new Database(dbFile, { readonly: true });
+      try {
+        return (db.prepare('PRAGMA table_info(facts)').all() as Array<{ name: string }>).map((c) => c.name);
+      } finally {
+        db.close();
+      }
+    };
+    const before = columns();
+    // A newer schema's extra column is kept.
+    const newer = await holographicCli.importRecords!(
+      ctx(),
+      [
+        {
+          table: 'facts',
+          row: { fact_id: 50, content: 'Deploys happen on Tuesdays', category: 'general', source_turn: 7 },
+        },
+      ],
+      noProgress,
+    );
+    expect(newer.inserted).toBe(1);
+    expect(columns()).toEqual([...before, 'source_turn']);
+    // One valid-looking column per row, spread over many rows: each row passes validation, the whole adds too many.
+    const crafted = Array.from({ length: IMPORT_MAX_NEW_COLUMNS + 1 }, (_, i) => ({
+      table: 'facts',
+      row: {
+        fact_id: 100 + i,
+        content: `Crafted fact number ${i}`,
+        category: 'general',
+        [`extra_${i}`]: 'x',
+      },
+    }));
+    for (const r of crafted) expect(holographicCli.validateRecord!(r)).toBeUndefined();
+    let error: unknown;
+    try {
+      await holographicCli.importRecords!(ctx(), crafted, noProgress);
+    } catch (e) {
+      error = e;
+    }
+    expect(CliError.isInstance(error)).toBe(true);
+    expect((error as Error).message).toMatch(/table 'facts' would gain more than \d+ new columns/);
+    // Nothing of it was written: no new columns, no crafted facts.
+    expect(columns()).toEqual([...before, 'source_turn']);
+    expect((await json(home, ['list'])).count).toBe(2);
+  });
+
   it('validateRecord refuses unknown tables and unsafe column names', () => {
     expect(holographicCli.validateRecord!({ table: 'sqlite_master', row: {} })).toContain(
       'unknown fact table',
@@ -181,5 +235,7 @@ describe('hermes-memory holographic (the ./cli module)', () => {
       'invalid column name',
     );
     expect(holographicCli.validateRecord!({ table: 'facts', row: [] })).toContain('row must be an object');
+    const wide = Object.fromEntries(Array.from({ length: 500 }, (_, i) => [`c${i}`, i]));
+    expect(holographicCli.validateRecord!({ table: 'facts', row: wide })).toContain('row has 500 columns');
   });
 });
