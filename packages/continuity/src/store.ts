@@ -4,7 +4,7 @@
  * index maintenance happen in one place, each in one IMMEDIATE transaction.
  */
 import { randomBytes } from 'node:crypto';
-import { InvalidArgumentError } from '@hermes-memory/core';
+import { type BusyRetryOptions, InvalidArgumentError, importTransaction } from '@hermes-memory/core';
 import type Database from 'better-sqlite3';
 import { type Db, type OpenOptions, openDatabase } from './connection';
 import {
@@ -576,6 +576,15 @@ export class ContinuityStore {
   /** Run `fn` in one IMMEDIATE transaction (bulk imports that mix records, edges and documents). */
   transaction<T>(fn: () => T): T {
     return this.tx(fn);
+  }
+
+  /**
+   * Run an import's writes in one transaction that first waits out another writer (an agent's
+   * turn) with core's busy retry, instead of failing with "database is locked"; a lock held past
+   * the deadline is a `CliError` naming the file, with nothing written. Writes inside use savepoints.
+   */
+  importTransaction<T>(fn: () => T, lock: BusyRetryOptions = {}): T {
+    return importTransaction(this.db, this.dbPath, fn, lock);
   }
 
   /** Insert a validated record inside a `transaction` (imports keep their ids, statuses and times). */

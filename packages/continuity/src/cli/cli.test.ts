@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { CliProgress, PortableRecord } from '@hermes-memory/core';
+import { CliError, type CliProgress, type PortableRecord } from '@hermes-memory/core';
 import { exportProviderRecords, providerCliTestContext, runProviderCliCommand } from '@hermes-memory/testkit';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
@@ -8,6 +8,7 @@ import { importCandidates } from '../ingest/import';
 import { ingestPaths } from '../ingest/ingest';
 import { review } from '../ingest/review';
 import { SCHEMA_VERSION } from '../schema';
+import { ContinuityStore } from '../store';
 import { tempDir, tempProvider } from '../test-helpers';
 import continuityCli from './index';
 import { exportItems, importItems } from './portable';
@@ -427,5 +428,110 @@ describe('exportItems / importItems', () => {
       ]),
     ).toThrow(/not in the store/);
     expect(b.recordStore!.count('all')).toBe(0);
+  });
+});
+
+/**
+ * Imports wait out an agent's write lock with core's `importTransaction` (busy retry, then a clear
+ * error with nothing written) instead of failing at once with "database is locked" (#12, #17).
+ * Another connection holds the write lock; the store's own busy timeout is 0 so each attempt is
+ * refused at once, and the injected sleep stands in for time passing (no real waiting).
+ */
+describe('imports under another writer’s lock', () => {
+  const record = (id: string, summary: string) => ({
+    type: 'record',
+    record: {
+      id,
+      kind: 'decision',
+      title: `Decision ${id}`,
+      summary,
+      status: 'active',
+      createdAt: '2025-01-01T00:00:00Z',
+      updatedAt: '2025-01-01T00:00:00Z',
+      observedAt: '2025-01-01T00:00:00Z',
+      scopes: {},
+      tags: [],
+      entities: [],
+      confidence: 0.7,
+      importance: 0.5,
+      trustLevel: 'medium',
+      sources: [],
+    },
+  });
+  function lockedStore() {
+    const file = path.join(tempDir(), 'continuity.db');
+    const store = new ContinuityStore({ dbPath: file });
+    store.db.pragma('busy_timeout = 0');
+    const holder = new Database(file);
+    holder.exec('BEGIN IMMEDIATE');
+    return { file, store, holder };
+  }
+
+  it('importItems waits until the other writer commits, then imports everything', () => {
+    const { store, holder } = lockedStore();
+    let sleeps = 0;
+    const report = importItems(store, [record('ctx_1', 'Ship on Tuesdays.'), record('ctx_2', 'Use Loki.')], {
+      now: () => 0,
+      sleep: () => {
+        if (++sleeps === 3) holder.exec('COMMIT');
+      },
+    });
+    expect(report).toMatchObject({ records: 2, skipped: 0 });
+    expect(sleeps).toBe(3);
+    expect(store.count('all')).toBe(2);
+    store.close();
+    holder.close();
+  });
+
+  it('a lock held past the deadline is a clear error naming the file; nothing is imported', () => {
+    const { file, store, holder } = lockedStore();
+    let t = 0;
+    let error: unknown;
+    try {
+      importItems(store, [record('ctx_1', 'Ship on Tuesdays.')], {
+        timeoutMs: 5000,
+        now: () => t,
+        sleep: (ms) => {
+          t += ms + 1000;
+        },
+      });
+    } catch (e) {
+      error = e;
+    }
+    expect(CliError.isInstance(error)).toBe(true);
+    expect((error as Error).message).toBe(
+      `${file} stayed locked by another process for 5 s; nothing was imported into it. Retry when the agent is idle.`,
+    );
+    holder.exec('COMMIT');
+    expect(store.count('all')).toBe(0);
+    store.close();
+    holder.close();
+  });
+
+  it('`continuity import` of reviewed candidates waits the same way', () => {
+    const file = path.join(tempDir(), 'continuity.db');
+    const store = new ContinuityStore({ dbPath: file });
+    const work = tempDir();
+    fs.writeFileSync(
+      path.join(work, 'n.md'),
+      'Alerts page the on-call engineer.\n\nDashboards live in Grafana.\n',
+    );
+    const candidates = review(store, ingestPaths(store, [work]).candidates, {
+      approvePassing: true,
+    }).candidates;
+    store.db.pragma('busy_timeout = 0');
+    const holder = new Database(file);
+    holder.exec('BEGIN IMMEDIATE');
+    let sleeps = 0;
+    const report = importCandidates(store, candidates, {
+      now: () => 0,
+      sleep: () => {
+        if (++sleeps === 2) holder.exec('COMMIT');
+      },
+    });
+    expect(report.imported).toBe(2);
+    expect(sleeps).toBe(2);
+    store.close();
+    holder.close();
   });
 });

@@ -7,6 +7,7 @@
  */
 import fs from 'node:fs';
 import type {
+  BusyRetryOptions,
   CliProgress,
   PortableRecord,
   ProviderCliContext,
@@ -126,8 +127,15 @@ export function parseItem(raw: unknown): ContinuityExportItem {
   }
 }
 
-/** Import items (from `exportItems`, possibly of another home). Nothing is written unless all are valid. */
-export function importItems(store: ContinuityStore, items: readonly unknown[]): ImportItemsReport {
+/**
+ * Import items (from `exportItems`, possibly of another home). Nothing is written unless all are
+ * valid; the writes wait out another writer's lock (`lock`: the busy-retry options, for tests).
+ */
+export function importItems(
+  store: ContinuityStore,
+  items: readonly unknown[],
+  lock: BusyRetryOptions = {},
+): ImportItemsReport {
   const parsed = items.map((raw, i) => {
     try {
       return parseItem(raw);
@@ -136,7 +144,7 @@ export function importItems(store: ContinuityStore, items: readonly unknown[]): 
     }
   });
   const db = store.db;
-  return store.transaction(() => {
+  return store.importTransaction(() => {
     const report: ImportItemsReport = { documents: 0, segments: 0, records: 0, edges: 0, skipped: 0 };
     const docIds = new Map<number, number>();
     const segIds = new Map<number, number>();
@@ -236,7 +244,7 @@ export function importItems(store: ContinuityStore, items: readonly unknown[]): 
       }
     }
     return report;
-  });
+  }, lock);
 }
 
 /** The store's records in `hermes-memory export`: `exportItems` of the configured store. */

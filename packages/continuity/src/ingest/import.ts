@@ -4,6 +4,7 @@
  * are joined by `next_segment` edges (the association graph). All lines are validated before
  * anything is written, and the whole import is one transaction.
  */
+import type { BusyRetryOptions } from '@hermes-memory/core';
 import { DocumentStore } from '../documents';
 import { contentKey, normalizeRecordInput } from '../records';
 import { checkRecordSafety } from '../safety';
@@ -29,6 +30,8 @@ const GAP_DECAY = 0.7;
 export function importCandidates(
   store: ContinuityStore,
   candidates: readonly CandidateRecord[],
+  /** Busy-retry options for the wait on another writer's lock (tests). */
+  lock: BusyRetryOptions = {},
 ): ImportReport {
   const docs = new DocumentStore(store);
   const approved = candidates.filter((c) => c.status === 'approved');
@@ -49,7 +52,8 @@ export function importCandidates(
     }
     return { candidate: c, input, ordinal: seg.ordinal, documentId: seg.documentId };
   });
-  return store.transaction(() => {
+  // One transaction that waits out an agent's writes (core's importTransaction).
+  return store.importTransaction(() => {
     const report: ImportReport = {
       imported: 0,
       duplicates: 0,
@@ -91,5 +95,5 @@ export function importCandidates(
       report.edges++;
     }
     return report;
-  });
+  }, lock);
 }
