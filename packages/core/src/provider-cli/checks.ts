@@ -57,6 +57,38 @@ export function privateFilesCheck(options: {
   };
 }
 
+/**
+ * Files a store opens through SQLite, which follows a symbolic link where one stands (a dangling
+ * one has its target created): each link is a warning naming its target, so a person can make sure
+ * it points at their own database. Never repaired: removing a link is the owner's call.
+ */
+export function linkedFilesCheck(options: {
+  id: string;
+  title: string;
+  files: readonly string[];
+  /** Paths are shown relative to it. */
+  home: string;
+  /** The ok line, e.g. "memory_store.db is not a link". */
+  okDetail: string;
+}): ProviderCheck {
+  const { id, title } = options;
+  const links: string[] = [];
+  for (const file of options.files) {
+    try {
+      if (fs.lstatSync(file).isSymbolicLink())
+        links.push(`${path.relative(options.home, file) || file} → ${fs.readlinkSync(file)}`);
+    } catch {}
+  }
+  if (links.length === 0) return { id, title, status: 'ok', detail: options.okDetail };
+  return {
+    id,
+    title,
+    status: 'warn',
+    detail: `reached through a link: ${links.join(', ')}`,
+    fix: "Make sure each link points at your own database (SQLite follows it); 'rm' on a link removes only the link.",
+  };
+}
+
 /** What `sqliteIntegrityCheck` needs of a database handle (better-sqlite3's shape). */
 export interface ReadonlySqlite {
   prepare(sql: string): { all(): unknown[] };

@@ -8,6 +8,7 @@ export {
 } from './load';
 export { formatBytes, formatTable, preview, visibleLength } from './format';
 export {
+  linkedFilesCheck,
   privateFilesCheck,
   type ReadonlySqlite,
   sqliteFiles,

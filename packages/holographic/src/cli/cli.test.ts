@@ -135,18 +135,51 @@ describe('hermes-memory holographic (the ./cli module)', () => {
     const file = path.join(home, 'memory_store.db');
     let checks = await holographicCli.doctor!(ctx());
     expect(checks.map((c) => [c.id, c.status])).toEqual([
+      ['symlinks', 'ok'],
       ['permissions', 'ok'],
       ['integrity', 'ok'],
     ]);
     fs.chmodSync(file, 0o644);
     checks = await holographicCli.doctor!(ctx());
-    expect(checks[0]).toMatchObject({ status: 'fail', detail: 'readable by others: memory_store.db (0644)' });
-    expect(await checks[0]!.repair!()).toBe('tightened 1 file(s) to 0600');
+    expect(checks[1]).toMatchObject({ status: 'fail', detail: 'readable by others: memory_store.db (0644)' });
+    expect(await checks[1]!.repair!()).toBe('tightened 1 file(s) to 0600');
     expect(fs.statSync(file).mode & 0o777).toBe(0o600);
     fs.writeFileSync(file, 'not a database '.repeat(200));
     checks = await holographicCli.doctor!(ctx());
-    expect(checks[1]).toMatchObject({ id: 'integrity', status: 'fail' });
-    expect(checks[1]?.fix).toBeTruthy();
+    expect(checks[2]).toMatchObject({ id: 'integrity', status: 'fail' });
+    expect(checks[2]?.fix).toBeTruthy();
+  });
+
+  it('doctor warns when memory_store.db is reached through a symbolic link (SQLite follows it), and --fix leaves it', async () => {
+    const home = tempDir();
+    const elsewhere = tempDir();
+    const ctx = () => providerCliTestContext(holographicCli, { home }).ctx;
+    const target = path.join(elsewhere, 'other.db');
+    const link = path.join(home, 'memory_store.db');
+    // A dangling link is reported too: opening the store would create its target.
+    fs.symlinkSync(target, link);
+    let check = (await holographicCli.doctor!(ctx())).find((c) => c.id === 'symlinks');
+    expect(check).toMatchObject({
+      status: 'warn',
+      detail: `reached through a link: memory_store.db → ${target}`,
+    });
+    expect(check?.fix).toMatch(/points at your own database/);
+    expect(check?.repair).toBeUndefined();
+    await json(home, ['add', 'Bob owns payments']);
+    expect(fs.lstatSync(link).isSymbolicLink()).toBe(true);
+    expect(fs.statSync(target).size).toBeGreaterThan(0);
+    const checks = await holographicCli.doctor!(ctx());
+    check = checks.find((c) => c.id === 'symlinks');
+    expect(check).toMatchObject({ status: 'warn' });
+    expect(checks.find((c) => c.id === 'integrity')).toMatchObject({ status: 'ok' });
+    // Its side files count as well.
+    fs.rmSync(link);
+    await json(home, ['add', 'Carol owns search']);
+    fs.rmSync(`${link}-wal`, { force: true });
+    fs.symlinkSync(path.join(elsewhere, 'other.wal'), `${link}-wal`);
+    check = (await holographicCli.doctor!(ctx())).find((c) => c.id === 'symlinks');
+    expect(check).toMatchObject({ status: 'warn' });
+    expect(check?.detail).toContain('memory_store.db-wal →');
   });
 
   it('export → import into an empty home → export gives the same records; importing twice adds nothing', async () => {

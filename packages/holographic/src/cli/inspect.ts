@@ -3,6 +3,7 @@ import {
   type ProviderCheck,
   type ProviderCliContext,
   type ProviderStatusReport,
+  linkedFilesCheck,
   privateFilesCheck,
   sqliteFiles,
   sqliteIntegrityCheck,
@@ -32,18 +33,41 @@ export function factStoreStatus(ctx: ProviderCliContext): ProviderStatusReport {
   return { stores: [{ name, path: file, exists: true, bytes: sqliteSize(file), detail }] };
 }
 
-/** The fact store is private (0600) and passes `PRAGMA integrity_check`. */
+/**
+ * The fact store is not reached through a symbolic link (SQLite would follow it), is private (0600)
+ * and passes `PRAGMA integrity_check`.
+ */
 export function factStoreChecks(ctx: ProviderCliContext): ProviderCheck[] {
   const file = factsDbPath(ctx);
-  if (!fs.existsSync(file)) return [];
+  const files = sqliteFiles(file);
+  // lstat, not existsSync: a dangling link is a store whose target opening would create.
+  if (!files.some(present)) return [];
+  const links = linkedFilesCheck({
+    id: 'symlinks',
+    title: 'Fact store links',
+    files,
+    home: ctx.home,
+    okDetail: 'memory_store.db is not a link',
+  });
+  if (!fs.existsSync(file)) return [links];
   return [
+    links,
     privateFilesCheck({
       id: 'permissions',
       title: 'Fact store permissions (0600)',
-      files: sqliteFiles(file),
+      files,
       home: ctx.home,
       okDetail: 'memory_store.db and its WAL are private',
     }),
     sqliteIntegrityCheck({ file, home: ctx.home, open: openReadonly }),
   ];
+}
+
+function present(file: string): boolean {
+  try {
+    fs.lstatSync(file);
+    return true;
+  } catch {
+    return false;
+  }
 }
