@@ -276,7 +276,8 @@ export function generateProvider(id, { root, description, variant = 'remote' } =
       ),
     ),
   };
-  out.hermesMemory = { provider: id };
+  // The template's manifest stays (its `cli` module, `localData`), under the new id.
+  out.hermesMemory = { ...pkg.hermesMemory, provider: id };
   out.publishConfig = { access: 'public' };
   fs.writeFileSync(pkgPath, `${JSON.stringify(out, null, 2)}\n`);
   fs.writeFileSync(path.join(target, 'README.md'), readme(names, text, variant));

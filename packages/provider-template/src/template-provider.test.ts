@@ -53,7 +53,7 @@ describe('TemplateProvider', () => {
     expect(createProvider).toBe(createTemplateProvider);
     expect(createProvider()).toBeInstanceOf(TemplateProvider);
     const pkg = JSON.parse(fs.readFileSync(path.resolve(__dirname, '../package.json'), 'utf8'));
-    expect(pkg.hermesMemory).toEqual({ provider: 'template' });
+    expect(pkg.hermesMemory).toEqual({ provider: 'template', cli: './cli' });
     expect(createProvider().name).toBe('template');
   });
 

@@ -68,12 +68,13 @@ describe('scripts/new-provider.mjs', () => {
       name: '@hermes-memory/acme',
       version: '0.1.0',
       description: 'Acme memory for Hermes.',
-      hermesMemory: { provider: 'acme' },
       publishConfig: { access: 'public' },
       peerDependenciesMeta: { '@hermes-memory/testkit': { optional: true } },
     });
     expect(pkg.private).toBeUndefined();
-    expect(Object.keys(pkg.exports)).toEqual(['.', './testing', './package.json']);
+    // Its command-line module on the provider seam comes along, declared and exported.
+    expect(pkg.hermesMemory).toEqual({ provider: 'acme', cli: './cli' });
+    expect(Object.keys(pkg.exports)).toEqual(['.', './testing', './cli', './package.json']);
     for (const file of [
       'LICENSE',
       'src/client.ts',
@@ -82,6 +83,8 @@ describe('scripts/new-provider.mjs', () => {
       'src/testing/index.ts',
       'src/testing/fake-acme.ts',
       'src/acme.conformance.test.ts',
+      'src/cli/index.ts',
+      'src/cli/cli.test.ts',
     ]) {
       expect(fs.existsSync(path.join(dir, file)), file).toBe(true);
     }
@@ -90,6 +93,10 @@ describe('scripts/new-provider.mjs', () => {
     expect(provider).toContain("readonly name = 'acme'");
     expect(provider).toContain('export class AcmeProvider');
     expect(fs.readFileSync(path.join(dir, 'src/client.ts'), 'utf8')).toContain('export class AcmeClient');
+    const cli = fs.readFileSync(path.join(dir, 'src/cli/index.ts'), 'utf8');
+    expect(cli).toContain("provider: 'acme'");
+    expect(cli).toContain('Usage: hermes-memory acme check');
+    expect(cli).toContain('ACME_API_KEY');
     const conformance = fs.readFileSync(path.join(dir, 'src/acme.conformance.test.ts'), 'utf8');
     expect(conformance).toContain('remote: true');
     expect(conformance).toContain('startFakeAcme');
@@ -124,6 +131,9 @@ describe('scripts/new-provider.mjs', () => {
     expect(failed).toEqual([]);
     expect(vitest.status).toBe(0);
     const passed = new Set(tests.filter((t) => t.status === 'passed').map((t) => t.fullName));
+    expect(
+      [...passed].filter((name) => name.startsWith('hermes-memory acme (the ./cli module)')).length,
+    ).toBeGreaterThan(3);
     for (const id of [
       'remote.backend-observable',
       'faults.tools-answer-json',
