@@ -11,7 +11,6 @@ import path from 'node:path';
 import { loadPackage } from '../packages';
 import { LIMITED_TARGETS, type LimitedTarget } from './limited-targets';
 
-
 const home = () => process.env.HM_LIMIT_DIR ?? '';
 const entry = (i: number) => `entry ${i}: ${'the user prefers small, reviewed changes; '.repeat(7)}`.trim();
 const ORIGINAL = Array.from({ length: 6 }, (_, i) => entry(i));

@@ -1,5 +1,14 @@
 import { ms, table } from '../report/markdown';
 import type { SuiteContext, SuiteResult } from '../report/suite';
+import {
+  FENCE_ESCAPE_CORPUS,
+  type FenceEscapeRow,
+  REDOS_PASSES,
+  REDOS_SHAPES,
+  type RedosRow,
+  runFenceEscapeCorpus,
+  runRedosShapes,
+} from './adversarial';
 import { benchFaultServer, FAULT_KINDS, type FaultOutcome, runFaultScenario } from './faults';
 import { type FuzzResult, runToolFuzz } from './fuzz';
 import {
@@ -23,8 +32,13 @@ export interface RobustnessData {
   fuzz: FuzzResult;
   faults: FaultOutcome[];
   limitedDisk?: LimitedDiskData;
+  fenceEscape?: FenceEscapeRow[];
+  redos?: RedosRow[];
   unavailable: Array<{ part: string; reason: string }>;
 }
+
+/** ReDoS inputs are timed at this length (the write scanner's whole window) and at a quarter of it. */
+const REDOS_CHARS = 65_536;
 
 export async function runRobustnessSuite(ctx: SuiteContext): Promise<SuiteResult> {
   const started = Date.now();
@@ -52,6 +66,15 @@ export async function runRobustnessSuite(ctx: SuiteContext): Promise<SuiteResult
   }
 
   data.limitedDisk = await runLimitedDiskRuns(ctx.full, ctx.log);
+
+  ctx.log(
+    `robustness: fence-escape corpus (${FENCE_ESCAPE_CORPUS.length} texts + ${REDOS_SHAPES.length} shapes)`,
+  );
+  data.fenceEscape = await runFenceEscapeCorpus(
+    REDOS_SHAPES.map((shape) => ({ name: `shape: ${shape.name}`, text: shape.make(4096) })),
+  );
+  ctx.log(`robustness: ReDoS shapes (${REDOS_SHAPES.length} inputs × ${REDOS_PASSES.length} passes)`);
+  data.redos = runRedosShapes(REDOS_CHARS, ctx.full ? 7 : 5);
 
   ctx.log(`robustness: fuzzing tools (${fuzzRuns} runs per tool)`);
   data.fuzz = await runToolFuzz(fuzzRuns);
@@ -161,6 +184,7 @@ function renderRobustness(d: RobustnessData): string {
     ),
     '',
     ...(d.limitedDisk ? renderLimitedDisk(d.limitedDisk) : []),
+    ...renderAdversarial(d),
     '### Malformed and hostile tool arguments (crashes: must be 0)',
     '',
     'fast-check generates schema-shaped objects with hostile values (huge strings, invisible Unicode, FTS5 operators, ' +
@@ -225,6 +249,18 @@ function robustnessHeadline(d: RobustnessData): string[] {
     );
   }
   if (d.limitedDisk) out.push(...limitedDiskHeadline(d.limitedDisk));
+  if (d.fenceEscape?.length) {
+    const cases = d.fenceEscape[0]!.cases;
+    out.push(
+      `Fence escape: ${cases} adversarial texts × ${d.fenceEscape.length} paths, ${sum(d.fenceEscape, (r) => r.escapes)} escapes.`,
+    );
+  }
+  if (d.redos?.length) {
+    const worst = d.redos.reduce((a, r) => (r.worstMs > a.worstMs ? r : a));
+    out.push(
+      `ReDoS shapes: ${d.redos.length} inputs of ${d.redos[0]!.chars.toLocaleString('en-US')} chars, worst ${ms(worst.worstMs)} (${worst.worstPass} on ${worst.input}); fence held on ${d.redos.filter((r) => r.fenceHeld).length} / ${d.redos.length}.`,
+    );
+  }
   if (d.fuzz.tools.length > 0) {
     out.push(
       `Hostile tool arguments: ${sum(d.fuzz.tools, (t) => t.runs).toLocaleString('en-US')} calls over ${d.fuzz.tools.length} tools, ${sum(d.fuzz.tools, (t) => t.crashes)} crashes.`,
@@ -235,4 +271,49 @@ function robustnessHeadline(d: RobustnessData): string[] {
     out.push(`Fault injection: ${d.faults.length} scenarios, ${bad} hung or failed with a foreign error.`);
   }
   return out;
+}
+
+function renderAdversarial(d: RobustnessData): string[] {
+  const lines: string[] = [];
+  if (d.fenceEscape?.length) {
+    lines.push(
+      '### Fence escape (escapes: must be 0)',
+      '',
+      `${FENCE_ESCAPE_CORPUS.length} texts that try to close, reopen or imitate the \`<memory-context>\` fence or its system note ` +
+        '(closers, nested fragments, case and whitespace variants, invisible and tag characters, the note alone, ' +
+        'many closers; `src/robustness/adversarial.ts`), plus each ReDoS shape below at 4,096 chars, judged where the ' +
+        "model or the user would see them: core's neutraliser, tool answers, the block built from raw recall, a " +
+        'manager whose provider returns the text raw from prefetch and from its tool, and the output scrubber on an ' +
+        'answer that echoes the block (the prose around it must survive).',
+      '',
+      table(
+        ['path', 'texts', 'escapes', 'example'],
+        d.fenceEscape.map((r) => [r.path, r.cases, r.escapes, r.examples[0] ?? '–']),
+      ),
+      '',
+    );
+  }
+  if (d.redos?.length) {
+    lines.push(
+      '### ReDoS input shapes (per-input worst time; growth 4 is linear)',
+      '',
+      `Each input is a long run of one shape at ${d.redos[0]!.chars.toLocaleString('en-US')} chars, through ` +
+        `${REDOS_PASSES.map((p) => `\`${p.name}\``).join(', ')}; the slowest pass is shown with its best-of-n time ` +
+        'and its growth from a quarter of the length. "fence held": the neutralised input has no fence markup.',
+      '',
+      table(
+        ['input', 'chars', 'slowest pass', 'time', 'growth (n → 4n)', 'fence held'],
+        d.redos.map((r) => [
+          r.input,
+          r.chars,
+          r.worstPass,
+          ms(r.worstMs),
+          r.growth,
+          r.fenceHeld ? 'yes' : '**no**',
+        ]),
+      ),
+      '',
+    );
+  }
+  return lines;
 }
