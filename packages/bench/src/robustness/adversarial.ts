@@ -9,6 +9,7 @@
 import {
   buildMemoryContextBlock,
   findFenceMarkup,
+  findToolResultMarkup,
   type InitContext,
   MEMORY_CONTEXT_CLOSE,
   MEMORY_CONTEXT_NOTE,
@@ -62,32 +63,6 @@ export interface FenceEscapeRow {
   cases: number;
   escapes: number;
   examples: string[];
-}
-
-/** Fence markup in a JSON tool answer (judged on its decoded strings) or in plain text. */
-function markupIn(text: string): string | null {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    return findFenceMarkup(text);
-  }
-  const strings: string[] = [];
-  const walk = (v: unknown): void => {
-    if (typeof v === 'string') strings.push(v);
-    else if (Array.isArray(v)) for (const x of v) walk(x);
-    else if (typeof v === 'object' && v !== null)
-      for (const [k, x] of Object.entries(v)) {
-        strings.push(k);
-        walk(x);
-      }
-  };
-  walk(parsed);
-  for (const s of strings) {
-    const found = findFenceMarkup(s);
-    if (found !== null) return found;
-  }
-  return null;
 }
 
 /** The block is one fence: its opener, the note, a body without markup, its closer — or empty. */
@@ -176,7 +151,7 @@ export async function runFenceEscapeCorpus(
       record(
         'neutralizeToolResult (tool answers)',
         name,
-        markupIn(neutralizeToolResult(JSON.stringify({ results: [{ content: text }] }))),
+        findToolResultMarkup(neutralizeToolResult(JSON.stringify({ results: [{ content: text }] }))),
       );
       record('buildMemoryContextBlock (raw recall)', name, blockProblem(buildMemoryContextBlock(text)));
       provider.text = text;
@@ -188,7 +163,7 @@ export async function runFenceEscapeCorpus(
       record(
         'manager handleToolCall (raw provider)',
         name,
-        markupIn(await manager.handleToolCall('raw_recall', {})),
+        findToolResultMarkup(await manager.handleToolCall('raw_recall', {})),
       );
       const shown = scrubbedAnswer(buildMemoryContextBlock(neutralizeMemoryText(text)));
       record(

@@ -5,7 +5,13 @@ export {
   MEMORY_CONTEXT_NOTE,
   MEMORY_CONTEXT_OPEN,
 } from './context-block';
-export { findFenceMarkup, neutralizeDeep, neutralizeMemoryText, neutralizeToolResult } from './neutralize';
+export {
+  findFenceMarkup,
+  findToolResultMarkup,
+  neutralizeDeep,
+  neutralizeMemoryText,
+  neutralizeToolResult,
+} from './neutralize';
 export {
   type ContextContent,
   dedupeRepeatedBullets,

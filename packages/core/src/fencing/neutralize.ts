@@ -104,11 +104,37 @@ export function findFenceMarkup(text: string): string | null {
 }
 
 /**
+ * The first fence markup a tool's answer would show the model: in a JSON result, judged on every
+ * decoded string and key (escaped JSON can hide a tag from a plain search); else in the text.
+ */
+export function findToolResultMarkup(result: string): string | null {
+  if (!result) return null;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(result);
+  } catch {
+    return findFenceMarkup(result);
+  }
+  const pending: unknown[] = [parsed];
+  while (pending.length > 0) {
+    const value = pending.pop();
+    if (typeof value === 'string') {
+      const found = findFenceMarkup(value);
+      if (found !== null) return found;
+    } else if (Array.isArray(value)) pending.push(...value);
+    else if (typeof value === 'object' && value !== null)
+      for (const [key, item] of Object.entries(value)) pending.push(key, item);
+  }
+  return null;
+}
+
+/**
  * Every string inside a JSON tool result, neutralised. A result without markup is returned as the
  * same string; one that is not JSON is neutralised as text.
  */
 export function neutralizeToolResult(result: string): string {
-  if (!result || !mayHoldMarkup(result)) return result;
+  // A JSON string may spell '<' or '[' as \u003c / \u005b: such an answer is decoded and judged too.
+  if (!result || (!mayHoldMarkup(result) && !result.includes('\\u'))) return result;
   let parsed: unknown;
   try {
     parsed = JSON.parse(result);

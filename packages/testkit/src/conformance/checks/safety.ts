@@ -4,7 +4,7 @@
  * Both are judged on what the model would see — recall, the system prompt block and tool results —
  * after text went in through every write path the provider has.
  */
-import { findFenceMarkup, type MemoryProvider, scanWrite, type ToolSchema } from '@hermes-memory/core';
+import { findToolResultMarkup, type MemoryProvider, scanWrite, type ToolSchema } from '@hermes-memory/core';
 import { plausibleArgs } from '../arbitraries';
 import { type CheckRuntime, ensure, fail } from '../runtime';
 import type { HarnessContext } from '../types';
@@ -113,32 +113,6 @@ async function modelView(
   return seen;
 }
 
-/** Fence markup in a tool's JSON answer, judged on its decoded strings; or in plain text. */
-function markupIn(text: string): string | null {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    return findFenceMarkup(text);
-  }
-  const strings: string[] = [];
-  const walk = (v: unknown): void => {
-    if (typeof v === 'string') strings.push(v);
-    else if (Array.isArray(v)) for (const x of v) walk(x);
-    else if (typeof v === 'object' && v !== null)
-      for (const [k, x] of Object.entries(v)) {
-        strings.push(k);
-        walk(x);
-      }
-  };
-  walk(parsed);
-  for (const s of strings) {
-    const found = findFenceMarkup(s);
-    if (found !== null) return found;
-  }
-  return null;
-}
-
 /** Payloads core's write scanner blocks, one per kind the red team stored with `fact_store`. */
 function blockedPayloads(
   marker: (kind: string) => string,
@@ -174,7 +148,7 @@ export const SAFETY: readonly CheckDefinition[] = [
       await writeEverywhere(runtime, home, [payload]);
       const seen = await modelView(runtime, home, `${marker} blue lighthouse`, runtime.capabilities.tools);
       for (const { where, text } of seen) {
-        const found = markupIn(text);
+        const found = findToolResultMarkup(text);
         ensure(
           found === null,
           `${where} returned fence markup ${JSON.stringify(found)} from stored text: ${preview(text)}. Neutralise every piece of stored or returned memory text with core's neutralizeMemoryText (tool results: neutralizeToolResult), on the way in and on the way out`,
