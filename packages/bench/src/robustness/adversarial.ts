@@ -4,7 +4,7 @@
  * Unicode — timed through every pass that reads untrusted text (the write scanner, the fence
  * neutraliser, the context sanitiser and block builder, the output scrubber, secret redaction).
  * The unit tests hold these properties with time *ratios* (core `linear-time.test.ts`); this run
- * reports absolute worst times on the machine it ran on, with the growth from n to 4n.
+ * reports absolute worst times on the machine it ran on, with each pass's growth exponent.
  */
 import {
   buildMemoryContextBlock,
@@ -227,8 +227,11 @@ export interface RedosRow {
   /** The slowest pass on this input and its time (best of `repeats`, so load spikes count less). */
   worstPass: string;
   worstMs: number;
-  /** That pass's time at `chars` / its time at `chars / 4` (4 is linear). */
-  growth: number;
+  /**
+   * That pass's growth exponent: the log-log slope of its time over chars/8 … chars (1 is linear,
+   * 2 quadratic). Fitted over four sizes, since one ratio of two short timings is mostly GC noise.
+   */
+  exponent: number;
   /** neutralizeMemoryText's output of this input holds no fence markup. */
   fenceHeld: boolean;
 }
@@ -243,26 +246,42 @@ function bestOf(fn: () => unknown, repeats: number): number {
   return best;
 }
 
-/** Time every pass on every shape at `chars` and `chars / 4`; one row per shape, its worst pass. */
+/** Least-squares slope of log(time) over log(size). */
+function slope(points: ReadonlyArray<{ n: number; ms: number }>): number {
+  const xs = points.map((p) => Math.log(p.n));
+  const ys = points.map((p) => Math.log(Math.max(p.ms, 0.001)));
+  const mx = xs.reduce((a, x) => a + x, 0) / xs.length;
+  const my = ys.reduce((a, y) => a + y, 0) / ys.length;
+  let num = 0;
+  let den = 0;
+  for (let i = 0; i < xs.length; i++) {
+    num += (xs[i]! - mx) * (ys[i]! - my);
+    den += (xs[i]! - mx) ** 2;
+  }
+  return den === 0 ? 0 : num / den;
+}
+
+/** Time every pass on every shape at `chars`; one row per shape, its slowest pass and that pass's exponent. */
 export function runRedosShapes(chars: number, repeats = 3): RedosRow[] {
   return REDOS_SHAPES.map((shape) => {
     const big = shape.make(chars);
-    const small = shape.make(Math.floor(chars / 4));
-    let worst = { pass: '', ms: -1, growth: 0 };
+    let worst = { pass: REDOS_PASSES[0]!, ms: -1 };
     for (const pass of REDOS_PASSES) {
-      pass.fn(small); // warm the pass (regex compilation, JIT) before timing
-      const msBig = bestOf(() => pass.fn(big), repeats);
-      if (msBig > worst.ms) {
-        const msSmall = bestOf(() => pass.fn(small), repeats);
-        worst = { pass: pass.name, ms: msBig, growth: msBig / Math.max(msSmall, 0.01) };
-      }
+      pass.fn(shape.make(Math.floor(chars / 8))); // warm the pass (regex compilation, JIT) before timing
+      const ms = bestOf(() => pass.fn(big), repeats);
+      if (ms > worst.ms) worst = { pass, ms };
     }
+    const points = [8, 4, 2].map((d) => {
+      const text = shape.make(Math.floor(chars / d));
+      return { n: text.length, ms: bestOf(() => worst.pass.fn(text), repeats) };
+    });
+    points.push({ n: big.length, ms: worst.ms });
     return {
       input: shape.name,
       chars,
-      worstPass: worst.pass,
+      worstPass: worst.pass.name,
       worstMs: Math.round(worst.ms * 100) / 100,
-      growth: Math.round(worst.growth * 10) / 10,
+      exponent: Math.round(slope(points) * 100) / 100,
       fenceHeld: findFenceMarkup(neutralizeMemoryText(big)) === null,
     };
   });

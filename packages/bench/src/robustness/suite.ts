@@ -295,20 +295,21 @@ function renderAdversarial(d: RobustnessData): string[] {
   }
   if (d.redos?.length) {
     lines.push(
-      '### ReDoS input shapes (per-input worst time; growth 4 is linear)',
+      '### ReDoS input shapes (per-input worst time; exponent 1 is linear)',
       '',
       `Each input is a long run of one shape at ${d.redos[0]!.chars.toLocaleString('en-US')} chars, through ` +
         `${REDOS_PASSES.map((p) => `\`${p.name}\``).join(', ')}; the slowest pass is shown with its best-of-n time ` +
-        'and its growth from a quarter of the length. "fence held": the neutralised input has no fence markup.',
+        'and its growth exponent (log-log slope of its time over an eighth, a quarter, a half and all of the length; ' +
+        'timings of a few ms carry GC noise of ±0.3). "fence held": the neutralised input has no fence markup.',
       '',
       table(
-        ['input', 'chars', 'slowest pass', 'time', 'growth (n → 4n)', 'fence held'],
+        ['input', 'chars', 'slowest pass', 'time', 'exponent', 'fence held'],
         d.redos.map((r) => [
           r.input,
           r.chars,
           r.worstPass,
           ms(r.worstMs),
-          r.growth,
+          r.exponent,
           r.fenceHeld ? 'yes' : '**no**',
         ]),
       ),
