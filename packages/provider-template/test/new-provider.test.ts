@@ -96,7 +96,7 @@ describe('scripts/new-provider.mjs', () => {
     const cli = fs.readFileSync(path.join(dir, 'src/cli/index.ts'), 'utf8');
     expect(cli).toContain("provider: 'acme'");
     expect(cli).toContain('Usage: hermes-memory acme check');
-    expect(cli).toContain('ACME_API_KEY');
+    expect(fs.readFileSync(path.join(dir, 'src/cli/connection.ts'), 'utf8')).toContain('ACME_API_KEY');
     const conformance = fs.readFileSync(path.join(dir, 'src/acme.conformance.test.ts'), 'utf8');
     expect(conformance).toContain('remote: true');
     expect(conformance).toContain('startFakeAcme');
