@@ -91,7 +91,9 @@ export function createAcmeProject(): { root: string; cwd: string } {
   fs.writeFileSync(path.join(dir, 'cli.js'), ACME_CLI);
   fs.writeFileSync(
     path.join(dir, 'index.js'),
-    `import { saveConfigValues } from ${JSON.stringify(pathToFileURL(CORE_DIST).href)};
+    `import fs from 'node:fs';
+import path from 'node:path';
+import { saveConfigValues } from ${JSON.stringify(pathToFileURL(CORE_DIST).href)};
 const SCHEMA = [
   { key: 'mode', description: 'Where Acme runs', choices: ['cloud', 'local'], default: 'cloud' },
   { key: 'api_key', description: 'Acme API key', secret: true, required: true, envVar: 'ACME_API_KEY',
@@ -120,6 +122,10 @@ export function createProvider() {
     initialize() {},
     getToolSchemas() { return []; },
     getConfigSchema() { return SCHEMA; },
+    // Settings a user left in acme's own file, as mem0.json or supermemory.json hold theirs.
+    savedConfig(home) {
+      try { return JSON.parse(fs.readFileSync(path.join(home, 'acme-settings.json'), 'utf8')); } catch { return {}; }
+    },
     saveConfig(values, home) {
       const patch = {};
       for (const [k, v] of Object.entries(values)) patch['memory.acme.' + k] = v;

@@ -72,3 +72,17 @@ describe('memory.secondary', () => {
     }
   });
 });
+
+describe("setup keeps what a provider saved in its own file", () => {
+  it('a value only in the native file survives --set of another key', () => {
+    const h = home();
+    const at = { cwd: project.cwd, env: { ACME_MODE: 'local' } };
+    fs.writeFileSync(path.join(h, 'acme-settings.json'), JSON.stringify({ workspace: 'ops', top_k: 9 }));
+    const r = run(h, ['setup', 'acme', '--set', 'mode=local', '--yes'], at);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('acme: workspace ops is ready');
+    const config = fs.readFileSync(path.join(h, 'config.yaml'), 'utf8');
+    expect(config).toMatch(/workspace: ops/);
+    expect(config).toMatch(/top_k: 9/);
+  });
+});

@@ -20,6 +20,8 @@ import {
   type MemoryWriteAction,
   type MemoryWriteMetadata,
   mergeJsonConfig,
+  readJsonConfig,
+  SettingsError,
   neutralizeToolResult,
   type PrefetchOptions,
   PrefetchSlot,
@@ -195,6 +197,21 @@ export class Mem0Provider extends MemoryProvider {
    */
   override saveConfig(values: Readonly<Record<string, unknown>>, hermesHome: string): void {
     mergeJsonConfig(path.join(hermesHome, MEM0_CONFIG_FILE), mem0JsonPatch(values, this.getConfigSchema()));
+  }
+
+  /** mem0.json read back into setup's terms: a server URL there means the self-hosted mode. */
+  override savedConfig(hermesHome: string): Record<string, unknown> {
+    const read = readJsonConfig(path.join(hermesHome, MEM0_CONFIG_FILE));
+    if (read.status === 'invalid') throw new SettingsError(MEM0_CONFIG_FILE, `Mem0 config ${read.error}.`);
+    const out: Record<string, unknown> = {};
+    for (const field of this.getConfigSchema()) {
+      if (!field.secret && read.data[field.key] !== undefined) out[field.key] = read.data[field.key];
+    }
+    if (read.status === 'ok' && ('mode' in read.data || 'host' in read.data)) {
+      const host = typeof read.data.host === 'string' ? read.data.host.trim() : '';
+      out.mode = host ? 'selfhosted' : 'platform';
+    }
+    return out;
   }
 
   // ---- lifecycle -------------------------------------------------------------------------------

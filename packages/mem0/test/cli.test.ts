@@ -217,6 +217,18 @@ describe('hermes-memory setup mem0 (the reference setup flow)', () => {
     expect(fs.readdirSync(home)).toEqual(['mem0.json']);
   });
 
+  it('savedConfig reads mem0.json back in setup terms, so setup keeps a saved user_id (it reset it before)', () => {
+    const home = tempHome();
+    const provider = new Mem0Provider();
+    expect(provider.savedConfig(home)).toEqual({});
+    provider.saveConfig({ mode: 'platform', api_key: 'secret-key-999', user_id: 'ann' }, home);
+    expect(provider.savedConfig(home)).toEqual({ mode: 'platform', host: '', user_id: 'ann' });
+    provider.saveConfig({ mode: 'selfhosted', host: 'http://localhost:8888' }, home);
+    expect(provider.savedConfig(home)).toMatchObject({ mode: 'selfhosted', host: 'http://localhost:8888', user_id: 'ann' });
+    fs.writeFileSync(path.join(home, 'mem0.json'), '{ torn');
+    expect(() => provider.savedConfig(home)).toThrow(/mem0.json|Mem0 config/);
+  });
+
   it('postSetup checks the connection, warns when MEM0_HOST overrides the Platform choice, fails on a bad key', async () => {
     const fake = await platformFake();
     const home = tempHome();

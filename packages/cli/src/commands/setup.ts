@@ -1,6 +1,7 @@
 import {
   ensureDir,
   loadHermesConfig,
+  type MemoryProvider,
   providerConfigPaths,
   readProviderConfig,
   resolveEnv,
@@ -104,7 +105,11 @@ export const setupCommand: Command = {
     const fields = provider.getConfigSchema();
     let answers: SetupAnswers;
     // Settings already saved (in any place the provider reads) are kept unless changed here.
-    const saved = readProviderConfig(loadHermesConfig(ctx.home), providerConfigPaths(provider)).values;
+    // A provider's own file (mem0.json) wins over config.yaml, as the provider itself reads them.
+    const saved = {
+      ...readProviderConfig(loadHermesConfig(ctx.home), providerConfigPaths(provider)).values,
+      ...nativeSettings(provider, ctx.home),
+    };
     if (prompter) {
       if (positionals[0] !== undefined) prompter.intro(`hermes-memory setup ${name}`);
       const existing = { ...saved, ...sets };
@@ -197,4 +202,14 @@ function report(
   if (prompter) prompter.outro(lines.join('\n'));
   else for (const line of lines) ctx.out(line);
   return 0;
+}
+
+/** What the provider saved in its own file; a plain-object plugin may lack the hook. */
+function nativeSettings(provider: MemoryProvider, home: string): Record<string, unknown> {
+  if (typeof provider.savedConfig !== 'function') return {};
+  try {
+    return provider.savedConfig(home) ?? {};
+  } catch (error) {
+    throw new CliError(`Cannot read the saved settings of '${provider.name}': ${oneLine(error)}`);
+  }
 }

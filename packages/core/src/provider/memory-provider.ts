@@ -147,6 +147,15 @@ export abstract class MemoryProvider {
   saveConfig(_values: Readonly<Record<string, unknown>>, _hermesHome: string): MaybePromise<void> {}
 
   /**
+   * Settings `saveConfig` saved to a file of the provider's own (mem0.json, supermemory.json), by
+   * schema key, so setup keeps them when the user changes something else. Default `{}`: settings
+   * saved under config.yaml are already read through `configPaths()`.
+   */
+  savedConfig(_hermesHome: string): Record<string, unknown> {
+    return {};
+  }
+
+  /**
    * Where this provider's settings live in config.yaml, most authoritative first (default
    * `memory.<name>`). All are read and merged; a key set differently in two places is warned about
    * and the first wins. A port of a Python plugin lists the place that plugin reads first, so both
