@@ -1,5 +1,7 @@
 import { createRecordingLogger, MemoryManager } from '@hermes-memory/core';
 import { createHolographicProvider } from '@hermes-memory/holographic';
+import { createHonchoProvider } from '@hermes-memory/honcho';
+import { startFakeHoncho } from '@hermes-memory/honcho/testing';
 import { tempHermesHome } from '@hermes-memory/testkit';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createHivemindProvider, type HivemindProvider } from './index';
@@ -212,6 +214,77 @@ describe('acceptance: tiered memory (decision 0130)', () => {
       server.clearFaults();
     } finally {
       await manager.shutdownAll();
+      home.cleanup();
+    }
+  });
+
+  it('honcho canonical (against its fake) + hivemind secondary: turns reach Honcho only; recall labelled; either backend failing leaves the other', async () => {
+    const { bob } = await threeAgents();
+    const honcho = await startFakeHoncho({ apiKey: 'honcho-test-key' });
+    const home = tempHermesHome('hm-hivemind-honcho-');
+    const manager = new MemoryManager({ logger: createRecordingLogger() });
+    const hivemind = createHivemindProvider(settingsFor(server, bob.account), { env: {}, providerConfig: {} });
+    opened.push(hivemind);
+    const workspace = 'tiered-honcho';
+    try {
+      const canonical = createHonchoProvider(
+        {
+          config: {
+            apiKey: 'honcho-test-key',
+            baseUrl: honcho.url,
+            peerName: 'bob',
+            workspace,
+            writeFrequency: 'turn',
+          },
+        },
+        { hermesHome: home.path, env: {} },
+      );
+      expect(manager.addProvider(canonical)).toBe(true);
+      expect(manager.addProvider(hivemind, { role: 'secondary' })).toBe(true);
+      await manager.initializeAll('s1', { hermesHome: home.path, env: {}, platform: 'cli' });
+      await hivemind.idle();
+
+      const mark = server.requests.length;
+      await manager.onTurnStart(1, 'I keep bees on the roof.');
+      await manager.prefetchAll('I keep bees on the roof.');
+      manager.syncAll('I keep bees on the roof.', 'Noted.');
+      manager.queuePrefetchAll('I keep bees on the roof.');
+      await manager.flushPending(10_000);
+      await hivemind.idle();
+      // The turn reached Honcho; nothing of the conversation reached the homeserver (hivemind may
+      // still keep its own peer metadata there, so its account-data writes are not counted).
+      const stored = (honcho.state.workspaces[workspace]?.messages ?? []).map((m) => m.content);
+      expect(stored).toContain('I keep bees on the roof.');
+      const sent = server.requests.slice(mark).filter((r) => r.method !== 'GET');
+      expect(sent.filter((r) => r.path.includes('/send/'))).toEqual([]);
+      expect(sent.filter((r) => /bees|Noted/.test(r.rawBody))).toEqual([]);
+
+      await manager.onTurnStart(2, 'who can help me with security audits?');
+      const recall = await manager.prefetchAll('who can help me with security audits?');
+      expect(recall).toContain('## Recall from hivemind');
+      expect(recall).toContain('hermes-of-ann');
+      // (Honcho's own recall on turn 2 depends on its cadences; section order is covered by the
+      // holographic case above and core's tiers tests.)
+
+      // Honcho down: hivemind's recall and tools still answer.
+      honcho.fail({ type: 'status', status: 503, count: 100 });
+      manager.queuePrefetchAll('anyone new?');
+      await manager.flushPending(10_000);
+      await manager.onTurnStart(3, 'anyone new?');
+      expect(await manager.prefetchAll('anyone new?')).toContain('hermes-of-ann');
+      expect(names(await manager.handleToolCall('hivemind_list_peers', {}))).toEqual(['hermes-of-ann']);
+      honcho.clearFaults();
+
+      // Homeserver down: the next turn still reaches Honcho.
+      server.fail({ type: 'status', status: 500, count: 50 });
+      manager.syncAll('The hive had 40,000 bees in June.', 'Noted.');
+      await manager.flushPending(10_000);
+      const after = (honcho.state.workspaces[workspace]?.messages ?? []).map((m) => m.content);
+      expect(after).toContain('The hive had 40,000 bees in June.');
+      server.clearFaults();
+    } finally {
+      await manager.shutdownAll();
+      await honcho.close();
       home.cleanup();
     }
   });
