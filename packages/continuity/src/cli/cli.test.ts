@@ -219,22 +219,23 @@ describe('status and doctor', () => {
     const ids = (checks: readonly { id: string; status: string }[]) => checks.map((c) => [c.id, c.status]);
     let checks = await continuityCli.doctor!(ctx(home));
     expect(ids(checks)).toEqual([
+      ['symlinks', 'ok'],
       ['opens', 'ok'],
       ['schema', 'ok'],
       ['permissions', 'ok'],
       ['integrity', 'ok'],
     ]);
-    expect(checks[0]!.detail).toBe('2 record(s), 1 active');
+    expect(checks[1]!.detail).toBe('2 record(s), 1 active');
 
     fs.chmodSync(file, 0o644);
     checks = await continuityCli.doctor!(ctx(home));
     // (a read-only open creates the WAL with the database's mode, so it may be listed too)
-    expect(checks[2]).toMatchObject({ status: 'fail' });
-    expect(checks[2]!.detail).toMatch(/^readable by others: continuity\/continuity\.db \(0644\)/);
-    expect(await checks[2]!.repair!()).toMatch(/^tightened \d file\(s\) to 0600$/);
+    expect(checks[3]).toMatchObject({ status: 'fail' });
+    expect(checks[3]!.detail).toMatch(/^readable by others: continuity\/continuity\.db \(0644\)/);
+    expect(await checks[3]!.repair!()).toMatch(/^tightened \d file\(s\) to 0600$/);
     for (const f of [file, `${file}-wal`, `${file}-shm`])
       if (fs.existsSync(f)) expect(fs.statSync(f).mode & 0o777).toBe(0o600);
-    expect((await continuityCli.doctor!(ctx(home)))[2]).toMatchObject({ status: 'ok' });
+    expect((await continuityCli.doctor!(ctx(home)))[3]).toMatchObject({ status: 'ok' });
 
     // An older schema is a warning with a repair that migrates; a newer one fails and is left alone.
     const setVersion = (v: number) => {
@@ -244,14 +245,60 @@ describe('status and doctor', () => {
     };
     setVersion(SCHEMA_VERSION + 1);
     checks = await continuityCli.doctor!(ctx(home));
-    expect(ids(checks).slice(0, 2)).toEqual([
+    expect(ids(checks).slice(1, 3)).toEqual([
       ['opens', 'fail'],
       ['schema', 'fail'],
     ]);
-    expect(checks[0]!.detail).toContain('newer than this release supports');
-    expect(checks[1]!.fix).toContain('Upgrade @hermes-memory/continuity');
-    expect(checks[1]!.repair).toBeUndefined();
+    expect(checks[1]!.detail).toContain('newer than this release supports');
+    expect(checks[2]!.fix).toContain('Upgrade @hermes-memory/continuity');
+    expect(checks[2]!.repair).toBeUndefined();
     expect(fs.statSync(file).size).toBeGreaterThan(0);
+  });
+
+  it('doctor warns when continuity.db, its WAL or its folder is reached through a symbolic link (SQLite follows it); --fix leaves it', async () => {
+    const home = tempDir();
+    const elsewhere = tempDir();
+    const links = async () => (await continuityCli.doctor!(ctx(home))).find((c) => c.id === 'symlinks');
+    fs.mkdirSync(path.join(home, 'continuity'), { mode: 0o700 });
+    // A dangling link is reported too: opening the store would create its target.
+    const target = path.join(elsewhere, 'other.db');
+    fs.symlinkSync(target, dbFile(home));
+    let check = await links();
+    expect(check).toMatchObject({
+      status: 'warn',
+      detail: `reached through a link: continuity/continuity.db → ${target}`,
+    });
+    expect(check?.fix).toMatch(/points at your own database/);
+    expect(check?.repair).toBeUndefined();
+    seededHome(home);
+    expect(fs.lstatSync(dbFile(home)).isSymbolicLink()).toBe(true);
+    expect(fs.statSync(target).size).toBeGreaterThan(0);
+    const checks = await continuityCli.doctor!(ctx(home));
+    expect(checks.find((c) => c.id === 'symlinks')).toMatchObject({ status: 'warn' });
+    expect(checks.find((c) => c.id === 'integrity')).toMatchObject({ status: 'ok' });
+
+    // Its side files count as well.
+    const other = tempDir();
+    seededHome(other);
+    fs.rmSync(`${dbFile(other)}-wal`, { force: true });
+    fs.symlinkSync(path.join(elsewhere, 'other.wal'), `${dbFile(other)}-wal`);
+    check = (await continuityCli.doctor!(ctx(other))).find((c) => c.id === 'symlinks');
+    expect(check).toMatchObject({ status: 'warn' });
+    expect(check?.detail).toContain('continuity/continuity.db-wal →');
+
+    // And the folder: a linked `continuity/` puts the database wherever it points.
+    const third = tempDir();
+    const realDir = path.join(elsewhere, 'continuity-real');
+    fs.mkdirSync(realDir, { mode: 0o700 });
+    fs.symlinkSync(realDir, path.join(third, 'continuity'));
+    seededHome(third);
+    check = (await continuityCli.doctor!(ctx(third))).find((c) => c.id === 'symlinks');
+    expect(check).toMatchObject({
+      status: 'warn',
+      detail: `reached through a link: continuity → ${realDir}`,
+    });
+    expect(await links()).toMatchObject({ status: 'warn' });
+    expect(await continuityCli.doctor!(ctx(tempDir()))).toEqual([]);
   });
 
   it('doctor: a store left at an older schema (here an empty file) warns, and its repair migrates it', async () => {

@@ -1,6 +1,8 @@
 /** `continuity.db` in `hermes-memory status` and `doctor`. Neither creates nor migrates the store. */
 import fs from 'node:fs';
+import path from 'node:path';
 import {
+  linkedFilesCheck,
   type ProviderCheck,
   type ProviderCliContext,
   type ProviderStatusReport,
@@ -67,11 +69,26 @@ function schemaVersion(file: string): number {
   }
 }
 
-/** The store opens, is private (0600), has this release's schema and passes `integrity_check`. */
+/**
+ * The store is not reached through a symbolic link (SQLite follows it), opens, is private (0600),
+ * has this release's schema and passes `integrity_check`.
+ */
 export function continuityChecks(ctx: ProviderCliContext): ProviderCheck[] {
   const file = continuityDbPath(ctx);
-  if (!fs.existsSync(file)) return [];
+  // The folder counts too: a linked `continuity/` puts the database wherever the link points.
+  const files = [path.dirname(file), ...sqliteFiles(file)];
+  // lstat, not existsSync: a dangling link is a store whose target opening would create.
+  if (!sqliteFiles(file).some(present)) return [];
+  const links = linkedFilesCheck({
+    id: 'symlinks',
+    title: 'Continuity store links',
+    files,
+    home: ctx.home,
+    okDetail: 'continuity.db is not reached through a link',
+  });
+  if (!fs.existsSync(file)) return [links];
   return [
+    links,
     opensCheck(file),
     schemaCheck(file),
     privateFilesCheck({
@@ -83,6 +100,15 @@ export function continuityChecks(ctx: ProviderCliContext): ProviderCheck[] {
     }),
     sqliteIntegrityCheck({ file, home: ctx.home, open: openReadonly }),
   ];
+}
+
+function present(file: string): boolean {
+  try {
+    fs.lstatSync(file);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function opensCheck(file: string): ProviderCheck {
