@@ -10,15 +10,9 @@ type PackageName =
   | '@hermes-memory/holographic'
   | '@hermes-memory/embeddings'
   | '@hermes-memory/provider-template-local'
-  | '@hermes-memory/testkit'
-  | '@hermes-memory/mem0'
-  | '@hermes-memory/mem0/testing'
-  | '@hermes-memory/supermemory'
-  | '@hermes-memory/supermemory/testing'
-  | '@hermes-memory/honcho'
-  | '@hermes-memory/honcho/testing';
+  | '@hermes-memory/testkit';
 
-const cache = new Map<PackageName, Promise<Record<string, unknown>>>();
+const cache = new Map<string, Promise<unknown>>();
 
 function importOnce(name: PackageName): Promise<Record<string, unknown>> {
   switch (name) {
@@ -34,26 +28,22 @@ function importOnce(name: PackageName): Promise<Record<string, unknown>> {
       return import('@hermes-memory/provider-template-local') as Promise<Record<string, unknown>>;
     case '@hermes-memory/testkit':
       return import('@hermes-memory/testkit') as Promise<Record<string, unknown>>;
-    case '@hermes-memory/mem0':
-      return import('@hermes-memory/mem0') as Promise<Record<string, unknown>>;
-    case '@hermes-memory/mem0/testing':
-      return import('@hermes-memory/mem0/testing') as Promise<Record<string, unknown>>;
-    case '@hermes-memory/supermemory':
-      return import('@hermes-memory/supermemory') as Promise<Record<string, unknown>>;
-    case '@hermes-memory/supermemory/testing':
-      return import('@hermes-memory/supermemory/testing') as Promise<Record<string, unknown>>;
-    case '@hermes-memory/honcho':
-      return import('@hermes-memory/honcho') as Promise<Record<string, unknown>>;
-    case '@hermes-memory/honcho/testing':
-      return import('@hermes-memory/honcho/testing') as Promise<Record<string, unknown>>;
   }
 }
 
 /** The package's exports as a plain record (callers check the shape they need). */
 export function loadPackage(name: PackageName): Promise<Record<string, unknown>> {
-  let p = cache.get(name);
+  return loadModule(name, () => importOnce(name));
+}
+
+/**
+ * Any module, imported once per process through `load` (a literal `() => import('<name>')`, so the
+ * module keeps its types): the remote providers' bench entries load their package this way.
+ */
+export function loadModule<T>(name: string, load: () => Promise<T>): Promise<T> {
+  let p = cache.get(name) as Promise<T> | undefined;
   if (!p) {
-    p = importOnce(name);
+    p = load();
     cache.set(name, p);
     p.catch(() => cache.delete(name)); // a failed import may be retried later
   }

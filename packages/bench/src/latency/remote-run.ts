@@ -5,7 +5,8 @@
 import os from 'node:os';
 import { parseArgs } from 'node:util';
 import { ms, table } from '../report/markdown';
-import { COMPARISON_PROVIDERS, REMOTE_PROVIDERS, remoteTurnOverhead } from './remote';
+import { COMPARISON_PROVIDERS, REMOTE_PROVIDERS } from './providers';
+import { remoteTurnOverhead } from './remote';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -19,7 +20,7 @@ const chosen =
     : [...REMOTE_PROVIDERS, ...COMPARISON_PROVIDERS].filter((p) => positionals.includes(p.name));
 const rows = [];
 for (const entry of chosen)
-  rows.push(...(await remoteTurnOverhead(entry, runs, (m) => process.stderr.write(`${m}\n`))));
+  rows.push(...(await remoteTurnOverhead(entry, { runs }, (m) => process.stderr.write(`${m}\n`))));
 console.log(
   `${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, Node ${process.version}, load ${os
     .loadavg()

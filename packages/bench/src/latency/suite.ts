@@ -10,7 +10,8 @@ import { barChart } from '../report/svg';
 import { round, type Summary, summarize, timeRuns } from '../stats';
 import { loadMemoryManagerClass, type MemoryManagerLike } from './manager-shape';
 import { QUERIES } from './queries';
-import { REMOTE_PROVIDERS, remoteTurnOverhead } from './remote';
+import { REMOTE_PROVIDERS } from './providers';
+import { remoteTurnOverhead } from './remote';
 
 export interface LatencyRow {
   step: string;
@@ -357,7 +358,7 @@ export async function runLatencySuite(ctx: SuiteContext): Promise<SuiteResult> {
   await attempt('system prompt block', () => systemPromptBlock(data, runs));
   for (const entry of REMOTE_PROVIDERS) {
     await attempt(`remote: ${entry.name}`, async () => {
-      for (const row of await remoteTurnOverhead(entry, runs, ctx.log)) {
+      for (const row of await remoteTurnOverhead(entry, { runs }, ctx.log)) {
         data.rows.push({
           step: `${row.step} (p99 budget)`,
           setup: row.setup,

@@ -1,0 +1,35 @@
+import { loadModule } from '../../packages';
+import type { RemoteProviderEntry } from '../remote';
+import { fakeBackend } from './fake-backend';
+
+/** Supermemory in both prefetch modes (decision 0931): turn-start recall, or the reference's per-query call. */
+function supermemoryEntry(name: string, prefetchMode: 'background' | 'per-query'): RemoteProviderEntry {
+  return {
+    name,
+    async start() {
+      const { createSupermemoryProvider } = await loadModule(
+        '@hermes-memory/supermemory',
+        () => import('@hermes-memory/supermemory'),
+      );
+      const { startFakeSupermemory } = await loadModule(
+        '@hermes-memory/supermemory/testing',
+        () => import('@hermes-memory/supermemory/testing'),
+      );
+      const fake = await startFakeSupermemory({ apiKey: 'bench-key' });
+      return fakeBackend('supermemory', fake, (url, home) =>
+        createSupermemoryProvider(
+          { apiKey: 'bench-key', baseURL: url, prefetchMode },
+          { hermesHome: home, env: {} },
+        ),
+      );
+    },
+  };
+}
+
+export const supermemory = supermemoryEntry('supermemory', 'background');
+
+/**
+ * The reference's per-query prefetch, kept for decision 0931's comparison; run only when named
+ * (with a hung service every turn waits its full 3 s).
+ */
+export const supermemoryPerQuery = supermemoryEntry('supermemory-per-query', 'per-query');
