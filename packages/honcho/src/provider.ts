@@ -44,9 +44,9 @@ import {
 import { HonchoBackend } from './client/backend';
 import { HonchoClient } from './client/honcho-client';
 import { clientFor, DEFAULT_TIMEOUT_S, probeHoncho } from './client/probe';
-import { configCandidates, loadHonchoConfig } from './config/load';
+import { loadHonchoConfig } from './config/load';
 import { isConfigured } from './config/resolve';
-import { HONCHO_CONFIG_SCHEMA, saveHonchoConfig } from './config/setup';
+import { HONCHO_CONFIG_SCHEMA, saveHonchoConfig, savedHonchoConfig } from './config/setup';
 import type { HonchoConfig, ObservationFlags, RecallMode } from './config/types';
 import type { JsonObject } from './config/values';
 import { guardWrite } from './guard';
@@ -97,7 +97,6 @@ export class HonchoProvider extends MemoryProvider {
   private readonly settings: HonchoProviderSettings;
   private readonly clock: Clock;
   private readonly factoryEnv: Readonly<Record<string, string | undefined>> | undefined;
-  private readonly factoryHome: string | undefined;
   private config: HonchoConfig;
   private logger: Logger = silentLogger;
   private hermesHome = '';
@@ -137,7 +136,6 @@ export class HonchoProvider extends MemoryProvider {
     this.settings = settings;
     this.clock = settings.clock ?? systemClock;
     this.factoryEnv = context?.env;
-    this.factoryHome = context?.hermesHome;
     if (context?.logger) this.logger = context.logger;
     this.background = new SerialQueue({ name: 'honcho', clock: this.clock });
     // Read once at creation (the factory context carries the home and env), so isAvailable() does no I/O.
@@ -773,15 +771,24 @@ export class HonchoProvider extends MemoryProvider {
   }
 
   override saveConfig(values: Readonly<Record<string, unknown>>, hermesHome: string): void {
-    saveHonchoConfig(values, hermesHome);
+    saveHonchoConfig(values, this.fileLocation(hermesHome));
   }
 
-  override configPaths(): readonly string[] {
-    return configCandidates({
-      hermesHome: this.hermesHome || this.factoryHome || path.join(os.homedir(), '.hermes'),
+  /**
+   * honcho.json read back for setup (its settings live there, not in config.yaml), so
+   * `hermes-memory setup honcho --set …` keeps the baseUrl the file holds. `configPaths()` stays
+   * the default `memory.honcho`: the config.yaml place core's contract expects.
+   */
+  override savedConfig(hermesHome: string): Record<string, unknown> {
+    return savedHonchoConfig(this.fileLocation(hermesHome));
+  }
+
+  private fileLocation(hermesHome: string) {
+    return {
+      hermesHome,
       env: this.factoryEnv ?? process.env,
       ...(this.settings.userHome ? { userHome: this.settings.userHome } : {}),
-    });
+    };
   }
 
   override backupPaths(): string[] {

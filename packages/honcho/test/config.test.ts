@@ -3,6 +3,7 @@ import path from 'node:path';
 import { tempHermesHome } from '@hermes-memory/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
 import { effectiveApiKey, effectiveBaseUrl, LOCAL_API_KEY } from '../src/client/honcho-client';
+import { loadHermesConfig, providerConfigPaths, readProviderConfig } from '@hermes-memory/core';
 import { createHonchoProvider, loadHonchoConfig, resolveHonchoConfig } from '../src/index';
 
 const homes: Array<{ cleanup(): void }> = [];
@@ -177,5 +178,47 @@ describe('honcho config', () => {
     expect(effectiveBaseUrl('http://10.0.0.5:8000/v3', 'production')).toBe('http://10.0.0.5:8000');
     expect(effectiveBaseUrl('http://10.0.0.5:8000/v3/', 'production')).toBe('http://10.0.0.5:8000');
     expect(effectiveBaseUrl(undefined, 'production')).toBe('https://api.honcho.dev');
+  });
+});
+
+describe('honcho settings and setup (core contract)', () => {
+  it('configPaths() is the config.yaml place memory.honcho; setup reads honcho.json back through savedConfig (it listed honcho.json file paths before, so setup saw nothing the file holds)', () => {
+    const h = home({ baseUrl: 'http://honcho.internal:8000', hosts: { other: { workspace: 'w' } } });
+    const provider = createHonchoProvider({ userHome: h }, { hermesHome: h, env: {} });
+    expect(providerConfigPaths(provider)).toEqual(['memory.honcho']);
+    fs.writeFileSync(path.join(h, 'config.yaml'), 'memory:\n  provider: honcho\n  honcho:\n    timeout: 12\n');
+    expect(readProviderConfig(loadHermesConfig(h), providerConfigPaths(provider)).values).toEqual({ timeout: 12 });
+    // What `hermes-memory setup honcho --set api_key=…` keeps: the non-secret baseUrl, never the key.
+    expect(provider.savedConfig(h)).toEqual({ baseUrl: 'http://honcho.internal:8000' });
+    provider.saveConfig({ api_key: 'hch-new-key', baseUrl: 'http://honcho.internal:8000' }, h);
+    const file = JSON.parse(fs.readFileSync(path.join(h, 'honcho.json'), 'utf8'));
+    expect(file).toEqual({
+      apiKey: 'hch-new-key',
+      baseUrl: 'http://honcho.internal:8000',
+      hosts: { other: { workspace: 'w' } },
+    });
+    expect(fs.statSync(path.join(h, 'honcho.json')).mode & 0o777).toBe(0o600);
+    expect(provider.savedConfig(h)).toEqual({ baseUrl: 'http://honcho.internal:8000' });
+  });
+
+  it('saveConfig starts $HERMES_HOME/honcho.json from ~/.honcho/config.json, so the new file does not hide its settings; a corrupt file is refused', () => {
+    const h = home();
+    fs.mkdirSync(path.join(h, '.honcho'));
+    fs.writeFileSync(
+      path.join(h, '.honcho', 'config.json'),
+      JSON.stringify({ endpoint: { baseUrl: 'http://self:8000' }, peerName: 'ann' }),
+    );
+    const provider = createHonchoProvider({ userHome: h }, { hermesHome: h, env: {} });
+    expect(provider.savedConfig(h)).toEqual({ baseUrl: 'http://self:8000' });
+    provider.saveConfig({ api_key: 'k2' }, h);
+    expect(JSON.parse(fs.readFileSync(path.join(h, 'honcho.json'), 'utf8'))).toEqual({
+      apiKey: 'k2',
+      endpoint: { baseUrl: 'http://self:8000' },
+      peerName: 'ann',
+    });
+    fs.writeFileSync(path.join(h, 'honcho.json'), '{ torn');
+    expect(() => provider.savedConfig(h)).toThrow(/honcho\.json/);
+    expect(() => provider.saveConfig({ api_key: 'k3' }, h)).toThrow(/Refusing/);
+    expect(fs.readFileSync(path.join(h, 'honcho.json'), 'utf8')).toBe('{ torn');
   });
 });
