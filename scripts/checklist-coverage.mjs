@@ -136,6 +136,28 @@ export function itemsInTitle(title, section, own) {
 // ── Waivers ─────────────────────────────────────────────────────────────────────────────────────
 
 /**
+ * The bodies (as lines) of top-level ```checklist-waivers fences, read as CommonMark does: a fence
+ * closes only on a run of the same character at least as long, so an example block shown inside a
+ * longer fence (as decision 0204 does) is text, not a waiver.
+ */
+function waiverBlocks(text) {
+  const blocks = [];
+  let open = null;
+  for (const line of text.split('\n')) {
+    const fence = /^ {0,3}(`{3,}|~{3,})\s*([^`\s]*)/.exec(line);
+    if (!open) {
+      if (fence) open = { run: fence[1], body: fence[2] === 'checklist-waivers' ? [] : null };
+      continue;
+    }
+    if (fence && fence[1][0] === open.run[0] && fence[1].length >= open.run.length && !fence[2]) {
+      if (open.body) blocks.push(open.body);
+      open = null;
+    } else open.body?.push(line);
+  }
+  return blocks;
+}
+
+/**
  * Waivers from every ```checklist-waivers block in docs/decisions: one per line,
  * `<file>§<section>.<items>: <reason>`. A line that does not parse, or has no reason, is an error.
  */
@@ -149,8 +171,8 @@ export function readWaivers(decisionsDir) {
   }
   for (const name of files.sort()) {
     const text = fs.readFileSync(path.join(decisionsDir, name), 'utf8');
-    for (const block of text.matchAll(/^```checklist-waivers[^\n]*\n([\s\S]*?)^```/gm)) {
-      for (const raw of block[1].split('\n')) {
+    for (const body of waiverBlocks(text)) {
+      for (const raw of body) {
         const line = raw.trim();
         if (!line || line.startsWith('#')) continue;
         const m = new RegExp(`^([\\w.-]+?)(?:\\.md)?§(\\d+(?:\\.\\d+)*?)\\.(${ITEMS}):\\s*(.*)$`).exec(line);

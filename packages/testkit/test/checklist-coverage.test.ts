@@ -33,6 +33,13 @@ const FILES: Record<string, string> = {
     'plugins.md§1.3.1: stale — item 1 is tested',
     '```',
     '',
+    // A waiver block shown as an example inside a longer fence is text, not a waiver.
+    '````md',
+    '```checklist-waivers',
+    'plugins§1.3.5: only an example',
+    '```',
+    '````',
+    '',
   ].join('\n'),
 };
 for (const [file, text] of Object.entries(FILES)) {
