@@ -41,7 +41,7 @@ describe('TemplateProvider', () => {
     expect(createProvider).toBe(createTemplateProvider);
     expect(createProvider()).toBeInstanceOf(TemplateProvider);
     const pkg = JSON.parse(fs.readFileSync(path.resolve(__dirname, '../package.json'), 'utf8'));
-    expect(pkg.hermesMemory).toEqual({ provider: 'template' });
+    expect(pkg.hermesMemory).toEqual({ provider: 'template', cli: './cli', localData: true });
     expect(createProvider().name).toBe('template');
   });
 

@@ -125,6 +125,21 @@ export class JsonlStore {
     return entry;
   }
 
+  /**
+   * Add entries exactly as given (ids and times kept), in one append; an id already stored is
+   * skipped, so importing the same export twice adds nothing. Returns the entries added.
+   */
+  async importEntries(entries: readonly StoredEntry[]): Promise<StoredEntry[]> {
+    const seen = new Set<string>();
+    const fresh = entries.filter((entry) => {
+      if (this.entries.has(entry.id) || seen.has(entry.id)) return false;
+      seen.add(entry.id);
+      return true;
+    });
+    if (fresh.length > 0) await this.append(fresh.map((entry) => ({ op: 'add', entry }) as const));
+    return fresh;
+  }
+
   private async append(lines: readonly LogLine[]): Promise<void> {
     const payload = lines.map((line) => `${JSON.stringify(line)}\n`).join('');
     // 0o600: memory files hold personal data. The mode only applies when the file is created.
@@ -160,8 +175,13 @@ function isLogLine(value: unknown): value is LogLine {
   if (typeof value !== 'object' || value === null) return false;
   const v = value as Record<string, unknown>;
   if (v.op === 'remove') return typeof v.id === 'string';
-  if (v.op !== 'add' || typeof v.entry !== 'object' || v.entry === null) return false;
-  const e = v.entry as Record<string, unknown>;
+  return v.op === 'add' && isStoredEntry(v.entry);
+}
+
+/** The shape of one stored entry (also what the CLI's import accepts). */
+export function isStoredEntry(value: unknown): value is StoredEntry {
+  if (typeof value !== 'object' || value === null) return false;
+  const e = value as Record<string, unknown>;
   return (
     typeof e.id === 'string' &&
     typeof e.text === 'string' &&
