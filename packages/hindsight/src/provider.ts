@@ -1,0 +1,708 @@
+/**
+ * Hindsight as the agent's external memory: banks of facts the service extracts, consolidates
+ * into observations and recalls by several strategies, reached through the official SDK. See
+ * decisions 0950 (transport, documents, read-after-write) and 0951 (the embedded daemon).
+ *
+ * Hot path: `syncTurn` only appends to the session log and, every N turns, queues a retain on the
+ * single writer (no I/O on the caller's stack). Recall is prepared in the background after each
+ * turn (`queuePrefetch`, on core's `PrefetchSlot`), after waiting — bounded — for the writer to
+ * drain and the server to finish its async retains, so the next turn sees the last one. `prefetch`
+ * serves it without waiting, except on a session's first turn (bounded by 3 s and the manager's
+ * signal) and in `recall_sync` mode (a live recall for the current message, bounded the same way).
+ */
+import { randomUUID } from 'node:crypto';
+import {
+  type Clock,
+  type ConfigField,
+  canWrite,
+  describeError,
+  type Env,
+  guardToolCall,
+  HealthMonitor,
+  type HookOptions,
+  type InitContext,
+  type Logger,
+  MemoryProvider,
+  neutralizeMemoryText,
+  neutralizeToolResult,
+  type PrefetchOptions,
+  PrefetchSlot,
+  type ProbeResult,
+  type ProviderHealth,
+  pollUntil,
+  type RecallStatus,
+  readJsonConfig,
+  SerialQueue,
+  type SessionSwitchOptions,
+  type ShutdownOptions,
+  type SyncTurnOptions,
+  scanWrite,
+  silentLogger,
+  systemClock,
+  type ToolCallOptions,
+  type ToolSchema,
+  type TurnStartInfo,
+  toolError,
+  withDeadline,
+} from '@hermes-memory/core';
+import { type BankPlaceholders, resolveBankId } from './banks';
+import { HindsightApi, type RetainItem } from './client';
+import {
+  type HindsightConfig,
+  type HindsightProviderSettings,
+  profileConfigPath,
+  readHindsightConfigSource,
+  resolveHindsightConfig,
+  saveHindsightConfig,
+} from './config';
+import { formatRecallBlock, type Recalled, recalledFromHits, recalledFromReflect } from './recall';
+import {
+  eventTimestamp,
+  identityOf,
+  lineageTags,
+  mergeTags,
+  newSessionLog,
+  retainMetadata,
+  type SessionLog,
+  sessionContent,
+  type TurnIdentity,
+  turnJson,
+} from './retain';
+import { recallParams, runTool, TOOL_NAMES, toolKind, toolSchemas } from './tools';
+import { exclusive } from './writer';
+
+export interface HindsightProviderOptions extends HindsightProviderSettings {
+  /**
+   * The agent's status line (the reference's `status_callback`): receives "👁️ Hindsight — saving to
+   * memory…" when a retain is dispatched. Failures are ignored.
+   */
+  onStatus?: (line: string) => void;
+  /** Tests pass a `ManualClock`: deadlines, polling and backoff never read the real clock. */
+  clock?: Clock;
+}
+
+/** What the factory hands the constructor besides the settings. */
+export interface HindsightProviderContext {
+  hermesHome?: string;
+  env?: Env;
+  providerConfig?: Readonly<Record<string, unknown>>;
+  logger?: Logger;
+}
+
+export const GLYPH = '👁️';
+export const SAVING_STATUS = `${GLYPH} Hindsight — saving to memory…`;
+/** The longest a prefetch waits for recall: a session's first turn, and every turn in recall_sync mode. */
+const PREFETCH_WAIT_MS = 3000;
+/** Shutdown: the writer gets at most 10 s, running recall 5 s (the reference's joins). */
+const WRITER_DRAIN_MS = 10_000;
+const PREFETCH_JOIN_MS = 5000;
+/** Status polls of async retains, as the reference spaces them (a server round trip each). */
+const OPERATION_POLL_MS = 500;
+const FIRST_TURN_KEY = 'first-turn';
+
+interface PendingOperation {
+  bankId: string;
+  id: string;
+}
+
+export class HindsightProvider extends MemoryProvider {
+  readonly name = 'hindsight';
+
+  private readonly options: HindsightProviderOptions;
+  private readonly clock: Clock;
+  private config: HindsightConfig;
+  private api: HindsightApi | null = null;
+  private logger: Logger = silentLogger;
+  private bank = 'hermes';
+  private identity: TurnIdentity = identityOf({});
+  private placeholders: BankPlaceholders = {};
+  private writable = false;
+  private closed = false;
+  private log: SessionLog;
+  /** The session's first prefetch may wait (bounded) for recall; later ones never wait. */
+  private firstPrefetch = true;
+  private queuedKey: string | undefined;
+  private writer = new SerialQueue({ name: 'hindsight writer' });
+  private slot = new PrefetchSlot<Recalled>();
+  /** Async retains the server accepted and may not have made recall-visible yet. */
+  private pendingOps: PendingOperation[] = [];
+  /** Banks whose mission was sent this process (only when a mission is configured). */
+  private missionSent = new Set<string>();
+  private lifetime = new AbortController();
+  private readonly monitor = new HealthMonitor();
+  private lastRecall: RecallStatus | null = null;
+
+  constructor(options: HindsightProviderOptions = {}, context: HindsightProviderContext = {}) {
+    super();
+    this.options = options;
+    this.clock = options.clock ?? systemClock;
+    if (context.logger) this.logger = context.logger;
+    // From the factory context, so isAvailable() and the tool list are right before initialize.
+    this.config = this.resolve(context.hermesHome, context.env ?? process.env, context.providerConfig);
+    this.log = newSessionLog('', '', this.clock.now());
+  }
+
+  /**
+   * No network. cloud: a key or a URL is configured; local_external: always (the server may run
+   * without a key); local_embedded: never — the embedded daemon is not part of this package
+   * (decision 0951).
+   */
+  isAvailable(): boolean {
+    if (this.config.mode === 'local_embedded') return false;
+    if (this.config.mode === 'local_external') return true;
+    return this.config.apiKey !== '' || this.config.apiURLSet;
+  }
+
+  override unavailableReason(): string {
+    if (this.isAvailable()) return '';
+    if (this.config.mode === 'local_embedded')
+      return "Hindsight local_embedded mode needs the Python embedded daemon, which this package does not run: start a Hindsight server and use mode 'local_external' (api_url), or 'cloud' (decision 0951).";
+    return 'Hindsight needs an API key or an API URL: set HINDSIGHT_API_KEY (in <home>/.env) or api_url in hindsight/config.json.';
+  }
+
+  /** Builds the client; no request is made, so a slow service never holds the agent's start. */
+  initialize(sessionId: string, context: InitContext): void {
+    this.logger = context.logger ?? this.logger;
+    this.config = this.resolve(context.hermesHome, context.env ?? process.env, context.providerConfig);
+    for (const warning of this.config.warnings) this.logger.warn(warning);
+    this.identity = identityOf(context);
+    this.placeholders = {
+      profile: this.identity.agentIdentity,
+      workspace: context.agentWorkspace ?? '',
+      platform: this.identity.platform,
+      user: this.identity.userId,
+      session: sessionId,
+    };
+    const resolved = resolveBankId(this.config.bankIdTemplate, this.config.bankId, this.placeholders);
+    if (resolved.warning) this.logger.warn(resolved.warning);
+    this.bank = resolved.bankId;
+    this.writable = canWrite(context.agentContext);
+    this.closed = false;
+    this.firstPrefetch = true;
+    this.queuedKey = undefined;
+    this.pendingOps = [];
+    this.lastRecall = null;
+    this.log = newSessionLog(sessionId.trim(), (context.parentSessionId ?? '').trim(), this.clock.now());
+    this.lifetime = new AbortController();
+    this.writer = new SerialQueue({ name: 'hindsight writer', logger: this.logger, clock: this.clock });
+    this.slot = new PrefetchSlot<Recalled>({
+      logger: this.logger,
+      clock: this.clock,
+      // A result older than the turn after it was prepared for is never served.
+      maxAgeTurns: 1,
+      hungAfterMs: this.drainMs + this.timeoutMs * 2,
+    });
+    this.api = null;
+    if (!this.isAvailable()) {
+      this.logger.warn(`Hindsight inactive: ${this.unavailableReason()}`);
+      return;
+    }
+    this.api = this.newApi();
+    this.logger.info(
+      `Hindsight initialized: mode=${this.config.mode}, api_url=${this.config.apiURL}, bank=${this.bank}, budget=${this.config.recallBudget}, memory_mode=${this.config.memoryMode}`,
+    );
+  }
+
+  getToolSchemas(): ToolSchema[] {
+    return toolSchemas(this.config);
+  }
+
+  override systemPromptBlock(): string {
+    if (!this.api || this.closed) return '';
+    const { memoryMode, recallBudget } = this.config;
+    const tools = `Use ${TOOL_NAMES.recall} to search, ${TOOL_NAMES.reflect} for synthesis, ${TOOL_NAMES.retain} to store facts.`;
+    const injected = 'Relevant memories are automatically injected into context.';
+    const head = `# Hindsight Memory\nActive${memoryMode === 'hybrid' ? '' : ` (${memoryMode} mode)`}. Bank: ${this.bank}, budget: ${recallBudget}.\n`;
+    if (memoryMode === 'context') return head + injected;
+    if (memoryMode === 'tools') return head + tools;
+    return `${head}${injected} ${tools}`;
+  }
+
+  override onTurnStart(turnNumber: number, _message: string, _info?: TurnStartInfo): void {
+    this.slot.setTurn(Math.max(0, turnNumber));
+  }
+
+  /**
+   * Prepare the next turn's recall in the background: first wait (bounded by
+   * `prefetch_retain_drain_timeout`) until this turn's retain is recall-visible, then recall.
+   */
+  override queuePrefetch(query: string, _options?: PrefetchOptions): void {
+    if (!this.api || this.recallDisabled() || this.config.recallSync) return;
+    const q = this.truncate(query);
+    if (q.trim() === '') return;
+    const started = this.slot.start(
+      q,
+      async (signal) => {
+        const bounded = this.signal(signal);
+        if (this.config.prefetchWaitsForRetain) await this.waitForRetains(bounded);
+        return this.recallFor(q, bounded);
+      },
+      { timeoutMs: this.drainMs + this.timeoutMs * 2 },
+    );
+    if (started !== 'busy') this.queuedKey = q;
+  }
+
+  override async prefetch(query: string, options?: PrefetchOptions): Promise<string> {
+    if (!this.api || this.recallDisabled()) {
+      this.lastRecall = null;
+      return '';
+    }
+    let recalled: Recalled | undefined;
+    if (this.config.recallSync) {
+      // The reference's synchronous mode: this message's recall, inside the turn's budget.
+      const q = this.truncate(query);
+      recalled =
+        q.trim() === ''
+          ? undefined
+          : await withDeadline((signal) => this.recallFor(q, this.signal(signal)), {
+              timeoutMs: Math.min(this.timeoutMs, PREFETCH_WAIT_MS),
+              clock: this.clock,
+              label: 'hindsight recall',
+              ...(options?.signal ? { signal: options.signal } : {}),
+            }).catch((error: unknown) => {
+              this.logger.debug(`Hindsight recall failed: ${describeError(error)}`);
+              return undefined;
+            });
+    } else {
+      recalled = this.slot.take();
+      if (recalled === undefined && this.firstPrefetch)
+        recalled = await this.firstTurnRecall(query, options?.signal);
+    }
+    this.firstPrefetch = false;
+    const block = recalled ? formatRecallBlock(recalled.text, this.config.recallPromptPreamble) : '';
+    this.lastRecall =
+      block === '' ? null : { providerLabel: 'Hindsight', count: recalled?.count ?? 0, glyph: GLYPH };
+    return block;
+  }
+
+  /** What the last prefetch injected (null after an empty turn, or with `recall_indicator` off). */
+  override recallStatus(): RecallStatus | null {
+    return this.config.recallIndicator ? this.lastRecall : null;
+  }
+
+  /**
+   * Appends the turn to the session log (no I/O); every `retain_every_n_turns` turns, queues one
+   * retain on the writer and shows the saving status.
+   */
+  override syncTurn(userContent: string, assistantContent: string, options?: SyncTurnOptions): void {
+    if (this.closed || !this.api || !this.writable || !this.config.autoRetain) return;
+    const sessionId = options?.sessionId?.trim();
+    if (sessionId && sessionId !== this.log.sessionId) this.log.sessionId = sessionId;
+    const user = this.safe(userContent, 'a user message');
+    const assistant = this.safe(assistantContent, 'an assistant message');
+    if (user === '' && assistant === '') return;
+    this.log.turns.push(turnJson(user, assistant, this.config, this.clock.now()));
+    if (this.log.turns.length % this.config.retainEveryNTurns !== 0) return;
+    this.dispatch(this.log);
+    this.emitSaving();
+  }
+
+  override async handleToolCall(toolName: string, args: unknown, options?: ToolCallOptions): Promise<string> {
+    const result = await guardToolCall(async () => {
+      const kind = toolKind(toolName);
+      if (!kind || this.config.memoryMode === 'context') return toolError(`Unknown tool: ${toolName}`);
+      const api = this.api;
+      if (!api || this.closed) return toolError('Hindsight is not configured.');
+      return runTool(kind, args, {
+        api,
+        config: this.config,
+        bankId: this.bank,
+        writable: this.writable,
+        eventTimestamp: () => eventTimestamp(this.clock.now()),
+        metadata: () =>
+          retainMetadata(
+            {
+              config: this.config,
+              identity: this.identity,
+              sessionId: this.log.sessionId,
+              messageCount: 1,
+              turnIndex: this.log.turns.length,
+            },
+            this.clock.now(),
+          ),
+        signal: this.signal(options?.signal),
+      });
+    });
+    // Results quote stored text: nothing in them may open, close or imitate the recall fence.
+    return neutralizeToolResult(result);
+  }
+
+  /**
+   * Flushes turns not yet sent to the old session's document (through the same writer, behind its
+   * queued retains), drops recall prepared for the old session, and starts a new log: new document
+   * id, counters at zero, the parent recorded for lineage tags.
+   */
+  override onSessionSwitch(newSessionId: string, options: SessionSwitchOptions = {}): undefined {
+    const id = newSessionId.trim();
+    if (id === '') return undefined;
+    const old = this.log;
+    if (!this.closed && this.api && this.writable && old.turns.length > old.dispatched) this.dispatch(old);
+    this.slot.newGeneration();
+    this.queuedKey = undefined;
+    this.firstPrefetch = true;
+    this.lastRecall = null;
+    const parent = options.parentSessionId?.trim() || old.parentSessionId;
+    this.log = newSessionLog(id, parent, this.clock.now());
+    return undefined;
+  }
+
+  override health(): ProviderHealth | null {
+    const health = this.monitor.snapshot();
+    return health.status === 'unknown' ? null : health;
+  }
+
+  /** The version and the bank's memory count (setup's and doctor's connection test). */
+  override async probe(options?: HookOptions): Promise<ProbeResult> {
+    if (!this.isAvailable()) return { status: 'failed', message: this.unavailableReason() };
+    return (this.api ?? this.newApi(0)).probe(this.bank, options?.signal);
+  }
+
+  override getConfigSchema(): ConfigField[] {
+    return [
+      {
+        key: 'mode',
+        description: 'How Hindsight is reached',
+        choices: ['cloud', 'local_external'],
+        default: 'cloud',
+      },
+      {
+        key: 'api_key',
+        description: 'Hindsight API key (cloud; optional for a self-hosted server)',
+        secret: true,
+        envVar: 'HINDSIGHT_API_KEY',
+        url: 'https://ui.hindsight.vectorize.io',
+        when: { mode: 'cloud' },
+      },
+      {
+        key: 'api_url',
+        description: 'Hindsight API URL',
+        defaultFrom: {
+          field: 'mode',
+          map: { cloud: 'https://api.hindsight.vectorize.io', local_external: 'http://localhost:8888' },
+        },
+      },
+      { key: 'bank_id', description: 'Memory bank name', default: 'hermes' },
+      {
+        key: 'bank_id_template',
+        description:
+          'Optional template for the bank id. Placeholders: {profile}, {workspace}, {platform}, {user}, {session}. Example: hermes-{profile}',
+        default: '',
+      },
+      {
+        key: 'recall_budget',
+        description: 'Recall thoroughness',
+        choices: ['low', 'mid', 'high'],
+        default: 'mid',
+      },
+      {
+        key: 'memory_mode',
+        description: 'Memory integration mode',
+        choices: ['hybrid', 'context', 'tools'],
+        default: 'hybrid',
+      },
+      { key: 'timeout', description: 'API request timeout in seconds', type: 'integer', default: 120 },
+    ];
+  }
+
+  /** Merges into `hindsight/config.json` (atomic, 0600, sorted keys); the key never goes there. */
+  override saveConfig(values: Readonly<Record<string, unknown>>, hermesHome: string): void {
+    saveHindsightConfig(hermesHome, values);
+  }
+
+  /** The non-secret schema keys `hindsight/config.json` holds, so setup keeps them. */
+  override savedConfig(hermesHome: string): Record<string, unknown> {
+    const read = readJsonConfig(profileConfigPath(hermesHome));
+    const out: Record<string, unknown> = {};
+    for (const field of this.getConfigSchema()) {
+      if (!field.secret && read.data[field.key] !== undefined) out[field.key] = read.data[field.key];
+    }
+    return out;
+  }
+
+  override configPaths(): readonly string[] {
+    return ['memory.hindsight'];
+  }
+
+  override flush(timeoutMs?: number): Promise<boolean> {
+    return this.writer.drain(timeoutMs);
+  }
+
+  /**
+   * Later `syncTurn` calls are dropped; turns not yet sent are retained; the writer gets at most
+   * 10 s (and the manager's deadline) to drain, what is left is abandoned with a warning; running
+   * recall gets 5 s; then every request still open is aborted and the client dropped.
+   */
+  override async shutdown(options?: ShutdownOptions): Promise<void> {
+    if (this.closed) return;
+    if (this.api && this.writable && this.log.turns.length > this.log.dispatched) this.dispatch(this.log);
+    this.closed = true;
+    this.writer.close();
+    const budget = options?.timeoutMs ?? WRITER_DRAIN_MS;
+    const started = this.clock.now();
+    const drained = await this.waitFor(
+      (ms) => this.writer.drain(ms),
+      Math.min(WRITER_DRAIN_MS, budget),
+      options?.signal,
+    );
+    if (!drained) {
+      const dropped = this.writer.abandon();
+      this.logger.warn(
+        `Hindsight writer did not finish within its shutdown deadline; abandoning ${dropped.length} pending retain(s).`,
+      );
+    }
+    const left = Math.max(0, budget - (this.clock.now() - started));
+    await this.waitFor((ms) => this.slot.idle(ms), Math.min(PREFETCH_JOIN_MS, left), options?.signal);
+    this.lifetime.abort(new Error('Hindsight shut down.'));
+    this.slot.close();
+    this.api = null;
+  }
+
+  /** Queued or running background work (tests, the conformance harness, the bench). */
+  get pendingWork(): number {
+    return this.writer.size + (this.slot.isInFlight() ? 1 : 0);
+  }
+
+  /** Resolves when queued retains and running recall have finished. */
+  async idle(): Promise<void> {
+    await this.writer.drain();
+    await this.slot.idle(this.drainMs + this.timeoutMs * 3);
+  }
+
+  /** The bank in use (after the template). */
+  get bankId(): string {
+    return this.bank;
+  }
+
+  /** Async retain operations still awaited by the read-after-write wait. */
+  get pendingOperations(): readonly string[] {
+    return this.pendingOps.map((op) => op.id);
+  }
+
+  /** The settings in use. */
+  get settings(): Readonly<HindsightConfig> {
+    return this.config;
+  }
+
+  private resolve(
+    hermesHome: string | undefined,
+    env: Env,
+    providerConfig: Readonly<Record<string, unknown>> | undefined,
+  ): HindsightConfig {
+    const source = readHindsightConfigSource(hermesHome, env);
+    return resolveHindsightConfig(this.options, {
+      ...source,
+      env,
+      ...(providerConfig ? { providerConfig } : {}),
+    });
+  }
+
+  private newApi(maxRetries?: number): HindsightApi {
+    return new HindsightApi({
+      baseURL: this.config.apiURL,
+      apiKey: this.config.apiKey,
+      timeoutMs: this.timeoutMs,
+      health: this.monitor,
+      clock: this.clock,
+      ...(maxRetries !== undefined ? { maxRetries } : {}),
+    });
+  }
+
+  private get timeoutMs(): number {
+    return Math.round(this.config.timeout * 1000);
+  }
+
+  private get drainMs(): number {
+    return Math.round(this.config.prefetchRetainDrainTimeout * 1000);
+  }
+
+  private recallDisabled(): boolean {
+    return this.closed || this.config.memoryMode === 'tools' || !this.config.autoRecall;
+  }
+
+  private truncate(query: string): string {
+    const max = this.config.recallMaxInputChars;
+    return max > 0 && query.length > max ? query.slice(0, max) : query;
+  }
+
+  /** One recall (or reflect) for `query`. */
+  private async recallFor(query: string, signal: AbortSignal): Promise<Recalled> {
+    const api = this.api;
+    if (!api) return { text: '', count: 0 };
+    if (this.config.prefetchMethod === 'reflect') {
+      return recalledFromReflect(await api.reflect(this.bank, query, this.config.recallBudget, signal));
+    }
+    return recalledFromHits(await api.recall(this.bank, query, recallParams(this.config), signal));
+  }
+
+  /** The session's first turn: join what runs (or recall this message), at most 3 s and the signal. */
+  private async firstTurnRecall(query: string, signal?: AbortSignal): Promise<Recalled | undefined> {
+    let key = this.queuedKey;
+    if (key === undefined || !this.slot.isInFlight(key)) {
+      const q = this.truncate(query);
+      if (q.trim() === '') return undefined;
+      key = FIRST_TURN_KEY;
+      this.slot.start(key, (s) => this.recallFor(q, this.signal(s)), { timeoutMs: this.timeoutMs });
+    }
+    return this.slot.join(key, Math.min(this.timeoutMs, PREFETCH_WAIT_MS), signal);
+  }
+
+  /**
+   * Read-after-write, bounded by `prefetch_retain_drain_timeout`: (1) the writer has sent every
+   * queued retain; (2) each async retain the server accepted reports completed or failed (404 =
+   * evicted, so done), polled every 0.5 s; a failing status read counts as not done yet. At the
+   * deadline unresolved operations are dropped (with a warning) so later prefetches stay fast.
+   */
+  private async waitForRetains(signal: AbortSignal): Promise<void> {
+    const deadline = this.clock.now() + this.drainMs;
+    const drained = await this.waitFor((ms) => this.writer.drain(ms), this.drainMs, signal);
+    if (!drained || this.pendingOps.length === 0) return;
+    const api = this.api;
+    if (!api) return;
+    const result = await pollUntil(
+      async () => {
+        for (const op of [...this.pendingOps]) {
+          let state: 'done' | 'pending' = 'pending';
+          try {
+            state = await api.operationState(op.bankId, op.id, signal);
+          } catch (error) {
+            if (signal.aborted) throw error;
+            this.logger.debug(`Hindsight: status of operation ${op.id} unavailable: ${describeError(error)}`);
+          }
+          if (state === 'done') this.pendingOps = this.pendingOps.filter((p) => p !== op);
+        }
+        return this.pendingOps.length;
+      },
+      {
+        intervalMs: OPERATION_POLL_MS,
+        timeoutMs: Math.max(0, deadline - this.clock.now()),
+        isDone: (left) => left === 0,
+        signal,
+        clock: this.clock,
+      },
+    );
+    if (result.status === 'timeout' && this.pendingOps.length > 0) {
+      this.logger.warn(
+        `Hindsight: ${this.pendingOps.length} retain operation(s) not finished after ${this.config.prefetchRetainDrainTimeout} s; recalling without them.`,
+      );
+      this.pendingOps = [];
+    }
+  }
+
+  /**
+   * Queue one retain of `log` on the writer. Which turns and which document are decided when it
+   * runs, in order behind earlier retains: on a server that appends (≥ 0.5.0) the session's
+   * document gets only the turns it does not have yet (the watermark moves on success, so a failed
+   * retain is resent with the next); an older server replaces a per-process document, so the
+   * whole session is sent each time.
+   */
+  private dispatch(log: SessionLog): void {
+    const api = this.api;
+    if (!api) return;
+    const upTo = log.turns.length;
+    log.dispatched = upTo;
+    const at = this.clock.now();
+    const bank = this.bank;
+    const config = this.config;
+    const identity = this.identity;
+    this.writer.push(async () => {
+      try {
+        await exclusive(`${api.baseURL}|${bank}`, () =>
+          withDeadline(
+            async (signal) => {
+              const bounded = this.signal(signal);
+              await this.ensureBank(api, bank, bounded);
+              const { appends } = await api.serverVersion(bounded);
+              const from = appends ? Math.min(log.retained, upTo) : 0;
+              const turns = log.turns.slice(from, upTo);
+              if (turns.length === 0) return;
+              const item: RetainItem = {
+                content: sessionContent(turns),
+                timestamp: eventTimestamp(at),
+                metadata: retainMetadata(
+                  {
+                    config,
+                    identity,
+                    sessionId: log.sessionId,
+                    messageCount: turns.length * 2,
+                    turnIndex: upTo,
+                  },
+                  at,
+                ),
+                context: config.retainContext,
+                tags: mergeTags(config.retainTags, lineageTags(log)),
+                ...(config.observationScopes ? { observation_scopes: config.observationScopes } : {}),
+                document_id: appends ? log.sessionId : log.processDocumentId,
+                ...(appends ? { update_mode: 'append' as const } : {}),
+              };
+              const outcome = await api.retain(
+                bank,
+                [item],
+                config.retainAsync ? { async: true, operationId: randomUUID() } : { async: false },
+                bounded,
+              );
+              if (appends) log.retained = Math.max(log.retained, upTo);
+              if (config.retainAsync)
+                for (const id of outcome.operationIds) this.pendingOps.push({ bankId: bank, id });
+            },
+            { timeoutMs: this.timeoutMs * 3, clock: this.clock, label: 'hindsight retain' },
+          ),
+        );
+      } catch (error) {
+        this.logger.warn(`Hindsight retain failed: ${describeError(error)}`);
+      }
+    }, 'retain');
+  }
+
+  /** Sends the configured missions once per bank (the service creates banks on first use anyway). */
+  private async ensureBank(api: HindsightApi, bank: string, signal: AbortSignal): Promise<void> {
+    const { bankMission, bankRetainMission } = this.config;
+    if ((bankMission === '' && bankRetainMission === '') || this.missionSent.has(bank)) return;
+    await api.upsertBank(bank, { mission: bankMission, retainMission: bankRetainMission }, signal);
+    this.missionSent.add(bank);
+  }
+
+  private emitSaving(): void {
+    if (!this.config.retainIndicator || !this.options.onStatus) return;
+    try {
+      this.options.onStatus(SAVING_STATUS);
+    } catch (error) {
+      this.logger.debug(`Hindsight status line failed: ${describeError(error)}`);
+    }
+  }
+
+  /** `text` trimmed, or '' (logged) when the write scanner blocks it. */
+  private safe(text: string, what: string): string {
+    const trimmed = typeof text === 'string' ? text.trim() : '';
+    if (trimmed === '') return '';
+    const scan = scanWrite(trimmed);
+    if (!scan.ok) {
+      this.logger.warn(`Hindsight did not retain ${what}: ${scan.message}`);
+      return '';
+    }
+    return neutralizeMemoryText(trimmed);
+  }
+
+  private signal(extra?: AbortSignal): AbortSignal {
+    return extra ? AbortSignal.any([extra, this.lifetime.signal]) : this.lifetime.signal;
+  }
+
+  /** `wait(ms)` raced against `signal`; false when the signal fired first. */
+  private async waitFor(
+    wait: (ms: number) => Promise<boolean>,
+    timeoutMs: number,
+    signal?: AbortSignal,
+  ): Promise<boolean> {
+    if (!signal) return wait(timeoutMs);
+    if (signal.aborted) return false;
+    let onAbort = () => {};
+    const aborted = new Promise<boolean>((resolve) => {
+      onAbort = () => resolve(false);
+      signal.addEventListener('abort', onAbort, { once: true });
+    });
+    try {
+      return await Promise.race([wait(timeoutMs), aborted]);
+    } finally {
+      signal.removeEventListener('abort', onAbort);
+    }
+  }
+}

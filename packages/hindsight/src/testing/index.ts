@@ -1,0 +1,15 @@
+/**
+ * @hermes-memory/hindsight/testing — the fake Hindsight API this package's tests run against,
+ * published so that code built on the provider can be tested offline too. Needs
+ * `@hermes-memory/testkit` (an optional peer dependency: install it as a dev dependency).
+ */
+export {
+  FAKE_HINDSIGHT_KEY,
+  type FakeHindsightBank,
+  type FakeHindsightDocument,
+  type FakeHindsightMemory,
+  type FakeHindsightOperation,
+  type FakeHindsightOptions,
+  type FakeHindsightState,
+  startFakeHindsight,
+} from './fake-hindsight';

@@ -1,0 +1,100 @@
+import type { AgentContext, InitContext } from '@hermes-memory/core';
+import { type CollectedLogs, collectLogs, tempHermesHome } from '@hermes-memory/testkit';
+import type { FakeServer } from '@hermes-memory/testkit/http';
+import { afterAll } from 'vitest';
+import { clearVersionCache, HindsightProvider, type HindsightProviderOptions } from '../src';
+import {
+  FAKE_HINDSIGHT_KEY,
+  type FakeHindsightOptions,
+  type FakeHindsightState,
+  startFakeHindsight,
+} from '../src/testing';
+
+export const KEY = FAKE_HINDSIGHT_KEY;
+/** Timestamps of everything the fake stores. */
+export const FAKE_NOW = Date.parse('2026-03-01T12:00:00Z');
+
+const cleanups: Array<() => unknown> = [];
+afterAll(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+export type Fake = FakeServer<FakeHindsightState>;
+
+export async function fake(options: FakeHindsightOptions = {}): Promise<Fake> {
+  const server = await startFakeHindsight({ now: () => FAKE_NOW, ...options });
+  // Each fake is a new server on a new port; the version probe is cached per URL.
+  clearVersionCache();
+  cleanups.push(() => server.close());
+  return server;
+}
+
+export function home(): string {
+  const dir = tempHermesHome('hm-hindsight-');
+  cleanups.push(() => dir.cleanup());
+  return dir.path;
+}
+
+export interface Started {
+  provider: HindsightProvider;
+  logs: CollectedLogs;
+  hermesHome: string;
+  statuses: string[];
+}
+
+/** A provider against `server`, initialized in a fresh home (HOME points into it: no legacy file). */
+export async function started(
+  server: Fake,
+  options: HindsightProviderOptions = {},
+  init: Partial<InitContext> & { agentContext?: AgentContext; sessionId?: string } = {},
+): Promise<Started> {
+  const hermesHome = init.hermesHome ?? home();
+  const env = { HOME: hermesHome, ...(init.env ?? {}) };
+  const logs = collectLogs();
+  const statuses: string[] = [];
+  const provider = new HindsightProvider(
+    { apiKey: KEY, apiURL: server.url, timeout: 5, onStatus: (line) => statuses.push(line), ...options },
+    { hermesHome, env },
+  );
+  const { sessionId, ...rest } = init;
+  provider.initialize(sessionId ?? 'session-1', {
+    hermesHome,
+    platform: 'cli',
+    agentContext: 'primary',
+    logger: logs.logger,
+    ...rest,
+    env,
+  });
+  cleanups.push(() => provider.shutdown({ timeoutMs: 1000 }));
+  return { provider, logs, hermesHome, statuses };
+}
+
+export function json(text: string): Record<string, unknown> {
+  return JSON.parse(text) as Record<string, unknown>;
+}
+
+/** The JSON body a request sent, with the fields these tests read. */
+export interface RetainBody {
+  items: Array<{
+    content: string;
+    timestamp: string;
+    context?: string;
+    metadata: Record<string, string>;
+    tags?: string[];
+    document_id?: string;
+    update_mode?: string;
+    observation_scopes?: unknown;
+    [key: string]: unknown;
+  }>;
+  async?: boolean;
+  operation_id?: string;
+  [key: string]: unknown;
+}
+
+export function retains(server: Fake): RetainBody[] {
+  return server.requestsTo('POST /v1/default/banks/:bank/memories').map((r) => (r.body ?? {}) as RetainBody);
+}
+
+export function body(request: { body: unknown } | undefined): Record<string, unknown> {
+  return (request?.body ?? {}) as Record<string, unknown>;
+}
