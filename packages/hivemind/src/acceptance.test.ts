@@ -223,7 +223,10 @@ describe('acceptance: tiered memory (decision 0130)', () => {
     const honcho = await startFakeHoncho({ apiKey: 'honcho-test-key' });
     const home = tempHermesHome('hm-hivemind-honcho-');
     const manager = new MemoryManager({ logger: createRecordingLogger() });
-    const hivemind = createHivemindProvider(settingsFor(server, bob.account), { env: {}, providerConfig: {} });
+    const hivemind = createHivemindProvider(settingsFor(server, bob.account), {
+      env: {},
+      providerConfig: {},
+    });
     opened.push(hivemind);
     const workspace = 'tiered-honcho';
     try {

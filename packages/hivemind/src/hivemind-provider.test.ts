@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { createProviderFactoryContext, findFenceMarkup } from '@hermes-memory/core';
+import { createProviderFactoryContext, findFenceMarkup, ManualClock } from '@hermes-memory/core';
 import { tempHermesHome } from '@hermes-memory/testkit';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { HivemindProvider as Provider } from './index';
@@ -11,7 +11,15 @@ import {
   SYSTEM_PROMPT_BLOCK,
   UNREADABLE,
 } from './index';
-import { clientFor, initContext, introduceByHand, json, openAgent, turn } from './test-support';
+import {
+  clientFor,
+  initContext,
+  introduceByHand,
+  json,
+  openAgent,
+  settlesWithoutTime,
+  turn,
+} from './test-support';
 import { startFakeHomeserver } from './testing';
 
 const server = await startFakeHomeserver();
@@ -48,12 +56,31 @@ describe('HivemindProvider: availability and settings', () => {
     expect(createProvider().name).toBe('hivemind');
   });
 
-  it('§5.11.1 available when the Matrix env trio is set (also from <home>/.env, without I/O); tools say clearly when it is not', async () => {
+  it('§5.11.1 available when the Matrix env trio is set (also from <home>/.env, without I/O) or a notebook URL is; tools say clearly when Matrix is not', async () => {
     const none = createHivemindProvider({}, { env: {}, providerConfig: {} });
     expect(none.isAvailable()).toBe(false);
     expect(none.unavailableReason()).toBe(
-      'Hivemind needs a Matrix account: set MATRIX_HOMESERVER, MATRIX_USER_ID, MATRIX_ACCESS_TOKEN.',
+      'Hivemind needs a Matrix account (set MATRIX_HOMESERVER, MATRIX_USER_ID, MATRIX_ACCESS_TOKEN) or a notebook (set HERMES_URL).',
     );
+    // A notebook alone makes it available (the reference: Matrix trio or notebook URL).
+    const notebookOnly = createHivemindProvider(
+      {},
+      {
+        env: { HERMES_URL: 'https://notebook.example' },
+        providerConfig: {},
+      },
+    );
+    expect(notebookOnly.isAvailable()).toBe(true);
+    expect(notebookOnly.getToolSchemas().map((t) => t.name)).toEqual(['hivemind_search_notebook']);
+    await notebookOnly.initialize('s1', initContext());
+    opened.push(notebookOnly);
+    const peerless = json(await notebookOnly.handleToolCall('hivemind_list_peers', {}));
+    expect(peerless.error).toMatch(
+      /Peer tools are unavailable: Hivemind needs a Matrix account: set MATRIX_HOMESERVER/,
+    );
+    expect(() =>
+      createHivemindProvider({ notebookUrl: 'notebook.example' }, { env: {}, providerConfig: {} }),
+    ).toThrow(/'notebookUrl' must be an http\(s\) URL/);
     const home = tempHermesHome('hm-hivemind-');
     try {
       fs.writeFileSync(
@@ -355,35 +382,51 @@ describe('HivemindProvider: the turn', () => {
     expect(bobs.recallStatus()).toEqual({ providerLabel: 'Hivemind', count: 1 });
   });
 
-  it('§5.11.20 after the first turn prefetch never waits for the homeserver; the first turn waits at most firstSyncWaitMs', async () => {
+  it('§5.11.20 after the first turn prefetch never waits for the homeserver; the first turn waits at most firstSyncWaitMs (injected clock)', async () => {
+    const clock = new ManualClock(Date.parse('2026-11-24T10:00:00Z'));
     const { bob } = await introduced();
-    const bobs = await openAgent(server, bob, opened, { settings: { firstSyncWaitMs: 50 } });
+    const bobs = await openAgent(server, bob, opened, { clock });
     await turn(bobs, 1);
     server.fail({ type: 'timeout', count: 100 });
-    const started = Date.now();
-    const recall = await bobs.prefetch('next');
-    expect(Date.now() - started).toBeLessThan(50);
+    // Served from memory: it settles while the clock stands still and the homeserver hangs.
+    const recall = await settlesWithoutTime(clock, bobs.prefetch('next'));
     expect(recall).toMatch(/hermes-of-carol/);
     server.clearFaults();
-    // A fresh agent against a hung server: turn 1 gives up after firstSyncWaitMs, empty.
+    // A fresh agent against a hung server: turn 1 gives up after exactly firstSyncWaitMs, empty.
     const dave = server.registerUser('dave');
     server.fail({ type: 'timeout', count: 100 });
-    const hung = await openAgent(server, dave, opened, { settings: { firstSyncWaitMs: 50 } });
-    const t0 = Date.now();
-    expect(await hung.prefetch('hi')).toBe('');
-    expect(Date.now() - t0).toBeLessThan(1500);
+    const hung = await openAgent(server, dave, opened, {
+      clock,
+      settings: { firstSyncWaitMs: 3000, timeoutMs: 10_000 },
+    });
+    hung.onTurnStart(1, 'hi');
+    let first: string | undefined;
+    const pending = hung.prefetch('hi').then((text) => {
+      first = text;
+    });
+    await clock.advance(2999);
+    expect(first).toBeUndefined();
+    await clock.advance(1);
+    await pending;
+    expect(first).toBe('');
+    // The homeserver still hangs: turn 2 does not wait again (it did, before this was fixed).
+    hung.onTurnStart(2, 'again');
+    expect(await settlesWithoutTime(clock, hung.prefetch('again'))).toBe('');
     expect(hung.pendingWork).toBe(1);
     await hung.shutdown();
     expect(hung.pendingWork).toBe(0);
     server.clearFaults();
   });
 
-  it('§5.11.20 no background polling: without hooks or tools the provider sends nothing', async () => {
+  it('§5.11.20 no background polling: without hooks or tools the provider sends nothing, however much time passes (injected clock)', async () => {
+    const clock = new ManualClock(Date.parse('2026-11-24T10:00:00Z'));
     const { bob } = await introduced();
-    const bobs = await openAgent(server, bob, opened);
+    const bobs = await openAgent(server, bob, opened, { clock });
     await bobs.idle();
     const count = server.requests.length;
-    await new Promise((resolve) => setTimeout(resolve, 30));
+    // Nothing is scheduled that could poll, and a day later nothing has been sent.
+    expect(clock.pendingTimers).toBe(0);
+    await clock.advance(24 * 60 * 60 * 1000);
     expect(server.requests.length).toBe(count);
   });
 

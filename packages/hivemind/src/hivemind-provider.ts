@@ -1,4 +1,5 @@
 import {
+  type Clock,
   type ConfigField,
   canWrite,
   describeError,
@@ -22,6 +23,7 @@ import {
   type ShutdownOptions,
   scanWrite,
   silentLogger,
+  systemClock,
   type ToolCallOptions,
   type ToolSchema,
   type TurnStartInfo,
@@ -30,22 +32,38 @@ import {
 } from '@hermes-memory/core';
 import {
   type HivemindProviderSettings,
+  hasNotebook,
   missingConnection,
   type ResolvedHivemindSettings,
   resolveHivemindSettings,
 } from './hivemind-settings';
 import { MatrixClient } from './matrix/client';
+import { NotebookClient, type NotebookEntry } from './notebook';
 import { agentFacing, PeerDirectory, type StoredPeer } from './peers';
-import { formatRoster, SYSTEM_PROMPT_BLOCK, TOOL_SCHEMAS, TOOLS } from './prompt';
+import {
+  formatNotebookHint,
+  formatRoster,
+  NOTEBOOK_TOOL_SCHEMA,
+  notebookPromptBlock,
+  SYSTEM_PROMPT_BLOCK,
+  TOOL_SCHEMAS,
+  TOOLS,
+} from './prompt';
 import { SparkEngine } from './sparks';
 
 /** The slot key of the background sync whose roster the next turn serves. */
 const ROSTER = 'roster';
+/** The slot key of the notebook search for a turn's message. */
+const NOTEBOOK = 'notebook';
+/** Characters of a `hivemind_search_notebook` query. */
+const MAX_TOOL_QUERY = 500;
 
 /** What the factory hands the constructor besides the settings (see `createHivemindProvider`). */
 export interface HivemindProviderContext {
   env?: Env;
   providerConfig?: Readonly<Record<string, unknown>>;
+  /** Time for every deadline, wait and timestamp (tests inject a `ManualClock`). Default the system clock. */
+  clock?: Clock;
 }
 
 /**
@@ -62,13 +80,18 @@ export interface HivemindProviderContext {
  *   `firstSyncWaitMs`, for the sync `initialize` started. Invites are joined on sync.
  * - Tools sync before answering (bounded by the manager's signal), answer JSON always, and
  *   neutralise the fence in everything peers wrote; what is sent passes core's write scanner.
+ * - With a notebook URL (opt-in), each turn's message is searched in the shared Hermes notebook
+ *   in the background (started at turn start); recall says how many entries may be relevant and
+ *   `hivemind_search_notebook` reads them. It works without a Matrix account.
  */
 export class HivemindProvider extends MemoryProvider {
   readonly name = 'hivemind';
 
   private readonly settingsInput: HivemindProviderSettings;
   private settings: ResolvedHivemindSettings;
+  private readonly clock: Clock;
   private client: MatrixClient | null = null;
+  private notebook: NotebookClient | null = null;
   private directory: PeerDirectory | null = null;
   /** Summaries and suggestions; it calls the model only when the agent handed one (`InitContext.llm`). */
   private sparks: SparkEngine | null = null;
@@ -76,28 +99,40 @@ export class HivemindProvider extends MemoryProvider {
   private writable = false;
   private closed = false;
   /** Runs the background sync (single flight, session generations, hung-request reaping). */
-  private slot = new PrefetchSlot<true>();
+  private slot: PrefetchSlot<true>;
+  /** Runs the notebook search of a turn's message; its result is served once. */
+  private notebookSlot: PrefetchSlot<NotebookEntry[]>;
+  /** Set when `onTurnStart` started this turn's search (else `prefetch` starts one). */
+  private searchedThisTurn = false;
+  /** Whether a prefetch has run since initialise (only the first one may wait). */
+  private prefetched = false;
   /** Set when the next turn's sync was asked for while one was already running. */
   private syncAgain = false;
   private lifetime = new AbortController();
-  private readonly monitor = new HealthMonitor();
+  private readonly monitor: HealthMonitor;
+  private readonly notebookMonitor: HealthMonitor;
   private lastRecall: RecallStatus | null = null;
 
   constructor(settings: HivemindProviderSettings = {}, context: HivemindProviderContext = {}) {
     super();
     this.settingsInput = settings;
+    this.clock = context.clock ?? systemClock;
     this.settings = resolveHivemindSettings(settings, context.providerConfig, context.env ?? process.env);
+    this.monitor = new HealthMonitor({ clock: this.clock });
+    this.notebookMonitor = new HealthMonitor({ clock: this.clock });
+    this.slot = new PrefetchSlot({ clock: this.clock });
+    this.notebookSlot = new PrefetchSlot({ clock: this.clock });
   }
 
-  /** Synchronous and free of I/O: the homeserver, user id and token are all set. */
+  /** Synchronous and free of I/O: the Matrix trio is set, or a notebook URL is (§5.11.1). */
   isAvailable(): boolean {
-    return this.settings.enabled && missingConnection(this.settings).length === 0;
+    return this.settings.enabled && (this.hasMatrix() || hasNotebook(this.settings));
   }
 
   override unavailableReason(): string {
     if (!this.settings.enabled) return 'Hivemind is disabled (enabled: false).';
-    const missing = missingConnection(this.settings);
-    return missing.length > 0 ? `Hivemind needs a Matrix account: set ${missing.join(', ')}.` : '';
+    if (this.isAvailable()) return '';
+    return `Hivemind needs a Matrix account (set ${missingConnection(this.settings).join(', ')}) or a notebook (set HERMES_URL).`;
   }
 
   /** Builds the client and starts the first sync in the background; never waits for the server. */
@@ -112,10 +147,28 @@ export class HivemindProvider extends MemoryProvider {
     this.closed = false;
     this.lifetime = new AbortController();
     this.slot = new PrefetchSlot({
+      clock: this.clock,
       logger: this.logger,
       // A sync with the spark engine's model calls may take a while; only a real hang is reaped.
       hungAfterMs: Math.max(this.settings.timeoutMs * (this.settings.maxRetries + 2), 120_000),
     });
+    this.notebookSlot = new PrefetchSlot({
+      clock: this.clock,
+      logger: this.logger,
+      hungAfterMs: this.settings.notebookTimeoutMs * (this.settings.maxRetries + 2),
+    });
+    this.searchedThisTurn = false;
+    this.prefetched = false;
+    this.notebook = hasNotebook(this.settings)
+      ? new NotebookClient({
+          url: this.settings.notebookUrl,
+          key: this.settings.notebookKey,
+          timeoutMs: this.settings.notebookTimeoutMs,
+          maxRetries: this.settings.maxRetries,
+          health: this.notebookMonitor,
+          clock: this.clock,
+        })
+      : null;
     const missing = missingConnection(this.settings);
     if (missing.length > 0) {
       this.client = null;
@@ -131,45 +184,94 @@ export class HivemindProvider extends MemoryProvider {
       timeoutMs: this.settings.timeoutMs,
       maxRetries: this.settings.maxRetries,
       health: this.monitor,
+      clock: this.clock,
     });
-    this.directory = new PeerDirectory(this.client, Date.now, this.logger);
+    this.directory = new PeerDirectory(this.client, this.clock, this.logger);
     const llm = this.settings.sparks ? (context.llm ?? null) : null;
-    this.sparks = new SparkEngine(this.client, llm, Date.now, this.logger);
+    this.sparks = new SparkEngine(this.client, llm, () => this.clock.now(), this.logger);
     this.startSync();
   }
 
+  /** The peer tools (unless only the notebook is configured) and, with a notebook, its search. */
   getToolSchemas(): ToolSchema[] {
-    return TOOL_SCHEMAS.map((schema) => structuredClone(schema));
+    const notebookOnly = !this.hasMatrix() && hasNotebook(this.settings);
+    return [
+      ...(notebookOnly ? [] : TOOL_SCHEMAS),
+      ...(hasNotebook(this.settings) ? [NOTEBOOK_TOOL_SCHEMA] : []),
+    ].map((schema) => structuredClone(schema));
   }
 
   override systemPromptBlock(): string {
-    return this.directory && !this.closed ? SYSTEM_PROMPT_BLOCK : '';
+    if (this.closed) return '';
+    const blocks = [
+      this.directory ? SYSTEM_PROMPT_BLOCK : '',
+      this.notebook ? notebookPromptBlock(!this.directory) : '',
+    ];
+    return blocks.filter(Boolean).join('\n');
   }
 
-  override onTurnStart(turn: number, _message: string, _info?: TurnStartInfo): void {
+  /** The turn's number for the slots, and the notebook search of its message, in the background. */
+  override onTurnStart(turn: number, message: string, _info?: TurnStartInfo): void {
     this.slot.setTurn(turn);
+    this.notebookSlot.setTurn(turn);
+    this.startNotebookSearch(message);
+    this.searchedThisTurn = true;
   }
 
   /**
-   * The roster as the background syncs left it (from memory, no I/O), then the next sync started
-   * for the next turn. Waits only before the first sync finished — for the peers, not for the spark
-   * engine — at most `firstSyncWaitMs` (and the manager's signal).
+   * The roster as the background syncs left it and the notebook hint of the last finished search
+   * (from memory, no I/O), then the next sync started for the next turn. Only the first prefetch
+   * waits — for the peers (not the spark engine) and its notebook search — at most
+   * `firstSyncWaitMs` (and the manager's signal). A failing notebook only leaves its line out.
    */
-  override async prefetch(_query: string, options?: PrefetchOptions): Promise<string> {
+  override async prefetch(query: string, options?: PrefetchOptions): Promise<string> {
+    if (this.closed) return '';
     const directory = this.directory;
     const sparks = this.sparks;
-    if (!directory || !sparks || this.closed) return '';
-    // What the background sync brought in is already in the directory; its completion is consumed.
-    this.slot.take(ROSTER);
-    if (!directory.loaded) {
-      this.startSync();
-      await directory.waitUntilLoaded(this.settings.firstSyncWaitMs, options?.signal);
+    // A host that skipped onTurnStart: this turn's message is searched now (served next turn).
+    if (!this.searchedThisTurn) this.startNotebookSearch(query);
+    this.searchedThisTurn = false;
+    // Only the first prefetch waits; a homeserver that failed the first sync does not make every
+    // later turn wait again (the tools still sync on demand).
+    const first = !this.prefetched;
+    this.prefetched = true;
+    const waits: Promise<unknown>[] = [];
+    if (directory) {
+      // What the background sync brought in is already in the directory; its completion is consumed.
+      this.slot.take(ROSTER);
+      if (first && !directory.loaded) {
+        this.startSync();
+        waits.push(directory.waitUntilLoaded(this.settings.firstSyncWaitMs, options?.signal));
+      }
     }
-    this.startSync();
-    if (!directory.loaded) return '';
-    const peers = directory.peers();
-    this.lastRecall = peers.length > 0 ? { providerLabel: 'Hivemind', count: peers.length } : null;
-    return formatRoster(peers, (peer) => directory.unreadFrom(peer), sparks.pending());
+    let found: NotebookEntry[] | undefined;
+    if (this.notebook) {
+      if (!first) found = this.notebookSlot.take(NOTEBOOK);
+      else
+        waits.push(
+          this.notebookSlot.join(NOTEBOOK, this.settings.firstSyncWaitMs, options?.signal).then((entries) => {
+            found = entries;
+          }),
+        );
+    }
+    await Promise.all(waits);
+    if (this.closed) return '';
+    const parts: string[] = [];
+    let count = 0;
+    if (directory && sparks) {
+      this.startSync();
+      if (directory.loaded) {
+        const peers = directory.peers();
+        count += peers.length;
+        parts.push(formatRoster(peers, (peer) => directory.unreadFrom(peer), sparks.pending()));
+      }
+    }
+    if (found && found.length > 0) {
+      count += found.length;
+      parts.push(formatNotebookHint(found.length));
+    }
+    this.lastRecall = count > 0 ? { providerLabel: 'Hivemind', count } : null;
+    return parts.filter(Boolean).join('\n');
   }
 
   /**
@@ -190,14 +292,22 @@ export class HivemindProvider extends MemoryProvider {
     const result = await guardToolCall(async () => {
       if (!Object.values(TOOLS).includes(toolName as never))
         return toolError(`Unknown tool '${toolName}' for the hivemind provider.`);
+      if (this.closed) return toolError('Hivemind is not running.');
+      // The notebook needs no Matrix account (the reference's "works without Matrix").
+      if (toolName === TOOLS.searchNotebook)
+        return this.searchNotebookTool(parseToolArgs(args), options?.signal);
       const client = this.client;
       const directory = this.directory;
       const sparks = this.sparks;
-      if (this.closed) return toolError('Hivemind is not running.');
-      if (!client || !directory || !sparks)
-        return toolError(
-          `Peer tools are unavailable: ${this.unavailableReason() || 'Hivemind is not initialised.'}`,
-        );
+      if (!client || !directory || !sparks) {
+        const missing = missingConnection(this.settings);
+        const why = !this.settings.enabled
+          ? 'Hivemind is disabled (enabled: false).'
+          : missing.length > 0
+            ? `Hivemind needs a Matrix account: set ${missing.join(', ')}.`
+            : 'Hivemind is not initialised.';
+        return toolError(`Peer tools are unavailable: ${why}`);
+      }
       const parsed = parseToolArgs(args);
       const signal = this.signal(options?.signal);
       const note = await this.freshen(directory, signal);
@@ -210,20 +320,61 @@ export class HivemindProvider extends MemoryProvider {
 
   /** A new conversation: a roster prepared for the old one is dropped. */
   override onSessionSwitch(_newSessionId: string, options: SessionSwitchOptions): undefined {
-    if (options.reset) this.slot.newGeneration();
+    if (options.reset) {
+      this.slot.newGeneration();
+      this.notebookSlot.newGeneration();
+    }
     return undefined;
   }
 
+  /** The homeserver's health, or the notebook's when that is worse (or the only backend). */
   override health(): ProviderHealth | null {
-    const health = this.monitor.snapshot();
-    return health.status === 'unknown' ? null : health;
+    const matrix = this.monitor.snapshot();
+    const notebook = this.notebookMonitor.snapshot();
+    const worst = RANK[notebook.status] > RANK[matrix.status] ? notebook : matrix;
+    return worst.status === 'unknown' ? null : worst;
   }
 
-  /** whoami with the configured token, for setup and doctor (never on the hot path). */
+  /**
+   * For setup, status and doctor (never on the hot path): whoami with the configured token, and
+   * one notebook search when a notebook is configured. Failed when either fails.
+   */
   override async probe(options?: HookOptions): Promise<ProbeResult> {
+    if (!this.isAvailable()) return { status: 'failed', message: this.unavailableReason() };
+    const results: ProbeResult[] = [];
+    if (this.hasMatrix()) results.push(await this.probeMatrix(options));
+    if (hasNotebook(this.settings)) results.push(await this.probeNotebook(options));
+    const failed = results.find((r) => r.status === 'failed');
+    const latencies = results.map((r) => r.latencyMs).filter((ms): ms is number => ms !== undefined);
+    return {
+      status: failed ? 'failed' : 'ok',
+      message: results.map((r) => r.message).join(' '),
+      ...(!failed && latencies.length > 0 ? { latencyMs: Math.max(...latencies) } : {}),
+    };
+  }
+
+  /** whoami: the homeserver answers and the token belongs to `userId`. */
+  async probeMatrix(options?: HookOptions): Promise<ProbeResult> {
     const client = this.client ?? this.clientForProbe();
-    if (!client) return { status: 'failed', message: this.unavailableReason() };
+    if (!client) return { status: 'skipped', message: 'No Matrix account is configured.' };
     return client.probe(options?.signal);
+  }
+
+  /** One search of the notebook (the word "hermes", one entry). */
+  async probeNotebook(options?: HookOptions): Promise<ProbeResult> {
+    if (!hasNotebook(this.settings)) return { status: 'skipped', message: 'No notebook is configured.' };
+    const notebook = this.notebook ?? this.notebookClient(0);
+    const started = this.clock.now();
+    try {
+      const entries = await notebook.search('hermes', options?.signal, 1);
+      return {
+        status: 'ok',
+        message: `Hermes notebook answered (${entries.length} entr${entries.length === 1 ? 'y' : 'ies'} for a test search).`,
+        latencyMs: this.clock.now() - started,
+      };
+    } catch (error) {
+      return { status: 'failed', message: describeError(error) };
+    }
   }
 
   override getConfigSchema(): ConfigField[] {
@@ -250,6 +401,19 @@ export class HivemindProvider extends MemoryProvider {
         required: true,
         envVar: 'MATRIX_ACCESS_TOKEN',
       },
+      {
+        key: 'notebook_url',
+        description: 'Shared Hermes notebook URL (optional; each message is searched there)',
+        type: 'text',
+        envVar: 'HERMES_URL',
+      },
+      {
+        key: 'notebook_key',
+        description: 'Hermes notebook secret key (optional; entries show their text only with it)',
+        type: 'text',
+        secret: true,
+        envVar: 'HERMES_SECRET_KEY',
+      },
     ];
   }
 
@@ -259,16 +423,55 @@ export class HivemindProvider extends MemoryProvider {
     this.closed = true;
     this.lifetime.abort(new Error('Hivemind shut down.'));
     this.slot.close();
+    this.notebookSlot.close();
   }
 
-  /** A running background sync (for tests and the conformance harness). */
+  /** Running background work: the sync and the notebook search (for tests and the conformance harness). */
   get pendingWork(): number {
-    return this.slot.isInFlight() ? 1 : 0;
+    return (this.slot.isInFlight() ? 1 : 0) + (this.notebookSlot.isInFlight() ? 1 : 0);
   }
 
-  /** Resolves when the running background sync has finished. */
+  /** Resolves when the running background sync and notebook search have finished. */
   async idle(): Promise<void> {
-    await this.slot.idle(this.settings.timeoutMs * (this.settings.maxRetries + 1));
+    await Promise.all([
+      this.slot.idle(this.settings.timeoutMs * (this.settings.maxRetries + 1)),
+      this.notebookSlot.idle(this.settings.notebookTimeoutMs * (this.settings.maxRetries + 1)),
+    ]);
+  }
+
+  private hasMatrix(): boolean {
+    return missingConnection(this.settings).length === 0;
+  }
+
+  /** Search the notebook for a turn's message in the background (nothing without a notebook or a message). */
+  private startNotebookSearch(message: string): void {
+    const notebook = this.notebook;
+    if (!notebook || this.closed || message.trim() === '') return;
+    this.notebookSlot.start(NOTEBOOK, (signal) => notebook.search(message, this.signal(signal)));
+  }
+
+  /** `hivemind_search_notebook(query)` → `{success, count, results: [{author, text}]}`. */
+  private async searchNotebookTool(
+    args: ReturnType<typeof parseToolArgs>,
+    signal?: AbortSignal,
+  ): Promise<string> {
+    const notebook = this.notebook;
+    if (!notebook)
+      return toolError('The notebook is not configured: set HERMES_URL (memory.hivemind.notebook_url).');
+    const query = requiredString(args, 'query').trim();
+    if (query === '') return toolError("'query' must not be empty.");
+    const results = await notebook.search(query.slice(0, MAX_TOOL_QUERY), this.signal(signal));
+    return toolResult({ success: true, count: results.length, results });
+  }
+
+  private notebookClient(maxRetries: number): NotebookClient {
+    return new NotebookClient({
+      url: this.settings.notebookUrl,
+      key: this.settings.notebookKey,
+      timeoutMs: this.settings.notebookTimeoutMs,
+      maxRetries,
+      clock: this.clock,
+    });
   }
 
   /** Start the background sync that builds the next roster (joins one already running). */
@@ -415,16 +618,20 @@ export class HivemindProvider extends MemoryProvider {
   }
 
   private clientForProbe(): MatrixClient | null {
-    if (!this.isAvailable()) return null;
+    if (!this.settings.enabled || !this.hasMatrix()) return null;
     return new MatrixClient({
       homeserver: this.settings.homeserver,
       userId: this.settings.userId,
       accessToken: this.settings.accessToken,
       timeoutMs: this.settings.timeoutMs,
       maxRetries: 0,
+      clock: this.clock,
     });
   }
 }
+
+/** Health statuses, best first. */
+const RANK: Record<ProviderHealth['status'], number> = { unknown: 0, ok: 1, degraded: 2, down: 3 };
 
 class UnknownPeer extends Error {
   constructor(name: string) {

@@ -17,6 +17,15 @@ export interface HivemindProviderSettings {
   maxRetries?: number;
   /** How long the first turn waits for the first sync (ms). Config `first_sync_wait_ms`. Default 3000. */
   firstSyncWaitMs?: number;
+  /**
+   * The shared notebook's base URL (the reference's Hermes notebook, `GET /api/search`). Opt-in:
+   * with it set, each turn's message is searched there. Env `HERMES_URL`, config `notebook_url`.
+   */
+  notebookUrl?: string;
+  /** The notebook's secret key (entries' text is returned only with it). Env `HERMES_SECRET_KEY`. */
+  notebookKey?: string;
+  /** Per notebook request, in ms. Config `notebook_timeout_ms`. Default 5000 (the reference's). */
+  notebookTimeoutMs?: number;
   /** `false` turns the provider off. Env `HIVEMIND_ENABLED`, config `enabled`. Default true. */
   enabled?: boolean;
   /**
@@ -35,6 +44,10 @@ export interface ResolvedHivemindSettings {
   timeoutMs: number;
   maxRetries: number;
   firstSyncWaitMs: number;
+  /** '' when no notebook is configured. */
+  notebookUrl: string;
+  notebookKey: string;
+  notebookTimeoutMs: number;
   enabled: boolean;
   sparks: boolean;
 }
@@ -44,6 +57,7 @@ export const HIVEMIND_DEFAULTS = {
   timeoutMs: 10_000,
   maxRetries: 2,
   firstSyncWaitMs: 3000,
+  notebookTimeoutMs: 5000,
 } as const;
 
 type Source = Readonly<Record<string, unknown>>;
@@ -69,6 +83,13 @@ export function resolveHivemindSettings(
     throw new SettingsError(
       'userId',
       `Hivemind setting 'userId' must be a Matrix user id like @name:server, got '${userId}'.`,
+    );
+  }
+  const notebookUrl = text(settings.notebookUrl, 'HERMES_URL', 'notebook_url').replace(/\/+$/, '');
+  if (notebookUrl !== '' && !isHttpUrl(notebookUrl)) {
+    throw new SettingsError(
+      'notebookUrl',
+      `Hivemind setting 'notebookUrl' must be an http(s) URL, got '${notebookUrl}'.`,
     );
   }
   return {
@@ -104,6 +125,16 @@ export function resolveHivemindSettings(
       0,
       30_000,
     ),
+    notebookUrl,
+    notebookKey:
+      settings.notebookKey ?? env.HERMES_SECRET_KEY ?? stringValue(providerConfig.notebook_key) ?? '',
+    notebookTimeoutMs: integer(
+      'notebookTimeoutMs',
+      settings.notebookTimeoutMs ?? providerConfig.notebook_timeout_ms,
+      HIVEMIND_DEFAULTS.notebookTimeoutMs,
+      100,
+      30_000,
+    ),
     sparks:
       settings.sparks ?? parseBoolean(env.HIVEMIND_SPARKS) ?? parseBoolean(providerConfig.sparks) ?? true,
     enabled:
@@ -118,6 +149,20 @@ export function missingConnection(settings: ResolvedHivemindSettings): string[] 
   if (settings.userId === '') missing.push('MATRIX_USER_ID');
   if (settings.accessToken === '') missing.push('MATRIX_ACCESS_TOKEN');
   return missing;
+}
+
+/** Whether the notebook is configured (the provider is useful with it alone). */
+export function hasNotebook(settings: ResolvedHivemindSettings): boolean {
+  return settings.notebookUrl !== '';
+}
+
+function isHttpUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return url.protocol === 'http:' || url.protocol === 'https:';
+  } catch {
+    return false;
+  }
 }
 
 function stringValue(value: unknown): string | undefined {

@@ -1,11 +1,11 @@
 /**
  * @hermes-memory/hivemind — peer awareness for agents (the reference's hivemind): other agents met
  * through introductions, their messages and introductions of your own, over the Matrix
- * client-server API. Runs as a read-only secondary beside any memory provider (decision 0130).
- * Its fake homeserver is `@hermes-memory/hivemind/testing`.
+ * client-server API, and search of the shared Hermes notebook. Runs as a read-only secondary beside
+ * any memory provider (decision 0130). Its fakes (homeserver, notebook) are `@hermes-memory/hivemind/testing`.
  */
 import type { ProviderFactoryContext } from '@hermes-memory/core';
-import { HivemindProvider } from './hivemind-provider';
+import { HivemindProvider, type HivemindProviderContext } from './hivemind-provider';
 import type { HivemindProviderSettings } from './hivemind-settings';
 
 export { HivemindProvider, type HivemindProviderContext } from './hivemind-provider';
@@ -17,6 +17,12 @@ export {
 } from './hivemind-settings';
 export { MatrixClient, type MatrixClientOptions } from './matrix/client';
 export type { CreateRoomRequest, MatrixEvent, SyncResponse } from './matrix/types';
+export {
+  NOTEBOOK_SEARCH_LIMIT,
+  NotebookClient,
+  type NotebookClientOptions,
+  type NotebookEntry,
+} from './notebook';
 export { PEER_KEY, type Peer, type PeerMessage, type StoredPeer, UNREADABLE } from './peers';
 export { SYSTEM_PROMPT_BLOCK, TOOLS as HIVEMIND_TOOLS } from './prompt';
 export { type PeerSummary, SPARKS_KEY, type Spark, STALENESS_THRESHOLD, SUMMARY_KEY } from './sparks';
@@ -29,7 +35,7 @@ export { type PeerSummary, SPARKS_KEY, type Spark, STALENESS_THRESHOLD, SUMMARY_
  */
 export function createHivemindProvider(
   settings: HivemindProviderSettings = {},
-  context?: Pick<ProviderFactoryContext, 'env' | 'providerConfig'>,
+  context?: Pick<ProviderFactoryContext, 'env' | 'providerConfig'> & Pick<HivemindProviderContext, 'clock'>,
 ): HivemindProvider {
   return new HivemindProvider(settings, context);
 }

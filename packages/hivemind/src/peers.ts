@@ -1,4 +1,11 @@
-import { describeError, type Logger, silentLogger } from '@hermes-memory/core';
+import {
+  type Clock,
+  type ClockTimer,
+  describeError,
+  type Logger,
+  silentLogger,
+  systemClock,
+} from '@hermes-memory/core';
 import type { MatrixClient } from './matrix/client';
 import { agentFacingId, localpartOf, type MatrixEvent } from './matrix/types';
 
@@ -105,7 +112,7 @@ export class PeerDirectory {
 
   constructor(
     private readonly client: MatrixClient,
-    private readonly now: () => number = Date.now,
+    private readonly clock: Clock = systemClock,
     private readonly logger: Logger = silentLogger,
   ) {}
 
@@ -117,17 +124,17 @@ export class PeerDirectory {
   /** Resolves when the first refresh has completed, or after `timeoutMs`, or when `signal` aborts. */
   async waitUntilLoaded(timeoutMs: number, signal?: AbortSignal): Promise<void> {
     if (this.loadedOnce || signal?.aborted) return;
-    let timer: ReturnType<typeof setTimeout> | undefined;
+    let timer: ClockTimer | undefined;
     let onAbort = () => {};
     await Promise.race([
       this.firstLoad,
       new Promise<void>((resolve) => {
-        timer = setTimeout(resolve, timeoutMs);
+        timer = this.clock.setTimeout(resolve, timeoutMs);
         onAbort = () => resolve();
         signal?.addEventListener('abort', onAbort, { once: true });
       }),
     ]);
-    clearTimeout(timer);
+    if (timer !== undefined) this.clock.clearTimeout(timer);
     signal?.removeEventListener('abort', onAbort);
   }
 
@@ -299,7 +306,7 @@ export class PeerDirectory {
       context,
       introduced_by: introducer === '' ? 'unknown' : localpartOf(introducer),
       introduced_by_id: introducer,
-      introduced_at: new Date(this.now()).toISOString(),
+      introduced_at: new Date(this.clock.now()).toISOString(),
       status: 'active',
       room_id: roomId,
     };

@@ -1,4 +1,4 @@
-import type { ChatRequest, ChatResponse, LlmClient } from '@hermes-memory/core';
+import { type ChatRequest, type ChatResponse, type LlmClient, ManualClock } from '@hermes-memory/core';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { HivemindProvider } from './index';
 import { createHivemindProvider } from './index';
@@ -306,16 +306,19 @@ describe('sparks in the provider', () => {
           request.signal?.addEventListener('abort', () => reject(request.signal?.reason)),
         ),
     };
+    // An injected clock that never moves: the turn can only end by the peers arriving (the model
+    // never answers, and no wait can time out), so a prefetch that waited for the model would hang.
+    const clock = new ManualClock(Date.parse('2026-11-24T10:00:00Z'));
     const provider = createHivemindProvider(settingsFor(server, hub, { firstSyncWaitMs: 2000 }), {
       env: {},
       providerConfig: {},
+      clock,
     });
     await provider.initialize('s1', { ...initContext(), llm: hung });
     opened.push(provider);
     provider.onTurnStart(1, 'hi');
-    const started = Date.now();
     const recall = await provider.prefetch('hi');
-    expect(Date.now() - started).toBeLessThan(1500); // not the 2 s a wait for the model would take
+    expect(clock.now()).toBe(Date.parse('2026-11-24T10:00:00Z'));
     expect(recall).toContain('You know 1 peer: bob.');
     expect(provider.pendingWork).toBe(1); // the model call still runs, in the background
     await provider.shutdown();

@@ -2,7 +2,13 @@
  * Test-only helpers (not exported from the package): agents on one fake homeserver, and an
  * operator that introduces them by hand through the same client-server calls a person's client makes.
  */
-import { type AgentContext, type InitContext, silentLogger } from '@hermes-memory/core';
+import {
+  type AgentContext,
+  type Clock,
+  type InitContext,
+  type ManualClock,
+  silentLogger,
+} from '@hermes-memory/core';
 import type { HivemindProviderSettings } from './hivemind-settings';
 import { createHivemindProvider, type HivemindProvider } from './index';
 import { MatrixClient } from './matrix/client';
@@ -33,11 +39,12 @@ export async function openAgent(
   server: FakeHomeserver,
   account: FakeMatrixAccount,
   opened: HivemindProvider[],
-  options: { agentContext?: AgentContext; settings?: HivemindProviderSettings } = {},
+  options: { agentContext?: AgentContext; settings?: HivemindProviderSettings; clock?: Clock } = {},
 ): Promise<HivemindProvider> {
   const provider = createHivemindProvider(settingsFor(server, account, options.settings), {
     env: {},
     providerConfig: {},
+    ...(options.clock ? { clock: options.clock } : {}),
   });
   await provider.initialize('s1', initContext(options.agentContext));
   opened.push(provider);
@@ -83,3 +90,18 @@ export async function turn(provider: HivemindProvider, n: number, message = 'hel
 export type Json = any;
 
 export const json = (text: string): Json => JSON.parse(text);
+
+/**
+ * `promise`, asserted to settle while `clock` stands still: within a few turns of the event loop,
+ * no timer fired. What waits on a hung backend or on the clock never settles here.
+ */
+export async function settlesWithoutTime<T>(clock: ManualClock, promise: Promise<T>): Promise<T> {
+  let settled = false;
+  const watched = promise.finally(() => {
+    settled = true;
+  });
+  const at = clock.now();
+  for (let i = 0; i < 20 && !settled; i++) await new Promise<void>((resolve) => setImmediate(resolve));
+  if (!settled || clock.now() !== at) throw new Error('expected to settle without the clock moving');
+  return watched;
+}

@@ -6,6 +6,7 @@ import {
   type HealthMonitor,
   type HttpClient,
   type ProbeResult,
+  systemClock,
 } from '@hermes-memory/core';
 import type { CreateRoomRequest, MatrixEvent, MessagesResponse, SyncResponse } from './types';
 
@@ -26,7 +27,7 @@ const API = '/_matrix/client/v3';
 const enc = encodeURIComponent;
 
 /** Matrix errors are `{errcode, error}`: the message names both. */
-function matrixMessage(body: unknown): string | undefined {
+export function matrixMessage(body: unknown): string | undefined {
   if (typeof body !== 'object' || body === null) return undefined;
   const { errcode, error } = body as { errcode?: unknown; error?: unknown };
   if (typeof errcode === 'string' && typeof error === 'string') return `${errcode}: ${error}`;
@@ -46,11 +47,13 @@ const statusOf = (error: unknown) => (error as { statusCode?: number }).statusCo
 export class MatrixClient {
   readonly userId: string;
   private readonly http: HttpClient;
+  private readonly clock: Clock;
   private txnCounter = 0;
   private readonly txnPrefix = `hm${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`;
 
   constructor(options: MatrixClientOptions) {
     this.userId = options.userId;
+    this.clock = options.clock ?? systemClock;
     this.http = createHttpClient({
       baseURL: options.homeserver,
       name: 'Matrix homeserver',
@@ -175,7 +178,7 @@ export class MatrixClient {
 
   /** One authenticated call (whoami), for setup and doctor. Never throws. */
   async probe(signal?: AbortSignal): Promise<ProbeResult> {
-    const started = Date.now();
+    const started = this.clock.now();
     try {
       const me = await this.whoami(signal);
       if (me?.user_id !== this.userId) {
@@ -187,7 +190,7 @@ export class MatrixClient {
       return {
         status: 'ok',
         message: `Matrix homeserver answered as ${this.userId}.`,
-        latencyMs: Date.now() - started,
+        latencyMs: this.clock.now() - started,
       };
     } catch (error) {
       return { status: 'failed', message: describeError(error) };
