@@ -1,5 +1,8 @@
 import { defineConfig } from 'tsup';
 import { preset } from '../../tsup.preset';
 
-// `./testing` is its own entry: importing the provider never loads the fake server or testkit.
-export default defineConfig(preset({ index: 'src/index.ts', testing: 'src/testing/index.ts' }));
+// `./testing` and `./cli` are entries of their own: importing the provider never loads the fake
+// servers, testkit or the command line.
+export default defineConfig(
+  preset({ index: 'src/index.ts', testing: 'src/testing/index.ts', cli: 'src/cli/index.ts' }),
+);

@@ -52,7 +52,7 @@ describe('HivemindProvider: availability and settings', () => {
     expect(createProvider).toBe(createHivemindProvider);
     expect(createProvider()).toBeInstanceOf(HivemindProvider);
     const pkg = JSON.parse(fs.readFileSync(path.resolve(__dirname, '../package.json'), 'utf8'));
-    expect(pkg.hermesMemory).toEqual({ provider: 'hivemind' });
+    expect(pkg.hermesMemory).toEqual({ provider: 'hivemind', cli: './cli' });
     expect(createProvider().name).toBe('hivemind');
   });
 

@@ -210,8 +210,19 @@ export async function startFakeHomeserver(options: FakeHomeserverOptions = {}): 
 
   server.route('GET', `${API}/login`, () => reply.json({ flows: [{ type: 'm.login.password' }] }));
 
+  /** A password is the account's secret: it is never kept in the recording of the request. */
+  const redactPassword = (req: FakeRequest) => {
+    const password = (req.body as { password?: unknown } | undefined)?.password;
+    if (typeof password !== 'string' || password === '') return;
+    req.recorded.body = { ...(req.recorded.body as object), password: '[redacted]' };
+    req.recorded.rawBody = req.recorded.rawBody
+      .split(JSON.stringify(password).slice(1, -1))
+      .join('[redacted]');
+  };
+
   // Continuwuity's registration: the first call opens a UIA session, the second proves the token.
   server.route('POST', `${API}/register`, (req, state) => {
+    redactPassword(req);
     const parsed = jsonBody(req);
     if ('refused' in parsed) return parsed.refused;
     const body = parsed.body;
@@ -246,6 +257,7 @@ export async function startFakeHomeserver(options: FakeHomeserverOptions = {}): 
   });
 
   server.route('POST', `${API}/login`, (req, state) => {
+    redactPassword(req);
     const parsed = jsonBody(req);
     if ('refused' in parsed) return parsed.refused;
     const body = parsed.body;
