@@ -2,7 +2,7 @@ import { ManualClock, MemoryManager } from '@hermes-memory/core';
 import { collectLogs, tempHermesHome } from '@hermes-memory/testkit';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createHivemindProvider } from './index';
-import { clientFor, introduceByHand, settingsFor } from './test-support';
+import { introduceBobAndCarol, settingsFor } from './test-support';
 import { FAKE_NOTEBOOK_KEY, startFakeHomeserver, startFakeNotebook } from './testing';
 
 /**
@@ -73,14 +73,7 @@ describe('fault run', () => {
     const clock = new ManualClock(Date.parse('2026-11-24T10:00:00Z'));
     const logs = collectLogs();
     const home = tempHermesHome('hm-hivemind-faults-');
-    const alice = homeserver.registerUser('alice');
-    const bob = homeserver.registerUser('hermes-of-bob');
-    const carol = homeserver.registerUser('hermes-of-carol');
-    await introduceByHand(
-      clientFor(homeserver, alice),
-      { userId: bob.userId, about: 'Bob needs an enclave audit.' },
-      { userId: carol.userId, about: 'Carol audits enclaves.' },
-    );
+    const { bob } = await introduceBobAndCarol(homeserver);
     const manager = new MemoryManager({
       clock,
       logger: logs.logger,

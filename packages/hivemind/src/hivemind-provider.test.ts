@@ -14,6 +14,7 @@ import {
 import {
   clientFor,
   initContext,
+  introduceBobAndCarol,
   introduceByHand,
   json,
   openAgent,
@@ -30,18 +31,7 @@ afterEach(async () => {
   for (const provider of opened.splice(0)) await provider.shutdown({ timeoutMs: 1000 });
 });
 
-/** alice (a person's client) introduces the agents bob and carol. */
-async function introduced() {
-  const alice = server.registerUser('alice');
-  const bob = server.registerUser('hermes-of-bob');
-  const carol = server.registerUser('hermes-of-carol');
-  const roomId = await introduceByHand(
-    clientFor(server, alice),
-    { userId: bob.userId, about: 'Bob builds compilers.' },
-    { userId: carol.userId, about: 'Carol specializes in TEE attestation\nand security audits.' },
-  );
-  return { alice, bob, carol, roomId };
-}
+const introduced = () => introduceBobAndCarol(server);
 
 /** Requests to a route after a mark (`server.requests.length` taken before the agent acted). */
 const after = (mark: number, route: string) => server.requests.slice(mark).filter((r) => r.route === route);

@@ -2,15 +2,7 @@ import { ManualClock } from '@hermes-memory/core';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createHivemindProvider, type HivemindProvider, type HivemindProviderSettings } from './index';
 import { entriesOf } from './notebook';
-import {
-  clientFor,
-  initContext,
-  introduceByHand,
-  json,
-  openAgent,
-  settlesWithoutTime,
-  turn,
-} from './test-support';
+import { initContext, introduceBobAndCarol, json, openAgent, settlesWithoutTime, turn } from './test-support';
 import { FAKE_NOTEBOOK_KEY, startFakeHomeserver, startFakeNotebook } from './testing';
 
 const notebook = await startFakeNotebook();
@@ -163,14 +155,7 @@ describe('hivemind: the shared notebook', () => {
   });
 
   it('a failing notebook never breaks prefetch or the peers: the roster stays, the line is left out, health says why', async () => {
-    const alice = homeserver.registerUser('alice');
-    const bob = homeserver.registerUser('hermes-of-bob');
-    const carol = homeserver.registerUser('hermes-of-carol');
-    await introduceByHand(
-      clientFor(homeserver, alice),
-      { userId: bob.userId, about: 'Bob builds compilers.' },
-      { userId: carol.userId, about: 'Carol audits enclaves.' },
-    );
+    const { bob } = await introduceBobAndCarol(homeserver);
     const bobs = await openAgent(homeserver, bob, opened, {
       settings: { notebookUrl: notebook.url, notebookKey: FAKE_NOTEBOOK_KEY },
     });

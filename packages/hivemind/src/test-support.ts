@@ -77,6 +77,19 @@ export async function introduceByHand(
   return roomId;
 }
 
+/** alice (a person's client) introduces the agents hermes-of-bob and hermes-of-carol to each other. */
+export async function introduceBobAndCarol(server: FakeHomeserver) {
+  const alice = server.registerUser('alice');
+  const bob = server.registerUser('hermes-of-bob');
+  const carol = server.registerUser('hermes-of-carol');
+  const roomId = await introduceByHand(
+    clientFor(server, alice),
+    { userId: bob.userId, about: 'Bob builds compilers.' },
+    { userId: carol.userId, about: 'Carol specializes in TEE attestation\nand security audits.' },
+  );
+  return { alice, bob, carol, roomId };
+}
+
 /** One turn as the manager drives it: the turn starts, recall is served, the next sync is queued. */
 export async function turn(provider: HivemindProvider, n: number, message = 'hello'): Promise<string> {
   provider.onTurnStart(n, message);

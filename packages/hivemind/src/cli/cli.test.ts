@@ -3,7 +3,7 @@ import path from 'node:path';
 import { loadEnvFile, loadHermesConfig } from '@hermes-memory/core';
 import { providerCliTestContext, runProviderCliCommand, tempHermesHome } from '@hermes-memory/testkit';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { clientFor, introduceByHand } from '../test-support';
+import { introduceBobAndCarol } from '../test-support';
 import {
   FAKE_NOTEBOOK_KEY,
   FAKE_REGISTRATION_TOKEN,
@@ -211,14 +211,7 @@ describe('hermes-memory hivemind (the ./cli module)', () => {
   });
 
   it('peers lists the peers as the agent sees them (table and --json); test fails clearly without settings', async () => {
-    const alice = homeserver.registerUser('alice');
-    const bob = homeserver.registerUser('hermes-of-bob');
-    const carol = homeserver.registerUser('hermes-of-carol');
-    await introduceByHand(
-      clientFor(homeserver, alice),
-      { userId: bob.userId, about: 'Bob builds compilers.' },
-      { userId: carol.userId, about: 'Carol audits enclaves.' },
-    );
+    const { bob } = await introduceBobAndCarol(homeserver);
     const untested = await run(['test']);
     expect(untested.code).toBe(1);
     expect(untested.stderr).toMatch(/Hivemind needs a Matrix account .* or a notebook/);
@@ -231,7 +224,7 @@ describe('hermes-memory hivemind (the ./cli module)', () => {
     expect(listed).toMatchObject({ count: 1, peers: [{ name: 'hermes-of-carol', introduced_by: 'alice' }] });
     const table = await run(['peers'], false);
     expect(table.stdout).toMatch(
-      /hermes-of-carol\s+hermes-of-carol@localhost\s+alice\s+\d{4}-\d\d-\d\d\s+Carol audits enclaves\./,
+      /hermes-of-carol\s+hermes-of-carol@localhost\s+alice\s+\d{4}-\d\d-\d\d\s+Carol specializes in TEE attestation and security audits\./,
     );
   });
 });
