@@ -8,7 +8,6 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { silentLogger } from '@hermes-memory/core';
 import {
   type ContinuityProvider,
   type ContinuitySettings,
@@ -17,13 +16,31 @@ import {
   ingestText,
   review,
 } from '@hermes-memory/continuity';
+import { silentLogger } from '@hermes-memory/core';
 import { createDefaultEmbedder } from '@hermes-memory/embeddings';
-import type { LocomoTurn, Retriever, RetrieverSession } from '../locomo/types';
+import type { LocomoTurn, Retriever, RetrieverSession, Sweep } from '../locomo/types';
+import { createManagerRetriever, toolJson } from './manager';
 
 export interface ContinuityRetrieverOptions {
   /** true → the bundled Model2Vec embedder; false → lexical only. */
   embeddings: boolean;
   settings?: ContinuitySettings;
+}
+
+/**
+ * The coverage bar the precision–recall curve moves (`gates.min_coverage`: the IDF-weighted share
+ * of the message's topic words a record must contain to reach the prompt; default 0.5).
+ */
+export const CONTINUITY_SWEEP: Sweep = {
+  label: 'coverage bar',
+  values: [0, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8],
+  default: 0.5,
+};
+
+/** Settings with the swept coverage bar applied (undefined = the provider's default). */
+function withBar(settings: ContinuitySettings | undefined, bar: number | undefined): ContinuitySettings {
+  if (bar === undefined) return { ...settings };
+  return { ...settings, gates: { ...settings?.gates, minCoverage: bar } };
 }
 
 export interface ContinuityLocomoStore {
@@ -38,11 +55,12 @@ export interface ContinuityLocomoStore {
 
 export async function openContinuityStore(
   options: ContinuityRetrieverOptions,
+  bar?: number,
 ): Promise<ContinuityLocomoStore> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hm-bench-continuity-'));
   const provider = createContinuityProvider({
     embeddings: options.embeddings ? 'auto' : false,
-    ...options.settings,
+    ...withBar(options.settings, bar),
   });
   await provider.initialize('bench', {
     hermesHome: dir,
@@ -103,8 +121,9 @@ export function createContinuityRetriever(options: ContinuityRetrieverOptions): 
   return {
     name: options.embeddings ? 'continuity+embeddings' : 'continuity',
     description: `continuity continuity_search (FTS5 BM25 + anchor coverage + metadata + association graph${options.embeddings ? ' + Model2Vec candidates' : ''}), turns imported through review-first ingestion`,
-    async open(): Promise<RetrieverSession> {
-      const target = await openContinuityStore(options);
+    sweep: CONTINUITY_SWEEP,
+    async open(_id: string, bar?: number): Promise<RetrieverSession> {
+      const target = await openContinuityStore(options, bar);
       return {
         async ingest(turns: LocomoTurn[]) {
           await ingestTurns(target, turns);
@@ -150,6 +169,37 @@ export function createContinuityRetriever(options: ContinuityRetrieverOptions): 
       };
     },
   };
+}
+
+/**
+ * The live-agent stack: builtin + continuity in a `MemoryManager` with the provider's defaults
+ * (`embeddings: 'auto'` loads the bundled Model2Vec; `false` = lexical). The model writes each fact
+ * with the builtin `memory` tool, and continuity mirrors it into a record (`onMemoryWrite`, its
+ * default `mirror_builtin`) — the path every fact takes in an agent with both installed. A record
+ * is keyed by its summary (the fact's text), which is what its search results show.
+ */
+export function createContinuityLiveRetriever(options: { embeddings: boolean }): Retriever {
+  return createManagerRetriever({
+    name: `builtin+continuity${options.embeddings ? '+embeddings' : ''}`,
+    description: `MemoryManager(builtin, continuity${options.embeddings ? " with embeddings: 'auto' (bundled Model2Vec)" : ', embeddings: false'}), facts written with the memory tool and mirrored`,
+    create: (bar) => createContinuityProvider(withBar(options.embeddings ? {} : { embeddings: false }, bar)),
+    context: () => ({ embedder: options.embeddings ? createDefaultEmbedder() : undefined }),
+    async write(manager, content) {
+      const raw = await manager.handleToolCall('memory', { action: 'add', target: 'memory', content });
+      toolJson<{ success?: boolean }>(raw, 'memory add');
+      return content.trim();
+    },
+    async search(manager, query, k) {
+      const raw = await manager.handleToolCall('continuity_search', {
+        query,
+        limit: Math.min(Math.max(k, 1), 50),
+      });
+      return (toolJson<{ results?: Array<{ summary: string }> }>(raw, 'continuity_search').results ?? []).map(
+        (r) => r.summary,
+      );
+    },
+    sweep: CONTINUITY_SWEEP,
+  });
 }
 
 /** Ids of the record lines of a continuity recall block, in order. */

@@ -6,7 +6,7 @@
  */
 import { type InitContext, MemoryManager, type MemoryProvider } from '@hermes-memory/core';
 import type { LocomoTurn, Retriever, RetrieverSession, Sweep } from '../locomo/types';
-import { LOCAL_PROVIDERS, dirBytes, loadProviderFactory, tempHome } from '../providers';
+import { dirBytes, LOCAL_PROVIDERS, loadProviderFactory, tempHome } from '../providers';
 import type { ItemKey } from './provider';
 
 export interface ManagerRetrieverSpec {
@@ -47,6 +47,9 @@ export function createManagerRetriever(spec: ManagerRetrieverSpec): Retriever {
             const key = await spec.write(manager, turn.text);
             if (key !== undefined && !diaByKey.has(key)) diaByKey.set(key, turn.diaId);
           }
+          // Providers that learn of a write in the background (a builtin write mirrored through
+          // onMemoryWrite) have it before the first question, as after a turn in an agent.
+          await manager.flushPending();
         },
         async search(query: string, k: number) {
           const ranked: string[] = [];

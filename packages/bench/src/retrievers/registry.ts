@@ -61,6 +61,14 @@ export const LIVE_STACKS: readonly RetrieverEntry[] = [
     name: 'builtin+holographic+embeddings',
     load: async () => (await holographic()).createHolographicLiveRetriever({ embeddings: true }),
   },
+  {
+    name: 'builtin+continuity',
+    load: async () => (await continuity()).createContinuityLiveRetriever({ embeddings: false }),
+  },
+  {
+    name: 'builtin+continuity+embeddings',
+    load: async () => (await continuity()).createContinuityLiveRetriever({ embeddings: true }),
+  },
 ];
 
 export type Loaded = { name: string; retriever: Retriever } | { name: string; unavailable: string };
