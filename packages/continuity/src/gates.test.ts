@@ -169,6 +169,37 @@ describe('retrieval gates (prefetch)', () => {
     expect(gateOf(await explainLast(p), r.id)).toBe('weak_match');
   });
 
+  it('unspecific_match: words shared with many records do not single one out; a rare one does', async () => {
+    const p = tempProvider();
+    const helpful: string[] = [];
+    // "help" is in 12 records of 40 (> 1 % of the store, counted as at least 1,000 records).
+    for (let i = 0; i < 12; i++)
+      helpful.push(
+        add(p, { title: `Note ${i}`, summary: `Thanks for the help with chore number ${i} today.` }).id,
+      );
+    for (let i = 0; i < 27; i++)
+      add(p, { title: `Fact ${i}`, summary: `Unrelated fact ${i} about topic${i} and item${i}.` });
+    const oboe = add(p, {
+      title: 'Oboe',
+      summary: 'Sam plays the oboe in a quartet, with help from a tutor.',
+    });
+    expect(await p.prefetch('Can you help me with something?')).toBe('');
+    const e = await explainLast(p);
+    for (const id of helpful) expect(gateOf(e, id)).toBe('unspecific_match');
+    expect(e.candidates.find((c) => c.record_id === helpful[0])?.reason).toBe(
+      "'help' together in 13 records (> 1 % of 1000)",
+    );
+    // A rare word the record shares with the message is evidence, even beside a common one.
+    const text = await p.prefetch('who helps Sam with the oboe?');
+    expect(text).toContain(oboe.id);
+    expect(gateOf(await explainLast(p), oboe.id)).toBe('injected');
+    // The share is a setting: 0.02 of 1,000 records lets 13 through.
+    const loose = tempProvider({ gates: { maxSharedShare: 0.02 } });
+    for (let i = 0; i < 13; i++)
+      add(loose, { title: `Note ${i}`, summary: `Thanks for the help with chore ${i}.` });
+    expect(await loose.prefetch('Can you help me with something?')).not.toBe('');
+  });
+
   it('below_relative and budget: only the clear winners, within max_records and max_chars', async () => {
     const p = tempProvider({ maxRecords: 1 });
     const best = add(p, {

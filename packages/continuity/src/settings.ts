@@ -6,12 +6,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { SettingsError } from '@hermes-memory/core';
 import {
-  type RecordKind,
-  type Scopes,
-  SCOPE_KEYS,
-  type TrustLevel,
   isRecordKind,
   isTrustLevel,
+  type RecordKind,
+  SCOPE_KEYS,
+  type Scopes,
+  type TrustLevel,
 } from './records';
 import { DEFAULT_GATES, type GateSettings } from './retrieval/gates';
 import { DEFAULT_WEIGHTS, type RetrievalWeights } from './retrieval/rank';
@@ -137,6 +137,7 @@ function resolveGates(raw: Raw): GateSettings {
   const unit = (k: keyof GateSettings) => num(pick(raw, k), g[k] as number, `gates.${snake(k)}`, 0, 1);
   g.minCoverage = unit('minCoverage');
   g.minScore = num(pick(raw, 'minScore'), g.minScore, 'gates.min_score', 0, 10);
+  g.maxSharedShare = unit('maxSharedShare');
   g.relativeCutoff = unit('relativeCutoff');
   g.vectorOnlyMinCosine = unit('vectorOnlyMinCosine');
   g.graphMinActivation = num(

@@ -17,6 +17,7 @@ export const GATE_IDS = [
   'weak_vector_only',
   'weak_graph_activation',
   'weak_match',
+  'unspecific_match',
   'below_relative',
   'budget',
 ] as const;
@@ -32,6 +33,8 @@ export const GATE_DESCRIPTIONS: Readonly<Record<GateId, string>> = {
   weak_vector_only: 'no shared words and an embedding similarity below the floor',
   weak_graph_activation: 'associated through the graph, but the activation was too weak',
   weak_match: "too few of the message's key words (IDF-weighted) or too low a score",
+  unspecific_match:
+    'the words it shares with the message are in too many records to single it out ("help", "time")',
   below_relative: 'much weaker than the best match',
   budget: 'did not fit max_records / max_chars',
 };
@@ -41,6 +44,11 @@ export interface GateSettings {
   minCoverage: number;
   /** Absolute score floor for a direct hit. */
   minScore: number;
+  /**
+   * Largest share of the store (counted as at least 1,000 records, like the IDF) that may contain
+   * every word a direct hit shares with the message; more, and those words do not single it out.
+   */
+  maxSharedShare: number;
   /** A hit must score at least this fraction of the best injected one. */
   relativeCutoff: number;
   /** Cosine a hit with no shared anchor needs (vector-only). */
@@ -58,6 +66,7 @@ export interface GateSettings {
 export const DEFAULT_GATES: Readonly<GateSettings> = {
   minCoverage: 0.5,
   minScore: 0.3,
+  maxSharedShare: 0.01,
   relativeCutoff: 0.85,
   vectorOnlyMinCosine: 0.85,
   graphMinActivation: 0.3,
@@ -72,6 +81,43 @@ export interface GateContext {
   scopes: Scopes;
   sessionId: string | null;
   now: Date;
+  /**
+   * How many records contain every one of `terms`, and the store size the share is taken of.
+   * Absent: the `unspecific_match` gate is not applied.
+   */
+  sharedBy?: (terms: readonly string[]) => { records: number; corpus: number };
+}
+
+/** Smallest store the `unspecific_match` share is taken of (the IDF's floor, decision 0905). */
+const MIN_SHARE_CORPUS = 1_000;
+
+/**
+ * A direct hit whose shared words are common in the store: one frequent word ("help" in a chat
+ * log), or a few that co-occur everywhere. Checked after the other gates, on the few survivors,
+ * because it costs one FTS count per distinct set of shared words.
+ */
+export function specificityGate(
+  c: Candidate,
+  ctx: GateContext,
+  cache: Map<string, number>,
+): { gate: GateId; reason: string } | null {
+  if (!ctx.sharedBy || c.via !== 'direct' || c.matched.length === 0) return null;
+  const key = [...c.matched].sort().join(' ');
+  let records = cache.get(key);
+  let corpus = cache.get('');
+  if (records === undefined || corpus === undefined) {
+    const r = ctx.sharedBy(c.matched);
+    records = r.records;
+    corpus = r.corpus;
+    cache.set(key, records);
+    cache.set('', corpus);
+  }
+  const limit = ctx.settings.maxSharedShare * Math.max(corpus, MIN_SHARE_CORPUS);
+  if (records <= limit) return null;
+  return {
+    gate: 'unspecific_match',
+    reason: `'${c.matched.join("', '")}' together in ${records} records (> ${ctx.settings.maxSharedShare * 100} % of ${Math.max(corpus, MIN_SHARE_CORPUS)})`,
+  };
 }
 
 /** Gates that depend on the candidate alone (not on what else was selected). */

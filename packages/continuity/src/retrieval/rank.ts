@@ -5,7 +5,7 @@
  * of a strongly matching neighbour's score (decision 0905). Gates come after, in `select.ts`.
  */
 import type { Signals } from '../events';
-import { type ContextRecord, type Scopes, TRUST_WEIGHT, isLive } from '../records';
+import { type ContextRecord, isLive, type Scopes, TRUST_WEIGHT } from '../records';
 import type { ContinuityStore, Edge } from '../store';
 import { type AnalyzedQuery, entityWords, ftsOr, ftsTerm, wordSet } from './query';
 import { POSITIONAL_RELATIONS } from './relations';
@@ -134,6 +134,18 @@ export class Ranker {
     return stats;
   }
 
+  /** How many records (of every status, as the IDF counts them) contain all of `terms`. */
+  sharedBy(terms: readonly string[]): { records: number; corpus: number } {
+    const total = (this.store.stmt('SELECT count(*) AS n FROM records_fts').get() as { n: number }).n;
+    if (terms.length === 0) return { records: total, corpus: total };
+    const n = (
+      this.store
+        .stmt('SELECT count(*) AS n FROM records_fts WHERE records_fts MATCH ?')
+        .get(terms.map(ftsTerm).join(' AND ')) as { n: number }
+    ).n;
+    return { records: n, corpus: total };
+  }
+
   /**
    * BM25-style IDF over at least `MIN_IDF_CORPUS` documents: in a store of a handful of records
    * the plain formula makes every word the store lacks outweigh all the words it has, so one
@@ -246,12 +258,15 @@ export class Ranker {
     const bestCos = Math.max(denseFloor, ...records.map((r) => cosine.get(r.seq) ?? -1));
     // Coverage is over the weighty anchors (light words may match, but are not required).
     const covered = new Set(query.anchors.length > 0 ? query.coverageAnchors : terms);
-    const idfTotal = terms.reduce((sum, t) => sum + (covered.has(t) ? this.idf(stats, t) : 0), 0);
+    // A name the message mentions weighs double: it says who or what the message is about —
+    // matched, strong evidence; unknown to a record, most of the message is unanswered by it.
+    const names = new Set(query.entities);
+    const weight = (t: string) => (covered.has(t) ? this.idf(stats, t) * (names.has(t) ? 2 : 1) : 0);
+    const idfTotal = terms.reduce((sum, t) => sum + weight(t), 0);
     const anchorSet = new Set(query.anchors);
     return records.map((record) => {
       const m = matched.get(record.seq) ?? [];
-      const coverage =
-        idfTotal > 0 ? m.reduce((s, t) => s + (covered.has(t) ? this.idf(stats, t) : 0), 0) / idfTotal : 0;
+      const coverage = idfTotal > 0 ? m.reduce((s, t) => s + weight(t), 0) / idfTotal : 0;
       const cos = cosine.get(record.seq) ?? 0;
       const vector =
         bestCos > denseFloor ? Math.max(0, Math.min(1, (cos - denseFloor) / (bestCos - denseFloor))) : 0;

@@ -100,6 +100,7 @@ export class Retriever {
         scopes: this.config.scopes,
         sessionId: options.sessionId ?? null,
         now: this.store.now(),
+        sharedBy: (terms) => this.ranker.sharedBy(terms),
       },
       { ...this.config.budget, ...options.budget },
     );

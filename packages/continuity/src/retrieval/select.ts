@@ -3,9 +3,9 @@
  * direct hits first and associated (graph) context after, every decision kept for the event log.
  */
 import type { CandidateDecision } from '../events';
-import type { Candidate } from './rank';
-import { type GateContext, type GateId, candidateGate } from './gates';
 import { renderRecall } from '../render';
+import { candidateGate, type GateContext, type GateId, specificityGate } from './gates';
+import type { Candidate } from './rank';
 
 export interface Selection {
   direct: Candidate[];
@@ -65,8 +65,9 @@ export function select(candidates: readonly Candidate[], ctx: GateContext, budge
   const associated: Candidate[] = [];
   const passing: Candidate[] = [];
   const verdicts = new Map<string, CandidateDecision>();
+  const shared = new Map<string, number>();
   for (const c of candidates) {
-    const g = candidateGate(c, ctx);
+    const g = candidateGate(c, ctx) ?? specificityGate(c, ctx, shared);
     if (g) verdicts.set(c.record.id, decision(c, 'rejected', g.gate, g.reason));
     else passing.push(c);
   }
