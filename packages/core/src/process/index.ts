@@ -1,2 +1,3 @@
 export { findExecutable, type FindExecutableOptions, forgetExecutable } from './find-executable';
+export { type NdjsonLines, parseNdjson } from './ndjson';
 export { type CommandResult, childEnv, type RunCommandOptions, runCommand } from './run-command';

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../resilience/clock';
-import { childEnv, findExecutable, forgetExecutable, runCommand } from './index';
+import { childEnv, findExecutable, forgetExecutable, parseNdjson, runCommand } from './index';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hm-process-'));
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
@@ -149,5 +149,24 @@ describe('findExecutable', () => {
     forgetExecutable('later');
     expect(findExecutable('later', missing)).toBe(path.join(bin, 'later'));
     expect(findExecutable(brv)).toBe(brv);
+  });
+});
+
+describe('parseNdjson', () => {
+  it('one value per line; blank lines, CRLF and a BOM accepted; other lines counted, not thrown', () => {
+    const text =
+      '\uFEFF{"command":"query","data":{"event":"thinking"},"success":true}\r\n\n' +
+      'Warning: something printed on stdout\n' +
+      '{"command":"query","data":{"event":"completed"},"success":true}\n' +
+      '{"command":"query","data":{"event":"resp'; // torn by the output cap
+    const parsed = parseNdjson(text);
+    expect(parsed.records).toEqual([
+      { command: 'query', data: { event: 'thinking' }, success: true },
+      { command: 'query', data: { event: 'completed' }, success: true },
+    ]);
+    expect(parsed.invalidLines).toBe(2);
+    expect(parsed.firstInvalid).toBe('Warning: something printed on stdout');
+    expect(parseNdjson('')).toEqual({ records: [], invalidLines: 0 });
+    expect(parseNdjson('x'.repeat(500)).firstInvalid).toHaveLength(200);
   });
 });
