@@ -1,0 +1,566 @@
+import path from 'node:path';
+import {
+  type ChatMessage,
+  type Clock,
+  type ConfigField,
+  type Env,
+  HealthMonitor,
+  type HookOptions,
+  type InitContext,
+  type Logger,
+  type MemoryTarget,
+  type MemoryWriteAction,
+  MemoryProvider,
+  type PreCompressOptions,
+  type PrefetchOptions,
+  PrefetchSlot,
+  type ProbeResult,
+  type ProviderHealth,
+  type RecallStatus,
+  SerialQueue,
+  type SessionSwitchOptions,
+  type ShutdownOptions,
+  type SyncTurnOptions,
+  type ToolCallOptions,
+  type ToolSchema,
+  type TurnStartInfo,
+  canWrite,
+  guardToolCall,
+  integerArg,
+  neutralizeMemoryText,
+  neutralizeToolResult,
+  parseToolArgs,
+  requiredString,
+  resolveHermesHome,
+  scanWrite,
+  silentLogger,
+  systemClock,
+  toolError,
+  toolResult,
+} from '@hermes-memory/core';
+import { BrvCli, type BrvCommand } from './brv/brv-cli';
+import { type BrvAnswer, type BrvOutcome, readAnswer, readSearch } from './brv/output';
+import {
+  BRV_CANDIDATES,
+  type ByteroverProviderSettings,
+  type ResolvedByteroverSettings,
+  resolveByteroverSettings,
+} from './byterover-settings';
+import { MIN_TEXT_CHARS, mirrorText, preCompressLines, preCompressText, turnText } from './curation-text';
+import { MIN_OUTPUT_CHARS, TOOL_NAMES, TOOL_SCHEMAS, queryPayload, searchPayload } from './tools';
+
+/** The longest query brv is asked (the reference's cap). */
+export const MAX_QUERY_CHARS = 5000;
+/** How long a turn's curate waits for the previous curate before it is skipped. */
+export const TURN_CURATE_WAIT_MS = 5000;
+/** How long shutdown waits for the last curate when the manager gives no shorter deadline. */
+export const SHUTDOWN_WAIT_MS = 10_000;
+
+/** What the factory hands the constructor besides the settings (see `createByteroverProvider`). */
+export interface ByteroverProviderContext {
+  /** The profile's env (process env overlaid with `<home>/.env`); the child's env is built from it. */
+  env?: Env;
+  providerConfig?: Readonly<Record<string, unknown>>;
+  /** The profile root; default `HERMES_HOME` from `env`, else `~/.hermes`. */
+  hermesHome?: string;
+  /** For tests: the clock the curate wait, shutdown wait and timeouts run on. */
+  clock?: Clock;
+}
+
+interface Recall {
+  text: string;
+  count: number;
+}
+
+/**
+ * ByteRover memory through the `brv` CLI: a context tree of markdown files in a project directory
+ * (`<HERMES_HOME>/byterover` by default), curated and queried by brv's own LLM agent.
+ *
+ * - Every brv call is a child process with a deadline that kills its process group; what brv
+ *   printed (`--format json`, NDJSON) decides success, never the exit code.
+ * - Recall: `onTurnStart` starts `brv query` for the message in the background (core's
+ *   PrefetchSlot); turn 1 waits for it within the query timeout and the manager's budget, later
+ *   turns are served from memory and never wait on a child (decision 0971).
+ * - Writes: turns, mirrored memory writes and pre-compression flushes are curated one at a time on
+ *   an ordered lane; a turn that waited more than 5 s for the previous curate is skipped.
+ * - Tools answer JSON, always; failures show in `health()` and the log, never as exceptions.
+ */
+export class ByteroverProvider extends MemoryProvider {
+  readonly name = 'byterover';
+
+  private readonly settingsInput: ByteroverProviderSettings;
+  private readonly clock: Clock;
+  private env: Env;
+  private hermesHome: string;
+  private settings: ResolvedByteroverSettings;
+  private cli: BrvCli;
+  private logger: Logger = silentLogger;
+  private initialized = false;
+  private closed = false;
+  private writable = false;
+  private sessionId = '';
+  private turnCount = 0;
+  private prefetched = false;
+  private skippedTurns = 0;
+  private lane: SerialQueue;
+  private slot: PrefetchSlot<Recall>;
+  /** Aborted at shutdown: running brv children are killed instead of holding the process. */
+  private lifetime = new AbortController();
+  private readonly monitor = new HealthMonitor();
+  private lastRecall: RecallStatus | null = null;
+
+  constructor(settings: ByteroverProviderSettings = {}, context: ByteroverProviderContext = {}) {
+    super();
+    this.settingsInput = settings;
+    this.clock = context.clock ?? systemClock;
+    this.env = context.env ?? process.env;
+    this.hermesHome = context.hermesHome ?? resolveHermesHome(this.env);
+    this.settings = resolveByteroverSettings(settings, context.providerConfig ?? {}, this.env, this.hermesHome);
+    // Resolved now, once: isAvailable() reads the answer without touching the file system.
+    this.cli = this.newCli();
+    this.lane = new SerialQueue({ name: 'byterover curate', clock: this.clock });
+    this.slot = this.newSlot();
+  }
+
+  /** The brv executable was found when the provider was created. No I/O. */
+  isAvailable(): boolean {
+    return this.cli.executable !== undefined;
+  }
+
+  override unavailableReason(): string {
+    if (this.isAvailable()) return '';
+    return `ByteRover needs the brv CLI ('${this.settings.brvPath}' was not found on PATH or in ~/.brv-cli/bin, /usr/local/bin, ~/.npm-global/bin): npm install -g byterover-cli, or set memory.byterover.brv_path.`;
+  }
+
+  /** The project directory whose `.brv/context-tree` holds the memory. */
+  get workdir(): string {
+    return this.settings.workdir;
+  }
+
+  /** The resolved settings (timeouts in ms). */
+  get resolvedSettings(): Readonly<ResolvedByteroverSettings> {
+    return this.settings;
+  }
+
+  initialize(sessionId: string, context: InitContext): void {
+    this.env = context.env ?? this.env;
+    this.hermesHome = context.hermesHome || this.hermesHome;
+    this.settings = resolveByteroverSettings(
+      this.settingsInput,
+      context.providerConfig ?? {},
+      this.env,
+      this.hermesHome,
+    );
+    this.logger = context.logger ?? silentLogger;
+    this.cli = this.newCli();
+    this.sessionId = sessionId;
+    this.turnCount = 0;
+    this.prefetched = false;
+    this.skippedTurns = 0;
+    this.writable = canWrite(context.agentContext);
+    this.closed = false;
+    this.initialized = true;
+    this.lifetime = new AbortController();
+    this.lane = new SerialQueue({ name: 'byterover curate', logger: this.logger, clock: this.clock });
+    this.slot = this.newSlot();
+    // The project directory is created by the first brv call (BrvCli.run), not here:
+    // initialize stays free of I/O beyond resolving the executable.
+  }
+
+  /** Tools are static, so the manager can read them before initialize. */
+  getToolSchemas(): ToolSchema[] {
+    return TOOL_SCHEMAS.map((s) => ({ ...s }));
+  }
+
+  override systemPromptBlock(): string {
+    if (!this.isAvailable() || this.closed) return '';
+    return [
+      '# ByteRover Memory',
+      'Active. Persistent knowledge tree with hierarchical context.',
+      `Use ${TOOL_NAMES.query} to search past knowledge, ${TOOL_NAMES.curate} to store important facts, ${TOOL_NAMES.status} to check state (${TOOL_NAMES.search} for a fast keyword search).`,
+    ].join('\n');
+  }
+
+  // ── Recall ───────────────────────────────────────────────────────────────────────────────────
+
+  /** Starts `brv query` for this turn's message, so `prefetch` finds it ready. */
+  override onTurnStart(turn: number, message: string, _info?: TurnStartInfo): void {
+    this.slot.setTurn(Math.max(0, turn));
+    if (this.settings.prefetchMode === 'background') this.startRecall(message);
+  }
+
+  /**
+   * `## ByteRover Context` and brv's answer for this message, or ''. Turn 1 (and every turn in
+   * per-query mode) waits for it within the query timeout and the signal; later turns serve what
+   * is ready — this message's answer, else the previous one — and never wait on a child.
+   */
+  override async prefetch(query: string, options?: PrefetchOptions): Promise<string> {
+    if (this.closed || !this.isAvailable()) return '';
+    const key = recallQuery(query);
+    if (key.length < MIN_TEXT_CHARS) return '';
+    const first = !this.prefetched;
+    this.prefetched = true;
+    let recall = this.slot.take(key);
+    if (recall === undefined && (first || this.settings.prefetchMode === 'per-query')) {
+      this.startRecall(key);
+      recall = await this.slot.join(key, this.settings.queryTimeoutMs, options?.signal);
+    } else if (recall === undefined) {
+      this.startRecall(key); // for a host that skips onTurnStart: ready for the next turn
+      recall = this.slot.take();
+    }
+    this.lastRecall = recall && recall.count > 0 ? { providerLabel: 'ByteRover', count: recall.count } : null;
+    return recall?.text ?? '';
+  }
+
+  /** No-op, as in the reference: recall starts at `onTurnStart` (or in `prefetch`). */
+  override queuePrefetch(_query: string, _options?: PrefetchOptions): void {}
+
+  override recallStatus(): RecallStatus | null {
+    return this.lastRecall;
+  }
+
+  // ── Writes ───────────────────────────────────────────────────────────────────────────────────
+
+  /** Queue the turn's curate and return at once. */
+  override syncTurn(userContent: string, assistantContent: string, _options?: SyncTurnOptions): void {
+    this.turnCount += 1;
+    if (!this.writesEnabled('sync turn')) return;
+    if (userContent.trim().length < MIN_TEXT_CHARS) return;
+    const content = this.guard(turnText(userContent, assistantContent), 'a turn');
+    if (content === null) return;
+    const queuedAt = this.clock.now();
+    this.curateInBackground(`turn ${this.turnCount}`, content, () => {
+      const waited = this.clock.now() - queuedAt;
+      if (waited <= TURN_CURATE_WAIT_MS) return true;
+      this.skippedTurns += 1;
+      this.logger.warn(
+        `ByteRover: a turn was not curated — the previous curate was still running after ${Math.round(waited / 1000)} s (${this.skippedTurns} skipped this session).`,
+      );
+      return false;
+    });
+  }
+
+  /** Mirror builtin MEMORY.md / USER.md additions and replacements (brv's curation merges them). */
+  override onMemoryWrite(action: MemoryWriteAction, target: MemoryTarget, content: string): void {
+    if (action !== 'add' && action !== 'replace') return;
+    if (content.trim() === '' || !this.writesEnabled('memory mirror')) return;
+    const text = this.guard(mirrorText(target, content), 'a mirrored memory write');
+    if (text !== null) this.curateInBackground(`mirror ${action}`, text);
+  }
+
+  /** Curate the tail of the conversation before compression discards it; always returns ''. */
+  override onPreCompress(messages: readonly ChatMessage[], _options?: PreCompressOptions): string {
+    if (messages.length === 0 || !this.writesEnabled('pre-compression flush')) return '';
+    const lines = preCompressLines(messages).filter((line) => this.guard(line, 'a pre-compression line') !== null);
+    const text = preCompressText(lines);
+    if (text !== '') {
+      this.curateInBackground('pre-compression flush', neutralizeMemoryText(text), undefined, () =>
+        this.logger.info(`ByteRover pre-compression flush: ${lines.length} messages`),
+      );
+    }
+    return '';
+  }
+
+  /** A new conversation: recall prepared for the old one is dropped, even if it arrives later. */
+  override onSessionSwitch(newSessionId: string, options: SessionSwitchOptions): undefined {
+    this.sessionId = newSessionId;
+    if (options.reset) {
+      this.slot.newGeneration();
+      this.turnCount = 0;
+    }
+    return undefined;
+  }
+
+  // ── Tools ────────────────────────────────────────────────────────────────────────────────────
+
+  override async handleToolCall(toolName: string, args: unknown, options?: ToolCallOptions): Promise<string> {
+    const result = await guardToolCall(async () => {
+      if (this.closed) return toolError('ByteRover memory is shut down.');
+      const signal = this.signal(options?.signal);
+      switch (toolName) {
+        case TOOL_NAMES.query:
+          return this.queryTool(args, signal);
+        case TOOL_NAMES.curate:
+          return this.curateTool(args, signal);
+        case TOOL_NAMES.status:
+          return this.statusTool(signal);
+        case TOOL_NAMES.search:
+          return this.searchTool(args, signal);
+        default:
+          return toolError(`Unknown tool: ${toolName}`);
+      }
+    });
+    // Answers quote stored text: nothing in them may open, close or imitate the recall fence.
+    return neutralizeToolResult(result);
+  }
+
+  private async queryTool(args: unknown, signal: AbortSignal): Promise<string> {
+    const query = requiredString(parseToolArgs(args), 'query', 'query is required');
+    const outcome = await this.brv('query', recallQuery(query), this.settings.queryTimeoutMs, signal);
+    if (!outcome.ok) return toolError(outcome.error || 'Query failed');
+    return toolResult(queryPayload(readAnswer(outcome.events, outcome.data)));
+  }
+
+  private async curateTool(args: unknown, signal: AbortSignal): Promise<string> {
+    const content = requiredString(parseToolArgs(args), 'content', 'content is required');
+    if (!this.writable)
+      return toolError('ByteRover memory is read-only in this context (only the primary agent writes).');
+    // Curated text comes back into later prompts: refuse injection and exfiltration payloads.
+    const scan = scanWrite(content);
+    if (!scan.ok) return toolError(scan.message);
+    const outcome = await this.brv('curate', neutralizeMemoryText(content), this.settings.curateTimeoutMs, signal);
+    if (!outcome.ok) return toolError(outcome.error || 'Curate failed');
+    return toolResult({ result: 'Memory curated successfully.' });
+  }
+
+  private async statusTool(signal: AbortSignal): Promise<string> {
+    const outcome = await this.brv('status', undefined, this.settings.statusTimeoutMs, signal);
+    if (!outcome.ok) return toolError(outcome.error || 'Status check failed');
+    return toolResult({ status: outcome.data });
+  }
+
+  private async searchTool(args: unknown, signal: AbortSignal): Promise<string> {
+    const parsed = parseToolArgs(args);
+    const query = requiredString(parsed, 'query', 'query is required');
+    const limit = integerArg(parsed, 'limit', { fallback: 10, min: 1, max: 50 });
+    const outcome = await this.brv('search', recallQuery(query), this.settings.queryTimeoutMs, signal, [
+      '--limit',
+      String(limit),
+    ]);
+    if (!outcome.ok) return toolError(outcome.error || 'Search failed');
+    const { hits, totalFound } = readSearch(outcome.data);
+    return toolResult(searchPayload(hits, totalFound));
+  }
+
+  // ── Health, setup, lifecycle ─────────────────────────────────────────────────────────────────
+
+  override health(): ProviderHealth | null {
+    const health = this.monitor.snapshot();
+    return health.status === 'unknown' ? null : health;
+  }
+
+  /** `brv status` once (15 s, the signal): which brv answered, and where. */
+  override async probe(options?: HookOptions): Promise<ProbeResult> {
+    if (!this.isAvailable()) return { status: 'failed', message: this.unavailableReason() };
+    const started = this.clock.now();
+    const signal = options?.signal ?? new AbortController().signal;
+    const outcome = await this.brv('status', undefined, this.settings.statusTimeoutMs, signal);
+    const latencyMs = this.clock.now() - started;
+    if (!outcome.ok) return { status: 'failed', message: outcome.error, latencyMs };
+    const version = typeof outcome.data.cliVersion === 'string' ? ` ${outcome.data.cliVersion}` : '';
+    return { status: 'ok', message: `brv${version} answered for ${this.settings.workdir}.`, latencyMs };
+  }
+
+  override getConfigSchema(): ConfigField[] {
+    return [
+      {
+        key: 'api_key',
+        description: 'ByteRover API key (optional, for cloud sync)',
+        secret: true,
+        envVar: 'BRV_API_KEY',
+        url: 'https://app.byterover.dev',
+      },
+      {
+        key: 'auto_extract',
+        description: 'Automatically curate completed turns and compression/memory hooks',
+        default: 'true',
+        choices: ['true', 'false'],
+      },
+      {
+        key: 'workdir',
+        description: 'Project directory of the context tree (default <HERMES_HOME>/byterover; share one across profiles)',
+        type: 'text',
+      },
+      {
+        key: 'curate_timeout',
+        description: 'Seconds a brv curate may run',
+        type: 'integer',
+        default: 120,
+        minimum: 1,
+        maximum: 3600,
+      },
+      {
+        key: 'timeout_query',
+        description: 'Seconds a brv query may run',
+        type: 'number',
+        default: 10,
+        minimum: 0.01,
+        maximum: 3600,
+      },
+      {
+        key: 'prefetch_mode',
+        description: 'background: recall starts at turn start and never holds later turns; per-query: wait every turn',
+        default: 'background',
+        choices: ['background', 'per-query'],
+      },
+      { key: 'brv_path', description: 'The brv executable (default: brv on PATH)', type: 'text' },
+    ];
+  }
+
+  /** The context tree, when it lives outside the profile home (a shared `workdir`). */
+  override backupPaths(): string[] {
+    const relative = path.relative(this.hermesHome, this.settings.workdir);
+    const inside = relative !== '' && !relative.startsWith('..') && !path.isAbsolute(relative);
+    return inside ? [] : [path.join(this.settings.workdir, '.brv')];
+  }
+
+  /** Wait for queued curates without closing (`MemoryManager.flushPending()`). */
+  override flush(timeoutMs?: number): Promise<boolean> {
+    return this.lane.drain(timeoutMs);
+  }
+
+  /**
+   * Wait up to 10 s (or the manager's shorter deadline) for the curates in flight, then stop: what
+   * still runs is killed with its process group. Safe to call twice.
+   */
+  override async shutdown(options?: ShutdownOptions): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.lane.close();
+    const budget = Math.min(SHUTDOWN_WAIT_MS, options?.timeoutMs ?? SHUTDOWN_WAIT_MS);
+    const drained = await waitUntil(this.lane.drain(budget), options?.signal);
+    if (!drained) {
+      const dropped = this.lane.abandon();
+      this.logger.warn(
+        `ByteRover: shutdown did not wait for ${this.lane.size} running and ${dropped.length} queued curate(s).`,
+      );
+    }
+    this.lifetime.abort(new Error('ByteRover memory shut down.'));
+    this.slot.close();
+  }
+
+  /** Queued or running background work (curates and recall). */
+  get pendingWork(): number {
+    return this.lane.size + (this.slot.isInFlight() ? 1 : 0);
+  }
+
+  /** Resolves when every queued curate and the running recall have finished. */
+  async idle(): Promise<void> {
+    await this.lane.drain();
+    await this.slot.idle(this.settings.queryTimeoutMs + 5000);
+  }
+
+  // ── Internals ────────────────────────────────────────────────────────────────────────────────
+
+  private newCli(): BrvCli {
+    return new BrvCli({
+      brvPath: this.settings.brvPath,
+      candidates: BRV_CANDIDATES,
+      env: this.env,
+      apiKey: this.settings.apiKey,
+      autoUpdate: this.settings.autoUpdate,
+      cwd: this.settings.workdir,
+      clock: this.clock,
+    });
+  }
+
+  private newSlot(): PrefetchSlot<Recall> {
+    return new PrefetchSlot<Recall>({
+      clock: this.clock,
+      logger: this.logger,
+      maxAgeTurns: 2,
+      hungAfterMs: this.settings.queryTimeoutMs * 2,
+    });
+  }
+
+  private startRecall(message: string): void {
+    if (this.closed || !this.initialized || !this.isAvailable()) return;
+    const query = recallQuery(message);
+    if (query.length < MIN_TEXT_CHARS) return;
+    this.slot.start(
+      query,
+      async (signal) => {
+        const outcome = await this.brv('query', query, this.settings.queryTimeoutMs, this.signal(signal));
+        if (!outcome.ok) throw new Error(outcome.error);
+        return formatRecall(readAnswer(outcome.events, outcome.data));
+      },
+      { timeoutMs: this.settings.queryTimeoutMs + 1000 },
+    );
+  }
+
+  /** One brv call, its outcome recorded in the health monitor. */
+  private async brv(
+    command: BrvCommand,
+    text: string | undefined,
+    timeoutMs: number,
+    signal: AbortSignal,
+    flags: readonly string[] = [],
+  ): Promise<BrvOutcome> {
+    const outcome = await this.cli.run(command, text, { timeoutMs, signal }, flags);
+    if (outcome.ok) this.monitor.recordSuccess();
+    else if (outcome.kind === 'not-found') this.monitor.markDown(outcome.error);
+    else if (outcome.kind !== 'aborted') this.monitor.recordFailure(`brv ${command}: ${outcome.error}`);
+    return outcome;
+  }
+
+  /** Automatic writes happen only for the primary agent, with auto_extract on, while running. */
+  private writesEnabled(what: string): boolean {
+    if (this.closed || !this.initialized || !this.writable) return false;
+    if (!this.settings.autoExtract) {
+      this.logger.debug(`ByteRover ${what} skipped (auto_extract disabled)`);
+      return false;
+    }
+    return true;
+  }
+
+  /** A curate on the ordered lane. `shouldRun` may skip it when its turn comes. */
+  private curateInBackground(label: string, content: string, shouldRun?: () => boolean, onDone?: () => void): void {
+    this.lane.push(async () => {
+      if (shouldRun && !shouldRun()) return;
+      const outcome = await this.brv('curate', content, this.settings.curateTimeoutMs, this.lifetime.signal);
+      if (outcome.ok) onDone?.();
+      else if (outcome.kind !== 'aborted') this.logger.warn(`ByteRover ${label} failed: ${outcome.error}`);
+    }, label);
+  }
+
+  /** `text` neutralised, or null (logged) when the write scanner blocks it. */
+  private guard(text: string, what: string): string | null {
+    const scan = scanWrite(text);
+    if (!scan.ok) {
+      this.logger.warn(`ByteRover did not curate ${what}: ${scan.message}`);
+      return null;
+    }
+    return neutralizeMemoryText(text);
+  }
+
+  /** The caller's signal joined with the provider's lifetime. */
+  private signal(extra?: AbortSignal): AbortSignal {
+    return extra ? AbortSignal.any([extra, this.lifetime.signal]) : this.lifetime.signal;
+  }
+}
+
+/** The query brv is asked: trimmed and capped at 5000 characters. */
+export function recallQuery(text: string): string {
+  return text.trim().slice(0, MAX_QUERY_CHARS).trim();
+}
+
+/**
+ * The recall block: `## ByteRover Context` and the answer, fence markup escaped. Nothing when the
+ * answer is too short to say anything, or when brv reports that no document of the tree matched
+ * (its LLM then says the topic is not covered — not worth a place in the prompt).
+ */
+export function formatRecall(answer: BrvAnswer): Recall {
+  const text = answer.text.trim();
+  if (text.length <= MIN_OUTPUT_CHARS) return { text: '', count: 0 };
+  if (answer.matchedDocs && answer.matchedDocs.length === 0) return { text: '', count: 0 };
+  return {
+    text: `## ByteRover Context\n${neutralizeMemoryText(text)}`,
+    count: answer.matchedDocs?.length ?? 1,
+  };
+}
+
+/** Resolves with `work`'s answer, or false as soon as `signal` aborts. */
+async function waitUntil(work: Promise<boolean>, signal?: AbortSignal): Promise<boolean> {
+  if (!signal) return work;
+  if (signal.aborted) return false;
+  let onAbort = () => {};
+  const aborted = new Promise<boolean>((resolve) => {
+    onAbort = () => resolve(false);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+  try {
+    return await Promise.race([work, aborted]);
+  } finally {
+    signal.removeEventListener('abort', onAbort);
+  }
+}

@@ -1,0 +1,21 @@
+/**
+ * @hermes-memory/byterover/testing — a contract-faithful fake `brv` (the NDJSON the real CLI
+ * prints, its exit codes and a real context tree on disk), published so that code built on the
+ * provider can be tested offline too. Needs `@hermes-memory/testkit` (an optional peer
+ * dependency: install it as a dev dependency).
+ */
+export {
+  FAKE_BRV_VERSION,
+  type FakeBrv,
+  type FakeBrvFault,
+  type FakeBrvOptions,
+  NOT_COVERED_ANSWER,
+  NO_PROVIDER_ERROR,
+  startFakeBrv,
+} from './fake-brv';
+export {
+  type ContextDoc,
+  contextTreeDir,
+  readContextDocs,
+  writeContextDoc,
+} from './context-tree';
