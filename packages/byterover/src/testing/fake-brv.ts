@@ -56,6 +56,8 @@ export interface FakeBrv {
   clearFaults(): void;
   /** Set the latency of every answer (real time). */
   setLatency(ms: number): void;
+  /** Answer the next runs with these raw replies (stdout, stderr, exit code, hang), in order. */
+  reply(...replies: readonly FakeExecReply[]): void;
   close(): Promise<void>;
 }
 
@@ -129,6 +131,9 @@ export async function startFakeBrv(options: FakeBrvOptions = {}): Promise<FakeBr
     },
     setLatency(ms) {
       latencyMs = ms;
+    },
+    reply(...replies) {
+      exe.script(...replies);
     },
     close: () => exe.close(),
   };
