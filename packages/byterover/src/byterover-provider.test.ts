@@ -2,11 +2,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ManualClock, buildSkillInvocationMessage, forgetExecutable } from '@hermes-memory/core';
+import type { FakeExecReply } from '@hermes-memory/testkit';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { BrvCli } from './brv/brv-cli';
 import { ByteroverProvider } from './byterover-provider';
 import { BRV_CANDIDATES, resolveByteroverSettings } from './byterover-settings';
-import { type FakeBrv, readContextDocs, startFakeBrv, writeContextDoc } from './testing';
+import { type FakeBrv, notCoveredTemplate, readContextDocs, startFakeBrv, writeContextDoc } from './testing';
 import { advanceUntilSettled, cleanupTemp, openProvider, tempDir, waitFor } from './test-support';
 
 const brv: FakeBrv = await startFakeBrv();
@@ -122,7 +123,7 @@ describe('ByteRover: commands', () => {
 
   it('§2.7.7 a non-zero exit returns stderr, else stdout, else "brv exited N"; success:false with exit 0 is an error; never throws', async () => {
     const { provider } = await openProvider({ brvPath: brv.path });
-    const error = async (reply: Parameters<FakeBrv['reply']>[0]) => {
+    const error = async (reply: FakeExecReply) => {
       brv.reply(reply);
       return json(await provider.handleToolCall('brv_status', {})).error;
     };
@@ -164,8 +165,11 @@ describe('ByteRover: recall', () => {
     const { provider } = await openProvider({ brvPath: brv.path });
     expect(await provider.prefetch('What is the capital of Mongolia these days?')).toBe('');
     expect(json(await provider.handleToolCall('brv_query', { query: 'capital of Mongolia' })).result).toBe(
-      'This topic is not covered in the knowledge base.\n\n---\nSource: ByteRover Knowledge Base',
+      `${notCoveredTemplate('capital of Mongolia')}\n\n---\nSource: ByteRover Knowledge Base`,
     );
+    // Asked again, brv answers from its cache (tier 0, no matched documents): still nothing.
+    provider.onTurnStart(2, 'What is the capital of Mongolia these days?');
+    expect(await provider.prefetch('What is the capital of Mongolia these days?')).toBe('');
   });
 
   it('after turn 1, prefetch never waits on a child: a hung brv leaves later turns served from memory', async () => {

@@ -39,7 +39,7 @@ import {
   toolResult,
 } from '@hermes-memory/core';
 import { BrvCli, type BrvCommand } from './brv/brv-cli';
-import { type BrvAnswer, type BrvOutcome, readAnswer, readSearch } from './brv/output';
+import { type BrvAnswer, type BrvOutcome, answerMatched, answerText, readAnswer, readSearch } from './brv/output';
 import {
   BRV_CANDIDATES,
   type ByteroverProviderSettings,
@@ -130,6 +130,11 @@ export class ByteroverProvider extends MemoryProvider {
   override unavailableReason(): string {
     if (this.isAvailable()) return '';
     return `ByteRover needs the brv CLI ('${this.settings.brvPath}' was not found on PATH or in ~/.brv-cli/bin, /usr/local/bin, ~/.npm-global/bin): npm install -g byterover-cli, or set memory.byterover.brv_path.`;
+  }
+
+  /** The brv executable resolved when the provider was created (undefined: not found). No I/O. */
+  get brvExecutable(): string | undefined {
+    return this.cli.executable;
   }
 
   /** The project directory whose `.brv/context-tree` holds the memory. */
@@ -535,17 +540,17 @@ export function recallQuery(text: string): string {
 }
 
 /**
- * The recall block: `## ByteRover Context` and the answer, fence markup escaped. Nothing when the
- * answer is too short to say anything, or when brv reports that no document of the tree matched
- * (its LLM then says the topic is not covered — not worth a place in the prompt).
+ * The recall block: `## ByteRover Context` and the answer (brv's source footer dropped), fence
+ * markup escaped. Nothing when the answer is too short to say anything, or when nothing in the
+ * tree matched — brv then answers that the topic is not covered, which is not worth a place in
+ * the prompt (decision 0971).
  */
 export function formatRecall(answer: BrvAnswer): Recall {
-  const text = answer.text.trim();
-  if (text.length <= MIN_OUTPUT_CHARS) return { text: '', count: 0 };
-  if (answer.matchedDocs && answer.matchedDocs.length === 0) return { text: '', count: 0 };
+  const text = answerText(answer);
+  if (text.length <= MIN_OUTPUT_CHARS || !answerMatched(answer)) return { text: '', count: 0 };
   return {
     text: `## ByteRover Context\n${neutralizeMemoryText(text)}`,
-    count: answer.matchedDocs?.length ?? 1,
+    count: answer.matchedDocs && answer.matchedDocs.length > 0 ? answer.matchedDocs.length : 1,
   };
 }
 

@@ -128,6 +128,10 @@ export interface BrvAnswer {
    * undefined when brv did not say.
    */
   matchedDocs?: BrvMatchedDoc[];
+  /** Which of brv's tiers answered (0: its cache, which reports no matched documents). */
+  tier?: number;
+  /** The best document score of a fresh answer; absent in cached ones. */
+  topScore?: number;
 }
 
 /** `brv query`: the `completed` event's `result`, else the last `response` content. */
@@ -137,7 +141,11 @@ export function readAnswer(events: readonly BrvEvent[], data: Record<string, unk
     const response = events.findLast((e) => e.data.event === 'response' && typeof e.data.content === 'string');
     text = response ? String(response.data.content) : '';
   }
-  if (!Array.isArray(data.matchedDocs)) return { text: text.trim() };
+  const extra = {
+    ...(typeof data.tier === 'number' ? { tier: data.tier } : {}),
+    ...(typeof data.topScore === 'number' ? { topScore: data.topScore } : {}),
+  };
+  if (!Array.isArray(data.matchedDocs)) return { text: text.trim(), ...extra };
   const matchedDocs: BrvMatchedDoc[] = [];
   for (const doc of data.matchedDocs) {
     if (typeof doc !== 'object' || doc === null) continue;
@@ -149,7 +157,29 @@ export function readAnswer(events: readonly BrvEvent[], data: Record<string, unk
       ...(typeof d.score === 'number' ? { score: d.score } : {}),
     });
   }
-  return { text: text.trim(), matchedDocs };
+  return { text: text.trim(), matchedDocs, ...extra };
+}
+
+/** The footer brv puts under every answer; not worth a place in the prompt. */
+const SOURCE_FOOTER = /\n+---\nSource: ByteRover Knowledge Base\s*$/;
+/** How brv words "nothing in the tree matched": its template answer, and its agent's grounding rule. */
+const NOT_COVERED = [/^\W*Summary\W*:?\W*No matching knowledge found/i, /\bnot covered in the (?:knowledge base|context tree)\b/i];
+
+/** The answer without brv's source footer. */
+export function answerText(answer: BrvAnswer): string {
+  return answer.text.replace(SOURCE_FOOTER, '').trim();
+}
+
+/**
+ * Whether brv found something in the tree for this answer. A fresh answer says so (matched
+ * documents, a top score above 0); a cached one (tier 0) lists no documents whatever it found,
+ * so its wording decides: brv's "no matching knowledge" template or its agent's "not covered".
+ */
+export function answerMatched(answer: BrvAnswer): boolean {
+  if (answer.matchedDocs && answer.matchedDocs.length > 0) return true;
+  if (answer.topScore !== undefined && answer.topScore <= 0 && answer.matchedDocs !== undefined) return false;
+  const text = answerText(answer);
+  return !NOT_COVERED.some((pattern) => pattern.test(text));
 }
 
 export interface BrvSearchHit {

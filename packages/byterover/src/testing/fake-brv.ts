@@ -14,8 +14,13 @@ export const FAKE_BRV_VERSION = '3.14.0';
 /** The message brv prints for curate and query before an LLM provider is connected. */
 export const NO_PROVIDER_ERROR =
   'No provider connected. Run "brv providers connect byterover" to use the free built-in provider, or connect another provider.';
-/** What brv's query agent answers when nothing in the tree matched (its grounding rule). */
-export const NOT_COVERED_ANSWER = 'This topic is not covered in the knowledge base.';
+/** brv's answer when nothing in the tree matched the question (its template, no LLM call). */
+export function notCoveredTemplate(query: string): string {
+  return `**Summary**: No matching knowledge found for "${query}".\n\n**Details**: The topic does not appear to be covered in the context tree. This could mean the topic hasn't been curated yet.\n\n**Sources**: None\n\n**Gaps**: Try rephrasing your query with different terms, or use /curate to add knowledge about this topic.`;
+}
+
+/** Answers per project, question and tree state (brv's query cache). */
+const queryCache = new Map<string, string>();
 
 /**
  * A fault for the next runs (the conformance kit's fault kinds, in CLI terms):
@@ -266,26 +271,34 @@ function answer(
     case 'query': {
       ensureProject(cwd);
       if (!isConnected()) return failure(NO_PROVIDER_ERROR);
-      const matched = searchDocs(readContextDocs(cwd), text)
+      const docs = readContextDocs(cwd);
+      // brv answers a question it answered before from its cache (tier 0): the same text, no
+      // matched documents, no top score — as long as the tree did not change.
+      const cacheKey = `${cwd}\u0000${text}\u0000${docs.map((d) => `${d.path}:${d.body.length}`).join('|')}`;
+      const cached = queryCache.get(cacheKey);
+      const matched = searchDocs(docs, text)
         .filter((d) => d.score >= 0.5)
         .slice(0, 3);
       const content =
-        matched.length > 0 ? matched.map((d) => d.body.replace(/\s+/g, ' ').slice(0, 600)).join('\n\n') : NOT_COVERED_ANSWER;
+        cached ??
+        (matched.length > 0
+          ? matched.map((d) => d.body.replace(/\s+/g, ' ').slice(0, 600)).join('\n\n')
+          : notCoveredTemplate(text));
+      queryCache.set(cacheKey, content);
       const done = {
         durationMs: 5,
         event: 'completed',
-        matchedDocs: matched.map((d) => ({ path: d.path, score: d.score, title: d.title })),
+        matchedDocs: cached ? [] : matched.map((d) => ({ path: d.path, score: d.score, title: d.title })),
         result: `${content}\n\n---\nSource: ByteRover Knowledge Base`,
         status: 'completed',
         taskId,
-        tier: matched.length > 0 ? 3 : 0,
-        topScore: matched[0]?.score ?? 0,
+        ...(cached ? { tier: 0 } : { tier: matched.length > 0 ? 3 : 2, topScore: matched[0]?.score ?? 0 }),
       };
       return json
         ? {
             stdout:
               line('query', { event: 'thinking', taskId }) +
-              line('query', { content, event: 'response', taskId }) +
+              (matched.length > 0 && !cached ? line('query', { content, event: 'response', taskId }) : '') +
               line('query', done),
           }
         : { stdout: `${content}\n` };

@@ -9,8 +9,8 @@ export {
   type FakeBrv,
   type FakeBrvFault,
   type FakeBrvOptions,
-  NOT_COVERED_ANSWER,
   NO_PROVIDER_ERROR,
+  notCoveredTemplate,
   startFakeBrv,
 } from './fake-brv';
 export {
