@@ -39,9 +39,13 @@ if (!fs.existsSync(brv)) {
   }
 }
 console.log(`test:real: running the brv contract against ${brv}`);
-const vitest = spawnSync('pnpm', ['exec', 'vitest', 'run', 'src/contract/real-brv.contract.test.ts', ...process.argv.slice(2)], {
-  cwd: path.join(here, '..'),
-  stdio: 'inherit',
-  env: { ...process.env, HERMES_MEMORY_REAL_BRV: brv },
-});
+const vitest = spawnSync(
+  'pnpm',
+  ['exec', 'vitest', 'run', 'src/contract/real-brv.contract.test.ts', ...process.argv.slice(2)],
+  {
+    cwd: path.join(here, '..'),
+    stdio: 'inherit',
+    env: { ...process.env, HERMES_MEMORY_REAL_BRV: brv },
+  },
+);
 process.exit(vitest.status ?? 1);

@@ -3,43 +3,50 @@ import {
   type ChatMessage,
   type Clock,
   type ConfigField,
+  canWrite,
   type Env,
+  guardToolCall,
   HealthMonitor,
   type HookOptions,
   type InitContext,
+  integerArg,
   type Logger,
+  MemoryProvider,
   type MemoryTarget,
   type MemoryWriteAction,
-  MemoryProvider,
+  neutralizeMemoryText,
+  neutralizeToolResult,
   type PreCompressOptions,
   type PrefetchOptions,
   PrefetchSlot,
   type ProbeResult,
   type ProviderHealth,
+  parseToolArgs,
   type RecallStatus,
+  requiredString,
+  resolveHermesHome,
   SerialQueue,
   type SessionSwitchOptions,
   type ShutdownOptions,
   type SyncTurnOptions,
-  type ToolCallOptions,
-  type ToolSchema,
-  type TurnStartInfo,
-  canWrite,
-  guardToolCall,
-  integerArg,
-  neutralizeMemoryText,
-  neutralizeToolResult,
-  parseToolArgs,
-  requiredString,
-  resolveHermesHome,
   scanWrite,
   silentLogger,
   systemClock,
+  type ToolCallOptions,
+  type ToolSchema,
+  type TurnStartInfo,
   toolError,
   toolResult,
 } from '@hermes-memory/core';
 import { BrvCli, type BrvCommand } from './brv/brv-cli';
-import { type BrvAnswer, type BrvOutcome, answerMatched, answerText, readAnswer, readSearch } from './brv/output';
+import {
+  answerMatched,
+  answerText,
+  type BrvAnswer,
+  type BrvOutcome,
+  readAnswer,
+  readSearch,
+} from './brv/output';
 import {
   BRV_CANDIDATES,
   type ByteroverProviderSettings,
@@ -47,7 +54,7 @@ import {
   resolveByteroverSettings,
 } from './byterover-settings';
 import { MIN_TEXT_CHARS, mirrorText, preCompressLines, preCompressText, turnText } from './curation-text';
-import { MIN_OUTPUT_CHARS, TOOL_NAMES, TOOL_SCHEMAS, queryPayload, searchPayload } from './tools';
+import { MIN_OUTPUT_CHARS, queryPayload, searchPayload, TOOL_NAMES, TOOL_SCHEMAS } from './tools';
 
 /** The longest query brv is asked (the reference's cap). */
 export const MAX_QUERY_CHARS = 5000;
@@ -98,7 +105,6 @@ export class ByteroverProvider extends MemoryProvider {
   private initialized = false;
   private closed = false;
   private writable = false;
-  private sessionId = '';
   private turnCount = 0;
   private prefetched = false;
   private skippedTurns = 0;
@@ -115,7 +121,12 @@ export class ByteroverProvider extends MemoryProvider {
     this.clock = context.clock ?? systemClock;
     this.env = context.env ?? process.env;
     this.hermesHome = context.hermesHome ?? resolveHermesHome(this.env);
-    this.settings = resolveByteroverSettings(settings, context.providerConfig ?? {}, this.env, this.hermesHome);
+    this.settings = resolveByteroverSettings(
+      settings,
+      context.providerConfig ?? {},
+      this.env,
+      this.hermesHome,
+    );
     // Resolved now, once: isAvailable() reads the answer without touching the file system.
     this.cli = this.newCli();
     this.lane = new SerialQueue({ name: 'byterover curate', clock: this.clock });
@@ -147,7 +158,7 @@ export class ByteroverProvider extends MemoryProvider {
     return this.settings;
   }
 
-  initialize(sessionId: string, context: InitContext): void {
+  initialize(_sessionId: string, context: InitContext): void {
     this.env = context.env ?? this.env;
     this.hermesHome = context.hermesHome || this.hermesHome;
     this.settings = resolveByteroverSettings(
@@ -158,7 +169,6 @@ export class ByteroverProvider extends MemoryProvider {
     );
     this.logger = context.logger ?? silentLogger;
     this.cli = this.newCli();
-    this.sessionId = sessionId;
     this.turnCount = 0;
     this.prefetched = false;
     this.skippedTurns = 0;
@@ -256,7 +266,9 @@ export class ByteroverProvider extends MemoryProvider {
   /** Curate the tail of the conversation before compression discards it; always returns ''. */
   override onPreCompress(messages: readonly ChatMessage[], _options?: PreCompressOptions): string {
     if (messages.length === 0 || !this.writesEnabled('pre-compression flush')) return '';
-    const lines = preCompressLines(messages).filter((line) => this.guard(line, 'a pre-compression line') !== null);
+    const lines = preCompressLines(messages).filter(
+      (line) => this.guard(line, 'a pre-compression line') !== null,
+    );
     const text = preCompressText(lines);
     if (text !== '') {
       this.curateInBackground('pre-compression flush', neutralizeMemoryText(text), undefined, () =>
@@ -267,8 +279,7 @@ export class ByteroverProvider extends MemoryProvider {
   }
 
   /** A new conversation: recall prepared for the old one is dropped, even if it arrives later. */
-  override onSessionSwitch(newSessionId: string, options: SessionSwitchOptions): undefined {
-    this.sessionId = newSessionId;
+  override onSessionSwitch(_newSessionId: string, options: SessionSwitchOptions): undefined {
     if (options.reset) {
       this.slot.newGeneration();
       this.turnCount = 0;
@@ -313,7 +324,12 @@ export class ByteroverProvider extends MemoryProvider {
     // Curated text comes back into later prompts: refuse injection and exfiltration payloads.
     const scan = scanWrite(content);
     if (!scan.ok) return toolError(scan.message);
-    const outcome = await this.brv('curate', neutralizeMemoryText(content), this.settings.curateTimeoutMs, signal);
+    const outcome = await this.brv(
+      'curate',
+      neutralizeMemoryText(content),
+      this.settings.curateTimeoutMs,
+      signal,
+    );
     if (!outcome.ok) return toolError(outcome.error || 'Curate failed');
     return toolResult({ result: 'Memory curated successfully.' });
   }
@@ -373,7 +389,8 @@ export class ByteroverProvider extends MemoryProvider {
       },
       {
         key: 'workdir',
-        description: 'Project directory of the context tree (default <HERMES_HOME>/byterover; share one across profiles)',
+        description:
+          'Project directory of the context tree (default <HERMES_HOME>/byterover; share one across profiles)',
         type: 'text',
       },
       {
@@ -394,7 +411,8 @@ export class ByteroverProvider extends MemoryProvider {
       },
       {
         key: 'prefetch_mode',
-        description: 'background: recall starts at turn start and never holds later turns; per-query: wait every turn',
+        description:
+          'background: recall starts at turn start and never holds later turns; per-query: wait every turn',
         default: 'background',
         choices: ['background', 'per-query'],
       },
@@ -509,7 +527,12 @@ export class ByteroverProvider extends MemoryProvider {
   }
 
   /** A curate on the ordered lane. `shouldRun` may skip it when its turn comes. */
-  private curateInBackground(label: string, content: string, shouldRun?: () => boolean, onDone?: () => void): void {
+  private curateInBackground(
+    label: string,
+    content: string,
+    shouldRun?: () => boolean,
+    onDone?: () => void,
+  ): void {
     this.lane.push(async () => {
       if (shouldRun && !shouldRun()) return;
       const outcome = await this.brv('curate', content, this.settings.curateTimeoutMs, this.lifetime.signal);

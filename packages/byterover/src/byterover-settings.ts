@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { type Env, SettingsError, expandHome, parseBoolean } from '@hermes-memory/core';
+import { type Env, expandHome, parseBoolean, SettingsError } from '@hermes-memory/core';
 
 /** How recall reaches the prompt (decision 0971). */
 export type ByteroverPrefetchMode = 'background' | 'per-query';
@@ -92,11 +92,19 @@ export function resolveByteroverSettings(
     apiKey: settings.apiKey ?? nonEmpty(env.BRV_API_KEY) ?? stringValue(providerConfig.api_key) ?? '',
     autoExtract: settings.autoExtract ?? parseBoolean(providerConfig.auto_extract) ?? true,
     curateTimeoutMs:
-      clampInteger(settings.curateTimeout ?? providerConfig.curate_timeout, 1, 3600, BYTEROVER_DEFAULTS.curateTimeoutS) *
-      1000,
+      clampInteger(
+        settings.curateTimeout ?? providerConfig.curate_timeout,
+        1,
+        3600,
+        BYTEROVER_DEFAULTS.curateTimeoutS,
+      ) * 1000,
     queryTimeoutMs: Math.round(
-      clampNumber(settings.queryTimeout ?? providerConfig.timeout_query, 0.01, 3600, BYTEROVER_DEFAULTS.queryTimeoutS) *
-        1000,
+      clampNumber(
+        settings.queryTimeout ?? providerConfig.timeout_query,
+        0.01,
+        3600,
+        BYTEROVER_DEFAULTS.queryTimeoutS,
+      ) * 1000,
     ),
     statusTimeoutMs: BYTEROVER_DEFAULTS.statusTimeoutS * 1000,
     prefetchMode: mode,
@@ -130,7 +138,12 @@ function clampNumber(value: unknown, min: number, max: number, fallback: number)
 
 function toNumber(value: unknown): number | undefined {
   if (typeof value === 'boolean' || value === null || value === undefined) return undefined;
-  const n = typeof value === 'number' ? value : typeof value === 'string' && value.trim() !== '' ? Number(value) : NaN;
+  const n =
+    typeof value === 'number'
+      ? value
+      : typeof value === 'string' && value.trim() !== ''
+        ? Number(value)
+        : NaN;
   return Number.isFinite(n) ? n : undefined;
 }
 

@@ -1,7 +1,7 @@
 import {
   type ChatMessage,
-  type MemoryTarget,
   extractUserInstruction,
+  type MemoryTarget,
   stripRecallBlocks,
 } from '@hermes-memory/core';
 

@@ -29,7 +29,10 @@ describe('ByteRover fault run', () => {
   it('no turn over budget, tools always JSON, failures visible in health, recall back after recovery', async () => {
     const hermesHome = tempDir('hm-brv-faults-');
     const env = { PATH: process.env.PATH, HOME: hermesHome };
-    const provider = new ByteroverProvider({ brvPath: brv.path, queryTimeout: 5, curateTimeout: 5 }, { env, hermesHome });
+    const provider = new ByteroverProvider(
+      { brvPath: brv.path, queryTimeout: 5, curateTimeout: 5 },
+      { env, hermesHome },
+    );
     const healthChanges: string[] = [];
     const manager = new MemoryManager({
       externalPrefetchTimeoutMs: PREFETCH_BUDGET_MS,
@@ -40,8 +43,18 @@ describe('ByteRover fault run', () => {
       },
     });
     manager.addProvider(provider);
-    await manager.initializeAll('fault-session', { hermesHome, platform: 'cli', env, logger: recordingLogger() });
-    writeContextDoc(provider.workdir, 'drinks/tea.md', 'Tea', 'The user drinks green tea every morning at seven.');
+    await manager.initializeAll('fault-session', {
+      hermesHome,
+      platform: 'cli',
+      env,
+      logger: recordingLogger(),
+    });
+    writeContextDoc(
+      provider.workdir,
+      'drinks/tea.md',
+      'Tea',
+      'The user drinks green tea every morning at seven.',
+    );
 
     let turn = 0;
     const runTurn = async (message: string) => {

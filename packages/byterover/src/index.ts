@@ -9,13 +9,21 @@ import { ByteroverProvider } from './byterover-provider';
 import type { ByteroverProviderSettings } from './byterover-settings';
 
 export {
+  BRV_NOT_FOUND,
+  BRV_PASSED_VARIABLES,
+  BrvCli,
+  type BrvCliOptions,
+  type BrvCommand,
+} from './brv/brv-cli';
+export type { BrvAnswer, BrvEvent, BrvFailureKind, BrvOutcome, BrvSearchHit } from './brv/output';
+export {
   ByteroverProvider,
   type ByteroverProviderContext,
+  formatRecall,
   MAX_QUERY_CHARS,
+  recallQuery,
   SHUTDOWN_WAIT_MS,
   TURN_CURATE_WAIT_MS,
-  formatRecall,
-  recallQuery,
 } from './byterover-provider';
 export {
   BRV_CANDIDATES,
@@ -25,8 +33,6 @@ export {
   type ResolvedByteroverSettings,
   resolveByteroverSettings,
 } from './byterover-settings';
-export { BRV_NOT_FOUND, BRV_PASSED_VARIABLES, BrvCli, type BrvCliOptions, type BrvCommand } from './brv/brv-cli';
-export type { BrvAnswer, BrvEvent, BrvFailureKind, BrvOutcome, BrvSearchHit } from './brv/output';
 export { TOOL_NAMES } from './tools';
 
 /**

@@ -2,8 +2,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { Clock, Env, InitContext, Logger } from '@hermes-memory/core';
-import { ManualClock } from '@hermes-memory/core';
+import type { Clock, Env, InitContext, Logger, ManualClock } from '@hermes-memory/core';
 import { ByteroverProvider } from './byterover-provider';
 import type { ByteroverProviderSettings } from './byterover-settings';
 
@@ -80,7 +79,11 @@ export async function waitFor(check: () => boolean, what: string, timeoutMs = 10
  * Advance a ManualClock in steps until `work` settles: the child has to start (real time) before
  * its timeout timer exists, so time moves only while the work is still pending.
  */
-export async function advanceUntilSettled<T>(clock: ManualClock, work: Promise<T>, stepMs = 1000): Promise<T> {
+export async function advanceUntilSettled<T>(
+  clock: ManualClock,
+  work: Promise<T>,
+  stepMs = 1000,
+): Promise<T> {
   let done = false;
   void work.then(
     () => {

@@ -43,7 +43,12 @@ export const TOOL_SCHEMAS: readonly ToolSchema[] = [
       type: 'object',
       properties: {
         query: { type: 'string', description: 'Words to look for.' },
-        limit: { type: 'integer', description: 'Maximum number of documents (1-50).', minimum: 1, maximum: 50 },
+        limit: {
+          type: 'integer',
+          description: 'Maximum number of documents (1-50).',
+          minimum: 1,
+          maximum: 50,
+        },
       },
       required: ['query'],
     },
@@ -60,7 +65,10 @@ export const TRUNCATION_MARKER = '\n\n[... truncated]';
 export function queryPayload(answer: BrvAnswer): Record<string, unknown> {
   const text = answer.text.trim();
   if (text.length < MIN_OUTPUT_CHARS) return { result: 'No relevant memories found.' };
-  const result = text.length > MAX_QUERY_RESULT_CHARS ? `${text.slice(0, MAX_QUERY_RESULT_CHARS)}${TRUNCATION_MARKER}` : text;
+  const result =
+    text.length > MAX_QUERY_RESULT_CHARS
+      ? `${text.slice(0, MAX_QUERY_RESULT_CHARS)}${TRUNCATION_MARKER}`
+      : text;
   return answer.matchedDocs && answer.matchedDocs.length > 0
     ? { result, sources: answer.matchedDocs.map((d) => d.path) }
     : { result };

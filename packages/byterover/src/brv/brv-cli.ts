@@ -3,8 +3,8 @@ import path from 'node:path';
 import {
   type Clock,
   type CommandResult,
-  type Env,
   childEnv,
+  type Env,
   findExecutable,
   forgetExecutable,
   runCommand,
@@ -134,7 +134,12 @@ export class BrvCli {
   }
 
   /** Run one command and read its outcome from the NDJSON it printed. */
-  async run(command: BrvCommand, text: string | undefined, options: BrvRunOptions, flags: readonly string[] = []): Promise<BrvOutcome> {
+  async run(
+    command: BrvCommand,
+    text: string | undefined,
+    options: BrvRunOptions,
+    flags: readonly string[] = [],
+  ): Promise<BrvOutcome> {
     if (this.stale) {
       this.stale = false;
       this.file = this.resolve();
@@ -165,7 +170,13 @@ export class BrvCli {
       // The binary vanished (uninstalled, moved): resolve again on the next call.
       forgetExecutable(this.options.brvPath);
       this.stale = true;
-      return { ok: false, kind: 'not-found', error: BRV_NOT_FOUND, events: [], durationMs: result.durationMs };
+      return {
+        ok: false,
+        kind: 'not-found',
+        error: BRV_NOT_FOUND,
+        events: [],
+        durationMs: result.durationMs,
+      };
     }
     return this.redacted(interpretBrvOutput(command, result, options.timeoutMs));
   }

@@ -66,7 +66,10 @@ export function interpretBrvOutput(command: string, result: CommandResult, timeo
   const failure = events.find((e) => !e.success);
   if (failure) return fail('reported', eventError(failure) ?? `brv ${command} failed`);
   if (result.exitCode !== 0) {
-    const how = result.exitCode === null ? `was killed (${result.exitSignal ?? 'signal'})` : `exited ${result.exitCode}`;
+    const how =
+      result.exitCode === null
+        ? `was killed (${result.exitSignal ?? 'signal'})`
+        : `exited ${result.exitCode}`;
     return fail('exit', result.stderr.trim() || result.stdout.trim() || `brv ${how}`);
   }
   const last = events.at(-1);
@@ -90,14 +93,20 @@ function isBrvEvent(value: unknown): value is BrvEvent {
 }
 
 function isCompleted(event: BrvEvent): boolean {
-  return event.data.event === 'completed' || (event.data.event === undefined && event.data.status === 'completed');
+  return (
+    event.data.event === 'completed' || (event.data.event === undefined && event.data.status === 'completed')
+  );
 }
 
 function eventError(event: BrvEvent): string | undefined {
   for (const key of ['error', 'message'] as const) {
     const value = event.data[key];
     if (typeof value === 'string' && value.trim() !== '') return value.trim();
-    if (typeof value === 'object' && value !== null && typeof (value as { message?: unknown }).message === 'string')
+    if (
+      typeof value === 'object' &&
+      value !== null &&
+      typeof (value as { message?: unknown }).message === 'string'
+    )
       return (value as { message: string }).message;
   }
   return undefined;
@@ -138,7 +147,9 @@ export interface BrvAnswer {
 export function readAnswer(events: readonly BrvEvent[], data: Record<string, unknown>): BrvAnswer {
   let text = typeof data.result === 'string' ? data.result : '';
   if (text.trim() === '') {
-    const response = events.findLast((e) => e.data.event === 'response' && typeof e.data.content === 'string');
+    const response = events.findLast(
+      (e) => e.data.event === 'response' && typeof e.data.content === 'string',
+    );
     text = response ? String(response.data.content) : '';
   }
   const extra = {
@@ -163,7 +174,10 @@ export function readAnswer(events: readonly BrvEvent[], data: Record<string, unk
 /** The footer brv puts under every answer; not worth a place in the prompt. */
 const SOURCE_FOOTER = /\n+---\nSource: ByteRover Knowledge Base\s*$/;
 /** How brv words "nothing in the tree matched": its template answer, and its agent's grounding rule. */
-const NOT_COVERED = [/^\W*Summary\W*:?\W*No matching knowledge found/i, /\bnot covered in the (?:knowledge base|context tree)\b/i];
+const NOT_COVERED = [
+  /^\W*Summary\W*:?\W*No matching knowledge found/i,
+  /\bnot covered in the (?:knowledge base|context tree)\b/i,
+];
 
 /** The answer without brv's source footer. */
 export function answerText(answer: BrvAnswer): string {

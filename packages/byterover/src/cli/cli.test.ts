@@ -51,11 +51,17 @@ describe('hermes-memory byterover (the ./cli module)', () => {
       prefetch_mode: 'background',
     });
     expect(status.stores).toEqual([
-      expect.objectContaining({ path: path.join(h, 'byterover', '.brv', 'context-tree'), exists: true, detail: '1 document' }),
+      expect.objectContaining({
+        path: path.join(h, 'byterover', '.brv', 'context-tree'),
+        exists: true,
+        detail: '1 document',
+      }),
     ]);
     expect(JSON.stringify(status)).not.toContain('brv-secret-key-123');
     expect(brv.calls()).toBe(before);
-    expect((await byteroverCli.status!(ctx(home(['brv_path: /nonexistent/brv'])))).details).toMatchObject({ brv: 'not found' });
+    expect((await byteroverCli.status!(ctx(home(['brv_path: /nonexistent/brv'])))).details).toMatchObject({
+      brv: 'not found',
+    });
   });
 
   it('test: one `brv status`, ok with latency; fails (exit 1) with the reason when brv is missing, fails or hangs', async () => {
@@ -91,7 +97,10 @@ describe('hermes-memory byterover (the ./cli module)', () => {
     brv.fail({ type: 'malformed', count: 1 });
     const json = await run(h, ['status', '--probe'], true);
     expect(json.code).toBe(1);
-    expect(JSON.parse(json.stdout).probe).toMatchObject({ status: 'failed', message: expect.stringMatching(/without JSON output/) });
+    expect(JSON.parse(json.stdout).probe).toMatchObject({
+      status: 'failed',
+      message: expect.stringMatching(/without JSON output/),
+    });
   });
 
   it('doctor: settings, brv installed, the project directory writable — each with a fix; no child process', async () => {
@@ -103,7 +112,11 @@ describe('hermes-memory byterover (the ./cli module)', () => {
       ['workdir', 'ok'],
     ]);
     const missing = await byteroverCli.doctor!(ctx(home(['brv_path: /nonexistent/brv'])));
-    expect(missing[1]).toMatchObject({ id: 'brv', status: 'fail', fix: expect.stringContaining('npm install -g byterover-cli') });
+    expect(missing[1]).toMatchObject({
+      id: 'brv',
+      status: 'fail',
+      fix: expect.stringContaining('npm install -g byterover-cli'),
+    });
     const bad = await byteroverCli.doctor!(ctx(home(['prefetch_mode: sometimes'])));
     expect(bad).toEqual([expect.objectContaining({ id: 'settings', status: 'fail' })]);
     expect(brv.calls()).toBe(before);

@@ -5,7 +5,7 @@
  * test`: one `brv status`), `hermes-memory byterover status [--probe]`, and the same test after
  * `hermes-memory setup byterover`.
  */
-import { type ProviderCommand, defineProviderCli } from '@hermes-memory/core';
+import { defineProviderCli, type ProviderCommand } from '@hermes-memory/core';
 import { byteroverChecks, byteroverStatus } from './inspect';
 import { providerForHome } from './settings';
 

@@ -49,7 +49,12 @@ export function byteroverChecks(ctx: ProviderCliContext): ProviderCheck[] {
   const { provider } = resolved;
   const brv = provider.brvExecutable;
   const checks: ProviderCheck[] = [
-    { id: 'settings', title: 'ByteRover settings', status: 'ok', detail: `context tree in ${provider.workdir}` },
+    {
+      id: 'settings',
+      title: 'ByteRover settings',
+      status: 'ok',
+      detail: `context tree in ${provider.workdir}`,
+    },
     brv
       ? { id: 'brv', title: 'brv CLI', status: 'ok', detail: brv }
       : {

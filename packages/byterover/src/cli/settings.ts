@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { type ProviderCliContext, SettingsError, describeError } from '@hermes-memory/core';
+import { describeError, type ProviderCliContext, SettingsError } from '@hermes-memory/core';
 import { ByteroverProvider } from '../byterover-provider';
 
 /**
@@ -13,7 +13,10 @@ export function providerForHome(
 ): { provider: ByteroverProvider } | { problem: string } {
   try {
     return {
-      provider: new ByteroverProvider({}, { env: ctx.env, providerConfig: ctx.providerConfig, hermesHome: ctx.home }),
+      provider: new ByteroverProvider(
+        {},
+        { env: ctx.env, providerConfig: ctx.providerConfig, hermesHome: ctx.home },
+      ),
     };
   } catch (error) {
     return { problem: SettingsError.isInstance(error) ? error.message : describeError(error) };
@@ -21,7 +24,12 @@ export function providerForHome(
 }
 
 /** Markdown documents and bytes under a project's context tree (no brv needed). */
-export function treeStats(workdir: string): { exists: boolean; documents: number; bytes: number; path: string } {
+export function treeStats(workdir: string): {
+  exists: boolean;
+  documents: number;
+  bytes: number;
+  path: string;
+} {
   const root = path.join(workdir, '.brv', 'context-tree');
   let documents = 0;
   let bytes = 0;

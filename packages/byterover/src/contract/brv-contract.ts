@@ -43,7 +43,10 @@ export function brvContractCases(target: () => BrvTarget): void {
     const hermesHome = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), `hm-brv-contract-${t.label}-`)));
     roots.push(hermesHome);
     const providerEnv = env ?? t.env;
-    const provider = new ByteroverProvider({ brvPath: t.brvPath, ...t.settings }, { env: providerEnv, hermesHome });
+    const provider = new ByteroverProvider(
+      { brvPath: t.brvPath, ...t.settings },
+      { env: providerEnv, hermesHome },
+    );
     await provider.initialize('contract-session', {
       hermesHome,
       platform: 'cli',
@@ -59,7 +62,10 @@ export function brvContractCases(target: () => BrvTarget): void {
     const provider = await open();
     const status = json(await provider.handleToolCall('brv_status', {}));
     expect(status.status).toMatchObject({ cliVersion: '3.14.0', currentDirectory: provider.workdir });
-    expect(await provider.probe()).toMatchObject({ status: 'ok', message: expect.stringContaining('brv 3.14.0') });
+    expect(await provider.probe()).toMatchObject({
+      status: 'ok',
+      message: expect.stringContaining('brv 3.14.0'),
+    });
     await provider.shutdown();
   });
 
@@ -94,7 +100,9 @@ export function brvContractCases(target: () => BrvTarget): void {
     provider.onTurnStart(2, question);
     await provider.idle(); // after turn 1 prefetch never waits: let the recall land first
     expect(await provider.prefetch(question)).toContain('24 hours');
-    const other = json(await provider.handleToolCall('brv_query', { query: 'When do JWT access tokens expire?' }));
+    const other = json(
+      await provider.handleToolCall('brv_query', { query: 'When do JWT access tokens expire?' }),
+    );
     expect(String(other.result)).toContain('24 hours');
     expect(other.sources).toEqual([JWT_DOC.path]);
     await provider.shutdown();
@@ -116,9 +124,9 @@ export function brvContractCases(target: () => BrvTarget): void {
 
   it('§2.7.10 brv_curate: brv curates through its LLM and the tool answers "Memory curated successfully."', async () => {
     const provider = await open();
-    expect(await provider.handleToolCall('brv_curate', { content: 'The user prefers green tea in the morning.' })).toBe(
-      '{"result":"Memory curated successfully."}',
-    );
+    expect(
+      await provider.handleToolCall('brv_curate', { content: 'The user prefers green tea in the morning.' }),
+    ).toBe('{"result":"Memory curated successfully."}');
     expect(fs.existsSync(path.join(provider.workdir, '.brv', 'context-tree'))).toBe(true);
     await provider.shutdown();
   });
@@ -126,23 +134,29 @@ export function brvContractCases(target: () => BrvTarget): void {
   it('§2.7.7 "success": false with exit 0 is a failure: curate and query without an LLM provider answer its error', async () => {
     await target().withoutLlm(async (env) => {
       const provider = await open(env);
-      const curated = json(await provider.handleToolCall('brv_curate', { content: 'The user prefers green tea.' }));
-      expect(curated).toEqual({ success: false, error: expect.stringContaining('No provider connected') });
-      expect(json(await provider.handleToolCall('brv_query', { query: 'What tea does the user like?' })).error).toMatch(
-        /No provider connected/,
+      const curated = json(
+        await provider.handleToolCall('brv_curate', { content: 'The user prefers green tea.' }),
       );
+      expect(curated).toEqual({ success: false, error: expect.stringContaining('No provider connected') });
+      expect(
+        json(await provider.handleToolCall('brv_query', { query: 'What tea does the user like?' })).error,
+      ).toMatch(/No provider connected/);
       expect(await provider.prefetch('What tea does the user like in the morning?')).toBe('');
       expect(provider.health()).toMatchObject({ status: expect.stringMatching(/degraded|down/) });
       await provider.shutdown();
     });
   });
 
-  it('§2.7.7 a non-zero exit (an unknown flag) gives brv\'s stderr as the error', async () => {
+  it("§2.7.7 a non-zero exit (an unknown flag) gives brv's stderr as the error", async () => {
     const t = target();
     const cwd = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'hm-brv-contract-flag-')));
     roots.push(cwd);
     const cli = new BrvCli({ brvPath: t.brvPath, env: t.env, cwd });
     const outcome = await cli.run('query', 'anything at all', { timeoutMs: 120_000 }, ['--bogus']);
-    expect(outcome).toMatchObject({ ok: false, kind: 'exit', error: expect.stringContaining('Nonexistent flag: --bogus') });
+    expect(outcome).toMatchObject({
+      ok: false,
+      kind: 'exit',
+      error: expect.stringContaining('Nonexistent flag: --bogus'),
+    });
   });
 }

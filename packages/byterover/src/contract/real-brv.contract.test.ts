@@ -13,47 +13,51 @@ const reason = !brvPath
     ? `HERMES_MEMORY_REAL_BRV=${brvPath} does not exist`
     : '';
 
-describe.skipIf(reason !== '')(`brv contract: the real byterover-cli${reason ? ` (skipped: ${reason})` : ''}`, { timeout: 300_000 }, () => {
-  let real: RealBrvEnvironment;
-  let target: BrvTarget;
-  const pids = new Set<number>();
+describe.skipIf(reason !== '')(
+  `brv contract: the real byterover-cli${reason ? ` (skipped: ${reason})` : ''}`,
+  { timeout: 300_000 },
+  () => {
+    let real: RealBrvEnvironment;
+    let target: BrvTarget;
+    const pids = new Set<number>();
 
-  beforeAll(async () => {
-    real = await startRealBrvEnvironment({ brvPath });
-    const connected = await real.connectLlm();
-    if (!connected.stdout.includes('"success":true'))
-      throw new Error(`brv providers connect failed: ${connected.stdout}${connected.stderr}`);
-    target = {
-      label: 'real',
-      brvPath,
-      env: real.env,
-      async withoutLlm(run) {
-        return run(real.envWithoutLlm());
-      },
-      // The first query starts brv's agent process: allow it the time the real CLI needs.
-      settings: { queryTimeout: 180, curateTimeout: 240 },
-    };
-  }, 300_000);
+    beforeAll(async () => {
+      real = await startRealBrvEnvironment({ brvPath });
+      const connected = await real.connectLlm();
+      if (!connected.stdout.includes('"success":true'))
+        throw new Error(`brv providers connect failed: ${connected.stdout}${connected.stderr}`);
+      target = {
+        label: 'real',
+        brvPath,
+        env: real.env,
+        async withoutLlm(run) {
+          return run(real.envWithoutLlm());
+        },
+        // The first query starts brv's agent process: allow it the time the real CLI needs.
+        settings: { queryTimeout: 180, curateTimeout: 240 },
+      };
+    }, 300_000);
 
-  afterAll(async () => {
-    for (const pid of real?.daemonPids() ?? []) pids.add(pid);
-    await real?.stop();
-    // Every daemon it started is gone (stopped by the pid in its daemon.json).
-    for (const pid of pids) {
-      let alive = true;
-      try {
-        process.kill(pid, 0);
-        alive = !/^\d+ \(.*\) Z/.test(fs.readFileSync(`/proc/${pid}/stat`, 'utf8'));
-      } catch {
-        alive = false;
+    afterAll(async () => {
+      for (const pid of real?.daemonPids() ?? []) pids.add(pid);
+      await real?.stop();
+      // Every daemon it started is gone (stopped by the pid in its daemon.json).
+      for (const pid of pids) {
+        let alive = true;
+        try {
+          process.kill(pid, 0);
+          alive = !/^\d+ \(.*\) Z/.test(fs.readFileSync(`/proc/${pid}/stat`, 'utf8'));
+        } catch {
+          alive = false;
+        }
+        expect(alive, `brv daemon ${pid} still running`).toBe(false);
       }
-      expect(alive, `brv daemon ${pid} still running`).toBe(false);
-    }
-  }, 60_000);
+    }, 60_000);
 
-  brvContractCases(() => target);
+    brvContractCases(() => target);
 
-  it('the fake LLM was asked (brv really used the openai-compatible provider)', () => {
-    expect(real.llm.requestsTo('/chat/completions').length).toBeGreaterThan(0);
-  });
-});
+    it('the fake LLM was asked (brv really used the openai-compatible provider)', () => {
+      expect(real.llm.requestsTo('/chat/completions').length).toBeGreaterThan(0);
+    });
+  },
+);

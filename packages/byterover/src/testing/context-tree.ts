@@ -33,11 +33,15 @@ export function ensureProject(project: string): void {
 
 /** Write one document (front matter, heading, body) into a project's context tree. */
 export function writeContextDoc(project: string, docPath: string, title: string, body: string): string {
-  if (docPath.includes('..') || path.isAbsolute(docPath)) throw new Error(`bad context-tree path '${docPath}'`);
+  if (docPath.includes('..') || path.isAbsolute(docPath))
+    throw new Error(`bad context-tree path '${docPath}'`);
   ensureProject(project);
   const file = path.join(contextTreeDir(project), docPath);
   fs.mkdirSync(path.dirname(file), { recursive: true });
-  fs.writeFileSync(file, `---\ntitle: ${title.replace(/\n/g, ' ')}\n---\n# ${title.replace(/\n/g, ' ')}\n\n${body.trim()}\n`);
+  fs.writeFileSync(
+    file,
+    `---\ntitle: ${title.replace(/\n/g, ' ')}\n---\n# ${title.replace(/\n/g, ' ')}\n\n${body.trim()}\n`,
+  );
   return file;
 }
 
@@ -47,10 +51,13 @@ export function readContextDocs(project: string): ContextDoc[] {
   if (!fs.existsSync(root)) return [];
   const docs: ContextDoc[] = [];
   const walk = (dir: string) => {
-    for (const entry of fs.readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+    for (const entry of fs
+      .readdirSync(dir, { withFileTypes: true })
+      .sort((a, b) => a.name.localeCompare(b.name))) {
       const full = path.join(dir, entry.name);
       if (entry.isDirectory()) walk(full);
-      else if (entry.isFile() && entry.name.endsWith('.md')) docs.push(parseDoc(path.relative(root, full), fs.readFileSync(full, 'utf8')));
+      else if (entry.isFile() && entry.name.endsWith('.md'))
+        docs.push(parseDoc(path.relative(root, full), fs.readFileSync(full, 'utf8')));
     }
   };
   walk(root);

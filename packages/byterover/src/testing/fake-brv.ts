@@ -1,10 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import {
+  createFakeExecutable,
   type FakeExecReply,
   type FakeExecutable,
   type FakeInvocation,
-  createFakeExecutable,
 } from '@hermes-memory/testkit';
 import { contextTreeDir, ensureProject, readContextDocs, searchDocs, slugFor } from './context-tree';
 
@@ -108,9 +108,15 @@ export async function startFakeBrv(options: FakeBrvOptions = {}): Promise<FakeBr
     const fault = nextFault();
     if (fault) return faultReply(parsed.command, fault);
     const json = parsed.flags.format === 'json';
-    const reply = answer(parsed, run.cwd, json, () => connected, (c) => {
-      connected = c;
-    });
+    const reply = answer(
+      parsed,
+      run.cwd,
+      json,
+      () => connected,
+      (c) => {
+        connected = c;
+      },
+    );
     return latencyMs > 0 ? { ...reply, delayMs: latencyMs } : reply;
   };
 
@@ -151,8 +157,7 @@ function commandOf(argv: readonly string[]): string {
 function parseArgs(argv: readonly string[]): ParsedArgs | { error: string } {
   const command = commandOf(argv);
   const known = FLAGS[command];
-  if (!known)
-    return { error: ` ›   Error: command ${command || '(none)'} not found\n` };
+  if (!known) return { error: ` ›   Error: command ${command || '(none)'} not found\n` };
   const rest = argv.slice(command.split(' ').length);
   const flags: Record<string, string | true> = {};
   const positional: string[] = [];
@@ -179,8 +184,13 @@ function parseArgs(argv: readonly string[]): ParsedArgs | { error: string } {
   const format = flags.format ?? 'text';
   if (format !== 'json' && format !== 'text')
     return { error: ` ›   Error: Expected --format=${String(format)} to be one of: text, json\n` };
-  if ((command === 'query' || command === 'curate' || command === 'search') && positional.join(' ').trim() === '')
-    return { error: ` ›   Error: Missing 1 required arg:\n ›   ${command === 'curate' ? 'context' : 'query'}\n` };
+  if (
+    (command === 'query' || command === 'curate' || command === 'search') &&
+    positional.join(' ').trim() === ''
+  )
+    return {
+      error: ` ›   Error: Missing 1 required arg:\n ›   ${command === 'curate' ? 'context' : 'query'}\n`,
+    };
   return { command, flags, positional };
 }
 
@@ -228,7 +238,12 @@ function answer(
     case 'search': {
       const limit = Math.min(50, Math.max(1, Number(flags.limit ?? 10) || 10));
       if (!fs.existsSync(contextTreeDir(cwd))) {
-        const data = { message: 'Context tree not initialized. Run /init to create it.', results: [], totalFound: 0, status: 'completed' };
+        const data = {
+          message: 'Context tree not initialized. Run /init to create it.',
+          results: [],
+          totalFound: 0,
+          status: 'completed',
+        };
         return json ? { stdout: line('search', data) } : { stdout: `${data.message}\n` };
       }
       const scope = typeof flags.scope === 'string' ? flags.scope : '';
@@ -244,17 +259,23 @@ function answer(
         symbolPath: d.path,
       }));
       const data = {
-        message: results.length > 0 ? `Found ${results.length} result(s). Use read_file to view full content.` : 'No results found.',
+        message:
+          results.length > 0
+            ? `Found ${results.length} result(s). Use read_file to view full content.`
+            : 'No results found.',
         results,
         totalFound: found.length,
         status: 'completed',
       };
-      return json ? { stdout: line('search', data) } : { stdout: results.map((r) => `${r.path}  ${r.title}`).join('\n') + '\n' };
+      return json
+        ? { stdout: line('search', data) }
+        : { stdout: results.map((r) => `${r.path}  ${r.title}`).join('\n') + '\n' };
     }
     case 'curate': {
       ensureProject(cwd);
       if (!isConnected()) return failure(NO_PROVIDER_ERROR);
-      const folder = typeof flags.folder === 'string' && !flags.folder.includes('..') ? flags.folder : 'memories';
+      const folder =
+        typeof flags.folder === 'string' && !flags.folder.includes('..') ? flags.folder : 'memories';
       const dir = path.join(contextTreeDir(cwd), folder);
       fs.mkdirSync(dir, { recursive: true });
       const slug = slugFor(text);
@@ -263,7 +284,13 @@ function answer(
       const title = text.replace(/\s+/g, ' ').trim().slice(0, 60);
       fs.writeFileSync(file, `---\ntitle: ${title}\n---\n# ${title}\n\n${text.trim()}\n`);
       const logId = `cur-${Date.now()}`;
-      const done = { event: 'completed', logId, message: 'Context curated successfully', status: 'completed', taskId };
+      const done = {
+        event: 'completed',
+        logId,
+        message: 'Context curated successfully',
+        status: 'completed',
+        taskId,
+      };
       return json
         ? { stdout: line('curate', { event: 'thinking', taskId }) + line('curate', done) }
         : { stdout: 'Context curated successfully\n' };
@@ -305,7 +332,8 @@ function answer(
     }
     case 'providers connect': {
       const provider = positional[0] ?? '';
-      if (provider === '') return { stderr: ' ›   Error: Missing 1 required arg:\n ›   provider\n', exitCode: 2 };
+      if (provider === '')
+        return { stderr: ' ›   Error: Missing 1 required arg:\n ›   provider\n', exitCode: 2 };
       setConnected(true);
       const data = { model: flags.model ?? 'default', providerId: provider, providerName: provider };
       return json ? { stdout: line('providers connect', data) } : { stdout: `Connected to ${provider}\n` };
@@ -329,7 +357,11 @@ function faultReply(command: string, fault: FakeBrvFault): FakeExecReply {
       return { stdout: '<html><body>502 Bad Gateway</body></html>\n' };
     case 'status':
       return {
-        stdout: line(command, { error: `Daemon request failed with status ${fault.status ?? 500}`, status: 'error' }, false),
+        stdout: line(
+          command,
+          { error: `Daemon request failed with status ${fault.status ?? 500}`, status: 'error' },
+          false,
+        ),
       };
   }
 }

@@ -4,6 +4,13 @@
  * provider can be tested offline too. Needs `@hermes-memory/testkit` (an optional peer
  * dependency: install it as a dev dependency).
  */
+
+export {
+  type ContextDoc,
+  contextTreeDir,
+  readContextDocs,
+  writeContextDoc,
+} from './context-tree';
 export {
   FAKE_BRV_VERSION,
   type FakeBrv,
@@ -13,9 +20,3 @@ export {
   notCoveredTemplate,
   startFakeBrv,
 } from './fake-brv';
-export {
-  type ContextDoc,
-  contextTreeDir,
-  readContextDocs,
-  writeContextDoc,
-} from './context-tree';

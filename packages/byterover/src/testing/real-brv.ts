@@ -4,7 +4,12 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { type CommandResult, runCommand } from '@hermes-memory/core';
-import { type FakeChatRequest, type FakeOpenAI, messageText, startFakeOpenAI } from '@hermes-memory/testkit/fake-openai';
+import {
+  type FakeChatRequest,
+  type FakeOpenAI,
+  messageText,
+  startFakeOpenAI,
+} from '@hermes-memory/testkit/fake-openai';
 
 /** The six service URLs brv reads; offline they must point at a loopback server (sdks.md §1.5). */
 export const BRV_SERVICE_URL_VARIABLES = [
@@ -78,7 +83,8 @@ export async function startRealBrvEnvironment(options: { brvPath: string }): Pro
     const pids: number[] = [];
     for (const dir of dataDirs) {
       try {
-        const pid = (JSON.parse(fs.readFileSync(path.join(dir, 'daemon.json'), 'utf8')) as { pid?: unknown }).pid;
+        const pid = (JSON.parse(fs.readFileSync(path.join(dir, 'daemon.json'), 'utf8')) as { pid?: unknown })
+          .pid;
         if (typeof pid === 'number' && pid > 1) pids.push(pid);
       } catch {
         // no daemon started for this data dir
@@ -96,7 +102,19 @@ export async function startRealBrvEnvironment(options: { brvPath: string }): Pro
     connectLlm: () =>
       runCommand(
         options.brvPath,
-        ['providers', 'connect', 'openai-compatible', '--base-url', llm.url, '--api-key', 'sk-fake-brv-llm', '--model', 'fake-chat', '--format', 'json'],
+        [
+          'providers',
+          'connect',
+          'openai-compatible',
+          '--base-url',
+          llm.url,
+          '--api-key',
+          'sk-fake-brv-llm',
+          '--model',
+          'fake-chat',
+          '--format',
+          'json',
+        ],
         { env, cwd: home, timeoutMs: 120_000 },
       ),
     daemonPids,
@@ -150,7 +168,9 @@ function groundedAnswer(request: FakeChatRequest): string {
     const lines = context
       .split('\n')
       .map((l) => l.trim())
-      .filter((l) => l !== '' && !/^(###|\*\*Source\*\*|---|title:|The following relevant knowledge)/.test(l));
+      .filter(
+        (l) => l !== '' && !/^(###|\*\*Source\*\*|---|title:|The following relevant knowledge)/.test(l),
+      );
     if (lines.length > 0) return lines.join(' ');
   }
   if (/Curate using|curat/i.test(text)) return 'Curated.';
