@@ -611,7 +611,8 @@ export class HindsightProvider extends MemoryProvider {
             async (signal) => {
               const bounded = this.signal(signal);
               await this.ensureBank(api, bank, bounded);
-              const { appends } = await api.serverVersion(bounded);
+              log.appends ??= (await api.serverVersion(bounded)).appends;
+              const appends = log.appends;
               const from = appends ? Math.min(log.retained, upTo) : 0;
               const turns = log.turns.slice(from, upTo);
               if (turns.length === 0) return;

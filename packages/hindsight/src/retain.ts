@@ -19,6 +19,11 @@ export interface SessionLog {
   retained: number;
   /** The document of an old server (before 0.5.0): unique per process and session. */
   processDocumentId: string;
+  /**
+   * Whether this session's document is appended to, decided at its first retain and kept, so a
+   * version probe that fails once never splits a session over two documents.
+   */
+  appends?: boolean;
 }
 
 /** Who and where, from `initialize` (each becomes metadata only when set). */

@@ -417,6 +417,28 @@ describe('hindsight acceptance (hermes-plugins-b §1.9)', () => {
       expect(retains(server).at(-1)?.items[0]?.document_id).not.toBe(a?.document_id);
     });
 
+    it('a version probe that fails keeps the whole session on one (per-process) document', async () => {
+      const server = await fake({ apiVersion: '0.5.6' });
+      const { provider } = await started(server, { retainAsync: false }, { sessionId: 'sess-p' });
+      server.fail({ type: 'status', status: 500, route: 'GET /version' });
+      provider.syncTurn('Turn one.', 'Reply one.');
+      provider.syncTurn('Turn two.', 'Reply two.');
+      await settle(provider);
+      const [a, b] = retains(server).map((r) => r.items[0]);
+      expect(a?.document_id).toMatch(/^sess-p-/);
+      expect(b?.document_id).toBe(a?.document_id);
+      expect(JSON.parse(b?.content ?? '')).toHaveLength(2);
+      expect(server.state.documents).toHaveLength(1);
+      // A new session asks again (the answer is cached once the server gave one).
+      provider.onSessionSwitch('sess-q', {});
+      provider.syncTurn('Turn three.', 'Reply three.');
+      await settle(provider);
+      expect(retains(server).at(-1)?.items[0]).toMatchObject({
+        document_id: 'sess-q',
+        update_mode: 'append',
+      });
+    });
+
     it('a failed append is resent with the next turn (the watermark moves only on success)', async () => {
       const server = await fake();
       const { provider } = await started(server, { retainAsync: false }, { sessionId: 'sess-r' });
