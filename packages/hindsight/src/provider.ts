@@ -267,6 +267,8 @@ export class HindsightProvider extends MemoryProvider {
       recalled = this.slot.take();
       if (recalled === undefined && this.firstPrefetch)
         recalled = await this.firstTurnRecall(query, options?.signal);
+      // A host that never calls queuePrefetch still gets recall, one turn behind, never waiting.
+      else if (recalled === undefined && !this.slot.isInFlight()) this.queuePrefetch(query);
     }
     this.firstPrefetch = false;
     const block = recalled ? formatRecallBlock(recalled.text, this.config.recallPromptPreamble) : '';

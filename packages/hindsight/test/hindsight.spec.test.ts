@@ -220,6 +220,26 @@ describe('hindsight acceptance (hermes-plugins-b §1.9)', () => {
     expect(await custom.prefetch('x')).toMatch(/^## Remembered\n\n- /);
   });
 
+  it('a host that never calls queuePrefetch still gets recall, one turn behind; after turn 1 prefetch never waits', async () => {
+    const server = await fake();
+    const clock = new ManualClock(0);
+    const { provider } = await started(server, { clock, recallTypes: ['world'] });
+    await provider.handleToolCall('hindsight_retain', { content: 'The lighthouse keeper is Ada.' });
+    provider.onTurnStart(1, 'who keeps the lighthouse');
+    expect(await provider.prefetch('who keeps the lighthouse')).toMatch(/Ada/); // turn 1 waits (bounded)
+    server.fail({ type: 'timeout', route: RECALL });
+    provider.onTurnStart(2, 'lighthouse keeper again');
+    const t0 = Date.now();
+    expect(await provider.prefetch('lighthouse keeper again')).toBe(''); // nothing ready: no wait
+    expect(Date.now() - t0).toBeLessThan(100);
+    expect(provider.pendingWork).toBe(1); // this turn's query is being recalled for the next one
+    server.clearFaults();
+    // The hung recall times out on the clock and its retry finds the fact.
+    await advanceUntil(clock, () => provider.pendingWork === 0, 1000, 30);
+    provider.onTurnStart(3, 'x');
+    expect(await provider.prefetch('x')).toMatch(/Ada/);
+  });
+
   it('§1.9.9 recall_sync recalls the current query live and never starts background work', async () => {
     const server = await fake();
     const { provider } = await started(server, { recallSync: true, recallTypes: ['world', 'observation'] });
