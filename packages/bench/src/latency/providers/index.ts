@@ -4,6 +4,7 @@
  * backend with `fakeBackend`), add the package to the bench's dependencies, and add one line below.
  */
 import type { RemoteProviderEntry } from '../remote';
+import { hindsight } from './hindsight';
 import { honcho } from './honcho';
 import { mem0 } from './mem0';
 import { supermemory, supermemoryPerQuery } from './supermemory';
@@ -14,6 +15,7 @@ export const REMOTE_PROVIDERS: readonly RemoteProviderEntry[] = [
   mem0,
   honcho,
   supermemory,
+  hindsight,
 ];
 
 /** Run only when named (`remote-run.ts supermemory-per-query`): comparisons for a decision record. */
