@@ -7,7 +7,7 @@
  * single writer (no I/O on the caller's stack). Recall is prepared in the background after each
  * turn (`queuePrefetch`, on core's `PrefetchSlot`), after waiting — bounded — for the writer to
  * drain and the server to finish its async retains, so the next turn sees the last one. `prefetch`
- * serves it without waiting, except on a session's first turn (bounded by 3 s and the manager's
+ * serves it without waiting, except on a session's first turn (bounded by 2.5 s and the manager's
  * signal) and in `recall_sync` mode (a live recall for the current message, bounded the same way).
  */
 import { randomUUID } from 'node:crypto';
@@ -92,7 +92,7 @@ export interface HindsightProviderContext {
 export const GLYPH = '👁️';
 export const SAVING_STATUS = `${GLYPH} Hindsight — saving to memory…`;
 /** The longest a prefetch waits for recall: a session's first turn, and every turn in recall_sync mode. */
-const PREFETCH_WAIT_MS = 3000;
+const PREFETCH_WAIT_MS = 2500;
 /** Shutdown: the writer gets at most 10 s, running recall 5 s (the reference's joins). */
 const WRITER_DRAIN_MS = 10_000;
 const PREFETCH_JOIN_MS = 5000;
@@ -536,7 +536,7 @@ export class HindsightProvider extends MemoryProvider {
     return recalledFromHits(await api.recall(this.bank, query, recallParams(this.config), signal));
   }
 
-  /** The session's first turn: join what runs (or recall this message), at most 3 s and the signal. */
+  /** The session's first turn: join what runs (or recall this message), at most 2.5 s and the signal. */
   private async firstTurnRecall(query: string, signal?: AbortSignal): Promise<Recalled | undefined> {
     let key = this.queuedKey;
     if (key === undefined || !this.slot.isInFlight(key)) {
