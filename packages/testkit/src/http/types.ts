@@ -111,6 +111,11 @@ export interface FakeServerOptions<S> {
    * fail "the first N" or "every" request. Return null for a normal answer.
    */
   faultFor?: (request: RecordedRequest, index: number) => FakeFault | null;
+  /**
+   * Listen on this port instead of an ephemeral one: for a server that must appear at an address
+   * given earlier (a launcher that starts "the local server" on a configured port). Default 0.
+   */
+  port?: number;
   /** Largest accepted body (413 beyond). Default 32 MiB. */
   maxBodyBytes?: number;
 }

@@ -1,0 +1,24 @@
+/**
+ * `@hermes-memory/openviking/cli` — the provider in the `hermes-memory` command line, through the
+ * provider seam (decision 0603): `hermes-memory openviking status [--probe] | setup | test |
+ * doctor`, its lines in `hermes-memory status` and `doctor`, and the connection test after
+ * `hermes-memory setup openviking`. It never imports the provider's main entry.
+ */
+import { defineProviderCli } from '@hermes-memory/core';
+import { doctorCommand, setupCommand, statusCommand, testCommand } from './commands';
+import { testConnection } from './connection';
+import { openvikingChecks, openvikingStatus } from './inspect';
+
+export default defineProviderCli({
+  provider: 'openviking',
+  summary: 'OpenViking server: settings, connection test, setup, pending sessions',
+  commands: [statusCommand, setupCommand, testCommand, doctorCommand],
+  status: openvikingStatus,
+  doctor: openvikingChecks,
+  async postSetup(ctx) {
+    const result = await testConnection(ctx);
+    if (result.status !== 'ok')
+      throw ctx.fail(`The settings are saved, but the server did not answer: ${result.message}`, "Check with 'hermes-memory openviking test'.");
+    ctx.out(`${ctx.style.green('✓')} ${result.message} Start a new session to use it.`);
+  },
+});
