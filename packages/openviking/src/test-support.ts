@@ -60,8 +60,15 @@ export async function rig(
     clock: clock ?? ({} as Clock),
     open,
     async close() {
-      for (const p of opened) await p.shutdown({ timeoutMs: 1000 });
+      // The backend first: requests it holds open (hang faults) fail at once instead of waiting
+      // for a ManualClock that no longer moves.
       await backend.close();
+      for (const p of opened) {
+        let done = false;
+        const closing = p.shutdown({ timeoutMs: 1000 }).finally(() => (done = true));
+        if (clock) await advanceUntil(clock, () => done, { stepMs: 1000 });
+        await closing;
+      }
       home.cleanup();
     },
   };
