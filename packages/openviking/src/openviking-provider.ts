@@ -50,6 +50,8 @@ import { plainTurn, turnMessages } from './sessions/turn-messages';
 import { NOT_CONNECTED, TOOL_NAMES, runTool, toolSchemas } from './tools';
 import { VERSION } from './version';
 
+/** Turn 1 waits this much past the recall budget (the recall's own deadline answers first). */
+const JOIN_SLACK_MS = 250;
 /** How long shutdown may take without a manager deadline. */
 const DEFAULT_SHUTDOWN_MS = 5000;
 
@@ -231,7 +233,8 @@ export class OpenvikingProvider extends MemoryProvider {
     let result = this.slot.take(query);
     if (result === undefined && first) {
       this.startRecall(query);
-      result = await this.slot.join(query, this.settings.recall.timeoutMs, options?.signal);
+      // A little past the recall's own budget, so a recall cut short still hands over what it has.
+      result = await this.slot.join(query, this.settings.recall.timeoutMs + JOIN_SLACK_MS, options?.signal);
     } else if (result === undefined) {
       this.startRecall(query);
       result = this.slot.take();
