@@ -6,7 +6,7 @@ import { type FakeExecutable, collectLogs, createFakeExecutable, tempHermesHome 
 import type { FakeServer } from '@hermes-memory/testkit/http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createOpenvikingProvider } from './index';
-import { advanceUntil, initContext } from './test-support';
+import { advanceUntil, initContext } from './test-support/rig';
 import { type FakeOpenvikingState, startFakeOpenviking } from './testing';
 
 const cleanup: Array<() => unknown> = [];

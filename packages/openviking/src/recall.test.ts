@@ -1,7 +1,7 @@
 import type { ManualClock } from '@hermes-memory/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { fitProfile, rankHits, units } from './recall';
-import { type Rig, rig } from './test-support';
+import { type Rig, rig } from './test-support/rig';
 import { writeFile } from './testing/viking-tree';
 
 const rigs: Rig[] = [];

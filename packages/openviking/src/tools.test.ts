@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { tempHermesHome } from '@hermes-memory/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type Rig, rig } from './test-support';
+import { type Rig, rig } from './test-support/rig';
 import { forgettableUri } from './tools';
 import { writeFile } from './testing/viking-tree';
 

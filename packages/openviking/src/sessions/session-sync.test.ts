@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { ChatMessage, ManualClock } from '@hermes-memory/core';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type Rig, advanceUntil, rig, toolTurn } from '../test-support';
+import { type Rig, advanceUntil, rig, toolTurn } from '../test-support/rig';
 import { markerFile } from './markers';
 import { runsDir } from './run-lock';
 import { turnMessages } from './turn-messages';

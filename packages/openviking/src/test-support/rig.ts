@@ -2,8 +2,8 @@
 import { type AgentContext, type Clock, type InitContext, ManualClock } from '@hermes-memory/core';
 import { type CollectedLogs, collectLogs, tempHermesHome } from '@hermes-memory/testkit';
 import type { FakeServer } from '@hermes-memory/testkit/http';
-import { type OpenvikingProvider, type OpenvikingProviderOptions, createOpenvikingProvider } from './index';
-import { type FakeOpenvikingOptions, type FakeOpenvikingState, startFakeOpenviking } from './testing';
+import { type OpenvikingProvider, type OpenvikingProviderOptions, createOpenvikingProvider } from '../index';
+import { type FakeOpenvikingOptions, type FakeOpenvikingState, startFakeOpenviking } from '../testing';
 
 export interface Rig {
   backend: FakeServer<FakeOpenvikingState>;
