@@ -15,13 +15,27 @@ async function server(options: Parameters<typeof startFakeOpenviking>[0] = {}) {
 }
 
 function client(url: string, extra: Partial<ConstructorParameters<typeof OpenvikingClient>[0]> = {}) {
-  return new OpenvikingClient({ endpoint: url, apiKey: '', account: '', user: '', agent: '', timeoutMs: 2000, version: '1.2.3', ...extra });
+  return new OpenvikingClient({
+    endpoint: url,
+    apiKey: '',
+    account: '',
+    user: '',
+    agent: '',
+    timeoutMs: 2000,
+    version: '1.2.3',
+    ...extra,
+  });
 }
 
 describe('client', () => {
   it('§4.9.3 with a key: X-API-Key and Bearer, no tenant headers; the key never reaches the recording', async () => {
     const s = await server({ apiKey: 'user-key-123' });
-    await client(s.url, { apiKey: 'user-key-123', account: 'acme', user: 'bob', agent: 'hermes' }).systemStatus();
+    await client(s.url, {
+      apiKey: 'user-key-123',
+      account: 'acme',
+      user: 'bob',
+      agent: 'hermes',
+    }).systemStatus();
     const [request] = s.requests;
     expect(request!.headers).toMatchObject({
       'x-api-key': '[redacted]',
@@ -38,15 +52,24 @@ describe('client', () => {
     const s = await server();
     await client(s.url).systemStatus();
     await client(s.url, { account: 'acme', user: 'bob' }).systemStatus();
-    expect(s.requests[0]!.headers).toMatchObject({ 'x-openviking-account': 'default', 'x-openviking-user': 'default' });
+    expect(s.requests[0]!.headers).toMatchObject({
+      'x-openviking-account': 'default',
+      'x-openviking-user': 'default',
+    });
     expect(s.requests[0]!.headers['x-openviking-actor-peer']).toBeUndefined();
     expect(s.requests[0]!.headers.authorization).toBeUndefined();
-    expect(s.requests[1]!.headers).toMatchObject({ 'x-openviking-account': 'acme', 'x-openviking-user': 'bob' });
+    expect(s.requests[1]!.headers).toMatchObject({
+      'x-openviking-account': 'acme',
+      'x-openviking-user': 'bob',
+    });
   });
 
   it('§4.9.3 multipart upload: the form sets its own content type, no tenant headers with a key, actor peer kept', async () => {
     const s = await server({ apiKey: 'user-key-123' });
-    const id = await client(s.url, { apiKey: 'user-key-123', agent: 'hermes' }).tempUpload(new TextEncoder().encode('hello'), 'notes.txt');
+    const id = await client(s.url, { apiKey: 'user-key-123', agent: 'hermes' }).tempUpload(
+      new TextEncoder().encode('hello'),
+      'notes.txt',
+    );
     expect(id).toMatch(/^tmp_/);
     const [request] = s.requests;
     expect(String(request!.headers['content-type'])).toMatch(/^multipart\/form-data; boundary=/);
@@ -56,10 +79,17 @@ describe('client', () => {
 
   it('§4.9.4 a trusted-mode refusal of a keyed request is retried exactly once, with tenant headers', async () => {
     const s = await server({ apiKey: 'user-key-123', trustedMode: true });
-    const status = await client(s.url, { apiKey: 'user-key-123', account: 'acme', user: 'bob' }).systemStatus();
+    const status = await client(s.url, {
+      apiKey: 'user-key-123',
+      account: 'acme',
+      user: 'bob',
+    }).systemStatus();
     expect(status.user).toBe('default');
     expect(s.requests.map((r) => r.status)).toEqual([400, 200]);
-    expect(s.requests[1]!.headers).toMatchObject({ 'x-openviking-account': 'acme', 'x-openviking-user': 'bob' });
+    expect(s.requests[1]!.headers).toMatchObject({
+      'x-openviking-account': 'acme',
+      'x-openviking-user': 'bob',
+    });
     // Any other 400 is not retried.
     s.requests.length = 0;
     await expect(client(s.url, { apiKey: 'user-key-123' }).search({ query: '' })).rejects.toThrow();
@@ -69,7 +99,10 @@ describe('client', () => {
 
   it('§4.9.5 identity probe: modern, legacy (confirmed by openapi.json), unhealthy and invalid — anonymously', async () => {
     const modern = await server({ apiKey: 'k-12345' });
-    expect(await client(modern.url, { apiKey: 'k-12345' }).identify()).toEqual({ kind: 'modern', version: '0.3.0-fake' });
+    expect(await client(modern.url, { apiKey: 'k-12345' }).identify()).toEqual({
+      kind: 'modern',
+      version: '0.3.0-fake',
+    });
     expect(modern.requests[0]!.headers.authorization).toBeUndefined();
     expect(modern.requests[0]!.headers['x-api-key']).toBeUndefined();
     expect(modern.requests[0]!.headers['x-openviking-account']).toBeUndefined();
@@ -97,7 +130,9 @@ describe('client', () => {
   it('envelope errors: HTTP errors read "CODE: message", a 200 with status "error" is an error, HTML pages reduced to their title', async () => {
     const s = await server();
     const c = client(s.url);
-    const notFound = await c.content('read', 'viking://user/default/memories/nope.md').catch((e: unknown) => e);
+    const notFound = await c
+      .content('read', 'viking://user/default/memories/nope.md')
+      .catch((e: unknown) => e);
     expect(APICallError.isInstance(notFound)).toBe(true);
     expect((notFound as Error).message).toContain('NOT_FOUND: No such file');
     s.fail({
@@ -107,8 +142,18 @@ describe('client', () => {
       route: 'GET /api/v1/fs/stat',
     });
     await expect(c.stat('viking://')).rejects.toThrow(/INTERNAL: index offline/);
-    s.fail({ type: 'status', status: 502, body: '<html><head><title>502 Bad Gateway</title></head><body>nginx</body></html>', route: 'GET /api/v1/fs/tree' });
-    s.fail({ type: 'status', status: 502, body: '<html><head><title>502 Bad Gateway</title></head><body>nginx</body></html>', route: 'GET /api/v1/fs/tree' });
+    s.fail({
+      type: 'status',
+      status: 502,
+      body: '<html><head><title>502 Bad Gateway</title></head><body>nginx</body></html>',
+      route: 'GET /api/v1/fs/tree',
+    });
+    s.fail({
+      type: 'status',
+      status: 502,
+      body: '<html><head><title>502 Bad Gateway</title></head><body>nginx</body></html>',
+      route: 'GET /api/v1/fs/tree',
+    });
     const html = (await c.tree('viking://').catch((e: unknown) => e)) as Error;
     expect(html.message).toContain('502 Bad Gateway');
     expect(html.message).not.toContain('nginx');

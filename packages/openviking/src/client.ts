@@ -1,12 +1,12 @@
 import {
   APICallError,
   type Clock,
+  createHttpClient,
+  describeError,
   type HealthMonitor,
   type HttpAuth,
   type HttpClient,
   type HttpRequestOptions,
-  createHttpClient,
-  describeError,
 } from '@hermes-memory/core';
 
 /** One message part of a session message (the server's shape). */
@@ -166,7 +166,8 @@ export class OpenvikingClient {
       return { kind: 'unreachable', reason: describeError(error) };
     }
     const record = asRecord(body);
-    if (record.healthy === false) return { kind: 'unhealthy', reason: stringOf(record.message) ?? 'the server reports healthy: false' };
+    if (record.healthy === false)
+      return { kind: 'unhealthy', reason: stringOf(record.message) ?? 'the server reports healthy: false' };
     if (record.status === 'ok' && record.healthy === true) {
       const version = stringOf(record.version);
       if (version) return { kind: 'modern', version };
@@ -177,7 +178,10 @@ export class OpenvikingClient {
         const spec = asRecord(await get('/openapi.json', anonymous));
         if (asRecord(spec.info).title === 'OpenViking API') return { kind: 'legacy' };
       } catch {}
-      return { kind: 'invalid', reason: 'the server at this endpoint is not OpenViking (no OpenViking API schema)' };
+      return {
+        kind: 'invalid',
+        reason: 'the server at this endpoint is not OpenViking (no OpenViking API schema)',
+      };
     }
     return { kind: 'invalid', reason: 'GET /health did not answer like OpenViking' };
   }
@@ -201,7 +205,11 @@ export class OpenvikingClient {
 
   // --- filesystem and content ------------------------------------------------------------
 
-  async ls(uri: string, extra: Record<string, string | number | boolean> = {}, options: CallOptions = {}): Promise<VikingEntry[]> {
+  async ls(
+    uri: string,
+    extra: Record<string, string | number | boolean> = {},
+    options: CallOptions = {},
+  ): Promise<VikingEntry[]> {
     const result = await this.call('GET', '/api/v1/fs/ls', { ...options, query: { uri, ...extra } });
     return entriesOf(result);
   }
@@ -219,7 +227,11 @@ export class OpenvikingClient {
   }
 
   /** `abstract` (L0), `overview` (L1) of a directory, or `read` (L2, a file's content). */
-  async content(level: 'abstract' | 'overview' | 'read', uri: string, options: CallOptions = {}): Promise<string> {
+  async content(
+    level: 'abstract' | 'overview' | 'read',
+    uri: string,
+    options: CallOptions = {},
+  ): Promise<string> {
     const result = await this.call('GET', `/api/v1/content/${level}`, { ...options, query: { uri } });
     if (typeof result === 'string') return result;
     const record = asRecord(result);
@@ -248,7 +260,11 @@ export class OpenvikingClient {
 
   // --- sessions --------------------------------------------------------------------------
 
-  addMessages(sessionId: string, messages: readonly VikingMessage[], options: CallOptions = {}): Promise<unknown> {
+  addMessages(
+    sessionId: string,
+    messages: readonly VikingMessage[],
+    options: CallOptions = {},
+  ): Promise<unknown> {
     return this.call('POST', `/api/v1/sessions/${encodeURIComponent(sessionId)}/messages/batch`, {
       ...options,
       body: { messages },
@@ -302,7 +318,8 @@ export class OpenvikingClient {
   async call(
     method: string,
     path: string,
-    options: CallOptions & Partial<Pick<HttpRequestOptions, 'query' | 'body' | 'rawBody' | 'headers' | 'idempotent'>> = {},
+    options: CallOptions &
+      Partial<Pick<HttpRequestOptions, 'query' | 'body' | 'rawBody' | 'headers' | 'idempotent'>> = {},
   ): Promise<unknown> {
     const { timeoutMs, signal, ...rest } = options;
     const request: HttpRequestOptions = {
@@ -314,7 +331,10 @@ export class OpenvikingClient {
       return await this.unwrap(method, path, request);
     } catch (error) {
       if (!this.hasKey || !isTrustedModeRefusal(error)) throw error;
-      return this.unwrap(method, path, { ...request, headers: { ...request.headers, ...this.tenantHeaders() } });
+      return this.unwrap(method, path, {
+        ...request,
+        headers: { ...request.headers, ...this.tenantHeaders() },
+      });
     }
   }
 

@@ -2,7 +2,12 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { ManualClock } from '@hermes-memory/core';
-import { type FakeExecutable, collectLogs, createFakeExecutable, tempHermesHome } from '@hermes-memory/testkit';
+import {
+  collectLogs,
+  createFakeExecutable,
+  type FakeExecutable,
+  tempHermesHome,
+} from '@hermes-memory/testkit';
 import type { FakeServer } from '@hermes-memory/testkit/http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createOpenvikingProvider } from './index';
@@ -28,7 +33,10 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-async function provider(env: Record<string, string>, options: Parameters<typeof createOpenvikingProvider>[0] = {}) {
+async function provider(
+  env: Record<string, string>,
+  options: Parameters<typeof createOpenvikingProvider>[0] = {},
+) {
   const clock = new ManualClock(5_000_000);
   const logs = collectLogs();
   const h = home();
@@ -41,7 +49,10 @@ async function provider(env: Record<string, string>, options: Parameters<typeof 
 describe('runtime health', () => {
   it('§4.9.6 unreachable: tools answer "not connected", health is down, nothing is written; re-probed at most every 30 s', async () => {
     const port = await freePort();
-    const { p, clock } = await provider({ OPENVIKING_ENDPOINT: `http://127.0.0.1:${port}` }, { autoStart: false });
+    const { p, clock } = await provider(
+      { OPENVIKING_ENDPOINT: `http://127.0.0.1:${port}` },
+      { autoStart: false },
+    );
     await p.idle();
     expect(p.connectionState!.state).toBe('unreachable');
     expect(p.health()!.status).toBe('down');
@@ -53,10 +64,15 @@ describe('runtime health', () => {
     const server = await startFakeOpenviking({ port });
     cleanup.push(() => server.close());
     await clock.advance(29_000);
-    expect(JSON.parse(await p.handleToolCall('viking_search', { query: 'tea' })).error).toBe('OpenViking server not connected');
+    expect(JSON.parse(await p.handleToolCall('viking_search', { query: 'tea' })).error).toBe(
+      'OpenViking server not connected',
+    );
     expect(server.requests).toHaveLength(0);
     await clock.advance(1_000);
-    expect(JSON.parse(await p.handleToolCall('viking_search', { query: 'tea' }))).toEqual({ results: [], total: 0 });
+    expect(JSON.parse(await p.handleToolCall('viking_search', { query: 'tea' }))).toEqual({
+      results: [],
+      total: 0,
+    });
     expect(server.requests[0]!.path).toBe('/health');
     expect(server.requests.map((r) => r.path)).toContain('/api/v1/search/find');
     expect(p.connectionState!.state).toBe('connected');
@@ -65,13 +81,18 @@ describe('runtime health', () => {
   it('§4.9.6 unhealthy or not OpenViking: disabled with the reason; a config change rebuilds and probes at once', async () => {
     const sick = await startFakeOpenviking({ health: 'unhealthy' });
     const good = await startFakeOpenviking();
-    cleanup.push(() => sick.close(), () => good.close());
+    cleanup.push(
+      () => sick.close(),
+      () => good.close(),
+    );
     const env: Record<string, string> = { OPENVIKING_ENDPOINT: sick.url };
     const { p } = await provider(env, { autoStart: false });
     await p.idle();
     expect(p.connectionState!.state).toBe('unhealthy');
     expect(p.health()).toMatchObject({ status: 'down', reason: expect.stringContaining('healthy: false') });
-    expect(JSON.parse(await p.handleToolCall('viking_browse', { action: 'list' })).error).toBe('OpenViking server not connected');
+    expect(JSON.parse(await p.handleToolCall('viking_browse', { action: 'list' })).error).toBe(
+      'OpenViking server not connected',
+    );
     // Live reconfiguration: the next access sees the new endpoint and probes without waiting 30 s.
     env.OPENVIKING_ENDPOINT = good.url;
     const listed = JSON.parse(await p.handleToolCall('viking_browse', { action: 'list' }));
@@ -84,7 +105,9 @@ describe('runtime health', () => {
     await p.idle();
     expect(p.isAvailable()).toBe(false);
     expect(logs.contains(/blocked address/)).toBe(true);
-    expect(JSON.parse(await p.handleToolCall('viking_search', { query: 'x' })).error).toBe('OpenViking server not connected');
+    expect(JSON.parse(await p.handleToolCall('viking_search', { query: 'x' })).error).toBe(
+      'OpenViking server not connected',
+    );
   });
 });
 
@@ -107,7 +130,12 @@ describe('local server auto-start', () => {
       server = await startFakeOpenviking({ port: p });
       cleanup.push(() => server?.close());
     });
-    const env = { OPENVIKING_ENDPOINT: `http://127.0.0.1:${port}`, PATH: `${exe.dir}:/usr/bin:/bin`, PYTHONPATH: '/should/not/pass', HOME: '/tmp' };
+    const env = {
+      OPENVIKING_ENDPOINT: `http://127.0.0.1:${port}`,
+      PATH: `${exe.dir}:/usr/bin:/bin`,
+      PYTHONPATH: '/should/not/pass',
+      HOME: '/tmp',
+    };
     const { p, clock, logs, home: h } = await provider(env);
     await advanceUntil(clock, () => p.connectionState!.lastLaunch !== null);
     const launch = p.connectionState!.lastLaunch!;
@@ -120,18 +148,26 @@ describe('local server auto-start', () => {
     const log = path.join(h, 'logs', 'openviking-server.log');
     expect(fs.statSync(log).mode & 0o777).toBe(0o600);
     expect(logs.contains('is reachable; OpenViking memory is active for later turns.')).toBe(true);
-    expect(JSON.parse(await p.handleToolCall('viking_search', { query: 'anything at all' }))).toEqual({ results: [], total: 0 });
+    expect(JSON.parse(await p.handleToolCall('viking_search', { query: 'anything at all' }))).toEqual({
+      results: [],
+      total: 0,
+    });
   });
 
   it('§4.9.7 the waiter gives up after 60 s with a warning naming the log', async () => {
     const port = await freePort();
     const exe = await fakeServerProgram();
-    const { p, clock, logs } = await provider({ OPENVIKING_ENDPOINT: `http://127.0.0.1:${port}`, PATH: exe.dir });
+    const { p, clock, logs } = await provider({
+      OPENVIKING_ENDPOINT: `http://127.0.0.1:${port}`,
+      PATH: exe.dir,
+    });
     await advanceUntil(clock, () => p.connectionState!.lastLaunch !== null);
     const launch = p.connectionState!.lastLaunch!;
     if (launch.status === 'spawned') cleanup.push(() => process.kill(launch.pid, 'SIGKILL'));
     const started = clock.now();
-    await advanceUntil(clock, () => logs.contains('did not become reachable within 60 s'), { maxClockMs: 70_000 });
+    await advanceUntil(clock, () => logs.contains('did not become reachable within 60 s'), {
+      maxClockMs: 70_000,
+    });
     expect(clock.now() - started).toBeGreaterThanOrEqual(60_000);
     expect(p.connectionState!.state).toBe('unreachable');
   });
@@ -142,7 +178,10 @@ describe('local server auto-start', () => {
     await new Promise<void>((resolve) => tcp.listen(0, '127.0.0.1', resolve));
     cleanup.push(() => new Promise((resolve) => tcp.close(resolve)));
     const exe = await fakeServerProgram();
-    const occupied = await provider({ OPENVIKING_ENDPOINT: `http://127.0.0.1:${(tcp.address() as net.AddressInfo).port}`, PATH: exe.dir });
+    const occupied = await provider({
+      OPENVIKING_ENDPOINT: `http://127.0.0.1:${(tcp.address() as net.AddressInfo).port}`,
+      PATH: exe.dir,
+    });
     await occupied.p.idle();
     expect(occupied.p.connectionState!.lastLaunch).toMatchObject({ status: 'occupied' });
     // Unhealthy: it answered, so nothing is started over it.

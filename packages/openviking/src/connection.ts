@@ -2,7 +2,7 @@ import { type Clock, type HealthMonitor, type Logger, pollUntil, systemClock } f
 import { OpenvikingClient, type ServerIdentity, stringOf } from './client';
 import { loopbackTarget } from './endpoint';
 import { type LaunchResult, launchLocalServer } from './local-server';
-import { type ResolvedOpenvikingSettings, connectionFingerprint } from './openviking-settings';
+import { connectionFingerprint, type ResolvedOpenvikingSettings } from './openviking-settings';
 
 /** How long a failed connection is left alone before it is probed again (same settings). */
 export const RECONNECT_COOLDOWN_MS = 30_000;
@@ -178,7 +178,9 @@ export class Connection {
         this.launchedFor = fingerprint;
         await this.autoStart(settings, fingerprint, target);
       } else {
-        this.options.logger.warn(`OpenViking server at ${settings.endpoint} is unreachable (${identity.reason}); memory is off until it answers.`);
+        this.options.logger.warn(
+          `OpenViking server at ${settings.endpoint} is unreachable (${identity.reason}); memory is off until it answers.`,
+        );
       }
     }
     return null;
@@ -226,7 +228,9 @@ export class Connection {
     }
     this.state = 'starting';
     this.reason = `openviking-server starting (pid ${result.pid}, log ${result.logFile})`;
-    this.options.logger.info(`Starting the local OpenViking server at ${settings.endpoint} (pid ${result.pid}).`);
+    this.options.logger.info(
+      `Starting the local OpenViking server at ${settings.endpoint} (pid ${result.pid}).`,
+    );
     this.waiter = this.waitForServer(settings, fingerprint);
   }
 
@@ -243,10 +247,13 @@ export class Connection {
     if (this.closed.signal.aborted || fingerprint !== this.fingerprint) return;
     this.checkedAt = this.clock.now();
     if (polled?.status === 'done' && this.attach(client, polled.value)) {
-      this.options.logger.info(`OpenViking server at ${settings.endpoint} is reachable; OpenViking memory is active for later turns.`);
+      this.options.logger.info(
+        `OpenViking server at ${settings.endpoint} is reachable; OpenViking memory is active for later turns.`,
+      );
       return;
     }
-    if (this.state === 'starting') this.fail('unreachable', `openviking-server did not answer within ${AUTO_START_WAIT_MS / 1000} s`);
+    if (this.state === 'starting')
+      this.fail('unreachable', `openviking-server did not answer within ${AUTO_START_WAIT_MS / 1000} s`);
     this.options.logger.warn(
       `OpenViking server at ${settings.endpoint} did not become reachable within ${AUTO_START_WAIT_MS / 1000} s; see ${this.options.hermesHome}/logs/openviking-server.log.`,
     );

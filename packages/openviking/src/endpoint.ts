@@ -38,7 +38,8 @@ export function checkEndpoint(raw: string): EndpointCheck {
   if (/[\s\u0000-\u001f\u007f]/.test(text))
     return { ok: false, reason: 'the OpenViking endpoint contains whitespace or control characters' };
   const bare = text.toLowerCase();
-  if (bare === 'localhost' || bare === '127.0.0.1') return { ok: true, endpoint: `http://${bare}:${LOCAL_PORT}` };
+  if (bare === 'localhost' || bare === '127.0.0.1')
+    return { ok: true, endpoint: `http://${bare}:${LOCAL_PORT}` };
   if (bare === '::1' || bare === '[::1]') return { ok: true, endpoint: `http://[::1]:${LOCAL_PORT}` };
   if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(text)) text = `http://${text}`;
   let url: URL;
@@ -48,17 +49,26 @@ export function checkEndpoint(raw: string): EndpointCheck {
     return { ok: false, reason: `the OpenViking endpoint '${redactUserinfo(raw)}' is not a valid URL` };
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:')
-    return { ok: false, reason: `the OpenViking endpoint must be http or https, not ${url.protocol.replace(':', '')}` };
+    return {
+      ok: false,
+      reason: `the OpenViking endpoint must be http or https, not ${url.protocol.replace(':', '')}`,
+    };
   if (url.hostname === '') return { ok: false, reason: 'the OpenViking endpoint has no host' };
   if (url.username !== '' || url.password !== '' || /@/.test(text.split('/')[2] ?? ''))
-    return { ok: false, reason: 'the OpenViking endpoint must not carry credentials (user:password@); use the API key' };
+    return {
+      ok: false,
+      reason: 'the OpenViking endpoint must not carry credentials (user:password@); use the API key',
+    };
   if (url.search !== '' || text.includes('?'))
     return { ok: false, reason: 'the OpenViking endpoint must not have a query string' };
   if (url.hash !== '' || text.includes('#'))
     return { ok: false, reason: 'the OpenViking endpoint must not have a fragment' };
   const host = hostKey(url.hostname);
   if (BLOCKED_HOSTS.has(host) || isLinkLocal(host))
-    return { ok: false, reason: `the OpenViking endpoint names a blocked address (${host}): cloud metadata and unspecified addresses are refused` };
+    return {
+      ok: false,
+      reason: `the OpenViking endpoint names a blocked address (${host}): cloud metadata and unspecified addresses are refused`,
+    };
   const path = url.pathname.replace(/\/+$/, '');
   return { ok: true, endpoint: `${url.protocol}//${url.host}${path}` };
 }
@@ -79,7 +89,10 @@ export function loopbackTarget(endpoint: string): { host: string; port: number }
 
 /** Lower-cased, without IPv6 brackets or a trailing dot. */
 function hostKey(hostname: string): string {
-  return hostname.toLowerCase().replace(/^\[|\]$/g, '').replace(/\.$/, '');
+  return hostname
+    .toLowerCase()
+    .replace(/^\[|\]$/g, '')
+    .replace(/\.$/, '');
 }
 
 /** 169.254.0.0/16 (link-local, where metadata services live) and IPv4-mapped forms of it. */

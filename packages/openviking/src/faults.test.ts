@@ -2,8 +2,8 @@ import { MemoryManager } from '@hermes-memory/core';
 import { collectLogs, tempHermesHome } from '@hermes-memory/testkit';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createOpenvikingProvider } from './index';
-import { TOOL_NAMES } from './tools';
 import { startFakeOpenviking } from './testing';
+import { TOOL_NAMES } from './tools';
 
 const KEY = 'ov-fault-run-key-123';
 const backend = await startFakeOpenviking({ apiKey: KEY });

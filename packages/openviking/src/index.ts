@@ -6,16 +6,6 @@
 import type { ProviderFactoryContext } from '@hermes-memory/core';
 import { OpenvikingProvider, type OpenvikingProviderOptions } from './openviking-provider';
 
-export { OpenvikingProvider, type OpenvikingProviderContext, type OpenvikingProviderOptions } from './openviking-provider';
-export {
-  type OpenvikingProviderSettings,
-  type RecallSettings,
-  type ResolvedOpenvikingSettings,
-  type SettingSource,
-  identityProblem,
-  resolveOpenvikingSettings,
-} from './openviking-settings';
-export { DEFAULT_ENDPOINT, HOSTED_ENDPOINT, type EndpointCheck, checkEndpoint, loopbackTarget } from './endpoint';
 export {
   OpenvikingClient,
   type OpenvikingClientOptions,
@@ -25,9 +15,29 @@ export {
   type VikingPart,
   type VikingSearchResult,
 } from './client';
-export { type ConnectionState, RECONNECT_COOLDOWN_MS, AUTO_START_WAIT_MS } from './connection';
-export { type OvcliProfile, listOvcliProfiles, readOvcliProfile } from './ovcli';
-export { TOOL_NAMES, forgettableUri } from './tools';
+export { AUTO_START_WAIT_MS, type ConnectionState, RECONNECT_COOLDOWN_MS } from './connection';
+export {
+  checkEndpoint,
+  DEFAULT_ENDPOINT,
+  type EndpointCheck,
+  HOSTED_ENDPOINT,
+  loopbackTarget,
+} from './endpoint';
+export {
+  OpenvikingProvider,
+  type OpenvikingProviderContext,
+  type OpenvikingProviderOptions,
+} from './openviking-provider';
+export {
+  identityProblem,
+  type OpenvikingProviderSettings,
+  type RecallSettings,
+  type ResolvedOpenvikingSettings,
+  resolveOpenvikingSettings,
+  type SettingSource,
+} from './openviking-settings';
+export { listOvcliProfiles, type OvcliProfile, readOvcliProfile } from './ovcli';
+export { forgettableUri, TOOL_NAMES } from './tools';
 export { VERSION } from './version';
 
 /**
@@ -37,7 +47,7 @@ export { VERSION } from './version';
  */
 export function createOpenvikingProvider(
   settings: OpenvikingProviderOptions = {},
-  context?: Pick<ProviderFactoryContext, 'env' | 'providerConfig' | 'hermesHome'>,
+  context?: Partial<Pick<ProviderFactoryContext, 'env' | 'providerConfig' | 'hermesHome' | 'logger'>>,
 ): OpenvikingProvider {
   return new OpenvikingProvider(settings, context);
 }

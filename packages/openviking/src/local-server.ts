@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { type Env, childEnv, findExecutable } from '@hermes-memory/core';
+import { childEnv, type Env, findExecutable } from '@hermes-memory/core';
 
 export type LaunchResult =
   | { status: 'spawned'; pid: number; logFile: string }
@@ -54,7 +54,11 @@ export async function launchLocalServer(options: {
   let fd: number;
   try {
     fs.mkdirSync(path.dirname(logFile), { recursive: true, mode: 0o700 });
-    fd = fs.openSync(logFile, fs.constants.O_WRONLY | fs.constants.O_APPEND | fs.constants.O_CREAT | fs.constants.O_NOFOLLOW, 0o600);
+    fd = fs.openSync(
+      logFile,
+      fs.constants.O_WRONLY | fs.constants.O_APPEND | fs.constants.O_CREAT | fs.constants.O_NOFOLLOW,
+      0o600,
+    );
   } catch (error) {
     return { status: 'failed', message: `cannot open ${logFile}: ${(error as Error).message}` };
   }
@@ -63,7 +67,18 @@ export async function launchLocalServer(options: {
       detached: true,
       stdio: ['ignore', fd, fd],
       env: childEnv(options.env, {
-        pass: ['PATH', 'HOME', 'USER', 'LOGNAME', 'LANG', 'LC_ALL', 'TMPDIR', 'TZ', 'VIRTUAL_ENV', 'OPENVIKING_CONFIG_FILE'],
+        pass: [
+          'PATH',
+          'HOME',
+          'USER',
+          'LOGNAME',
+          'LANG',
+          'LC_ALL',
+          'TMPDIR',
+          'TZ',
+          'VIRTUAL_ENV',
+          'OPENVIKING_CONFIG_FILE',
+        ],
       }),
     });
     const pid = child.pid;
@@ -72,7 +87,8 @@ export async function launchLocalServer(options: {
       child.once('spawn', () => resolve(null));
     });
     child.unref();
-    if (failed !== null || pid === undefined) return { status: 'failed', message: `could not start ${program}: ${failed}` };
+    if (failed !== null || pid === undefined)
+      return { status: 'failed', message: `could not start ${program}: ${failed}` };
     return { status: 'spawned', pid, logFile };
   } finally {
     fs.closeSync(fd);

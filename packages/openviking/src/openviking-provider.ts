@@ -3,14 +3,19 @@ import {
   type ChatMessage,
   type Clock,
   type ConfigField,
+  canWrite,
+  describeError,
   type Env,
+  guardToolCall,
   HealthMonitor,
   type HookOptions,
   type InitContext,
   type Logger,
+  MemoryProvider,
   type MemoryTarget,
   type MemoryWriteAction,
-  MemoryProvider,
+  neutralizeMemoryText,
+  neutralizeToolResult,
   type PrefetchOptions,
   PrefetchSlot,
   type ProbeResult,
@@ -20,18 +25,13 @@ import {
   type SessionSwitchOptions,
   type ShutdownOptions,
   type SyncTurnOptions,
-  type ToolCallOptions,
-  type ToolSchema,
-  type TurnStartInfo,
-  canWrite,
-  describeError,
-  guardToolCall,
-  neutralizeMemoryText,
-  neutralizeToolResult,
   scanWrite,
   silentLogger,
   stripRecallBlocks,
   systemClock,
+  type ToolCallOptions,
+  type ToolSchema,
+  type TurnStartInfo,
   toolError,
   withDeadline,
 } from '@hermes-memory/core';
@@ -42,12 +42,12 @@ import {
   type ResolvedOpenvikingSettings,
   resolveOpenvikingSettings,
 } from './openviking-settings';
-import { type RecallResult, buildRecall } from './recall';
+import { buildRecall, type RecallResult } from './recall';
 import { recoverOrphanedSessions } from './sessions/recovery';
 import { RunLock } from './sessions/run-lock';
 import { SessionSync } from './sessions/session-sync';
 import { plainTurn, turnMessages } from './sessions/turn-messages';
-import { NOT_CONNECTED, TOOL_NAMES, runTool, toolSchemas } from './tools';
+import { NOT_CONNECTED, runTool, TOOL_NAMES, toolSchemas } from './tools';
 import { VERSION } from './version';
 
 /** Turn 1 waits this much past the recall budget (the recall's own deadline answers first). */
@@ -123,7 +123,9 @@ export class OpenvikingProvider extends MemoryProvider {
 
   /** An endpoint is configured (option, env, linked CLI profile or config.yaml) and valid. */
   isAvailable(): boolean {
-    return this.settings.configured && this.settings.endpointError === null && this.settings.identityError === null;
+    return (
+      this.settings.configured && this.settings.endpointError === null && this.settings.identityError === null
+    );
   }
 
   override unavailableReason(): string {
@@ -162,7 +164,9 @@ export class OpenvikingProvider extends MemoryProvider {
     this.runLock = new RunLock(this.hermesHome);
     // Only the primary agent writes sessions, so only it holds a run lock and writes markers.
     if (this.writable && !this.runLock.acquire())
-      this.logger.warn('OpenViking: could not create the run lock; crash recovery markers are off for this run.');
+      this.logger.warn(
+        'OpenViking: could not create the run lock; crash recovery markers are off for this run.',
+      );
     this.connection = new Connection({
       settings: () => this.resolve(),
       version: VERSION,
@@ -239,7 +243,8 @@ export class OpenvikingProvider extends MemoryProvider {
       this.startRecall(query);
       result = this.slot.take();
     }
-    this.lastRecall = result && result.count > 0 ? { providerLabel: 'OpenViking', count: result.count } : null;
+    this.lastRecall =
+      result && result.count > 0 ? { providerLabel: 'OpenViking', count: result.count } : null;
     return result?.text ?? '';
   }
 
@@ -276,7 +281,11 @@ export class OpenvikingProvider extends MemoryProvider {
     if (!this.sessions || newSessionId.trim() === '') return undefined;
     const old = this.sessions.sessionId;
     const reason = typeof options.reason === 'string' ? options.reason : undefined;
-    if (this.writable) this.sessions.switchSession(newSessionId, { ...(options.rewound ? { rewound: true } : {}), ...(reason ? { reason } : {}) });
+    if (this.writable)
+      this.sessions.switchSession(newSessionId, {
+        ...(options.rewound ? { rewound: true } : {}),
+        ...(reason ? { reason } : {}),
+      });
     else this.sessions.sessionId = newSessionId;
     // Recall prepared for the old conversation (or the rewound turns) is dropped, late results too.
     this.slot.newGeneration();
@@ -307,7 +316,10 @@ export class OpenvikingProvider extends MemoryProvider {
         const user = await connection.user(client, this.lifetime.signal);
         const peer = this.settings.agent ? `peers/${this.settings.agent}/` : '';
         const uri = `viking://user/${user}/${peer}memories/${subdir}/${name}`;
-        await client.write({ uri, content: neutralizeMemoryText(text), mode: 'create' }, { signal: this.lifetime.signal });
+        await client.write(
+          { uri, content: neutralizeMemoryText(text), mode: 'create' },
+          { signal: this.lifetime.signal },
+        );
       } catch (error) {
         this.logger.warn(`OpenViking: mirroring a memory ${target} write failed: ${describeError(error)}`);
       }
@@ -318,7 +330,9 @@ export class OpenvikingProvider extends MemoryProvider {
   override async handleToolCall(toolName: string, args: unknown, options?: ToolCallOptions): Promise<string> {
     const result = await guardToolCall(async () => {
       if (this.closed || !this.connection || !this.sessions) return toolError(NOT_CONNECTED);
-      const signal = options?.signal ? AbortSignal.any([options.signal, this.lifetime.signal]) : this.lifetime.signal;
+      const signal = options?.signal
+        ? AbortSignal.any([options.signal, this.lifetime.signal])
+        : this.lifetime.signal;
       const client = this.connection.current() ?? (await this.connection.ensure(signal));
       if (!client) return toolError(NOT_CONNECTED, { reason: this.connection.reason || 'not connected yet' });
       return runTool(toolName, args, {
@@ -353,7 +367,11 @@ export class OpenvikingProvider extends MemoryProvider {
     });
     const started = this.clock.now();
     const client = await connection.ensure(options?.signal);
-    if (!client) return { status: 'failed', message: connection.reason || `OpenViking at ${settings.endpoint} is unreachable.` };
+    if (!client)
+      return {
+        status: 'failed',
+        message: connection.reason || `OpenViking at ${settings.endpoint} is unreachable.`,
+      };
     try {
       const status = await client.systemStatus(options?.signal ? { signal: options.signal } : {});
       const user = typeof status.user === 'string' ? ` as user ${status.user}` : '';
@@ -369,11 +387,39 @@ export class OpenvikingProvider extends MemoryProvider {
 
   override getConfigSchema(): ConfigField[] {
     return [
-      { key: 'endpoint', description: 'OpenViking server URL', type: 'text', required: true, default: 'http://127.0.0.1:1933', envVar: 'OPENVIKING_ENDPOINT' },
-      { key: 'api_key', description: 'OpenViking API key (kept in .env, never in config.yaml)', type: 'text', secret: true, envVar: 'OPENVIKING_API_KEY' },
-      { key: 'account', description: 'Tenant account (servers without keys)', type: 'text', envVar: 'OPENVIKING_ACCOUNT' },
-      { key: 'user', description: 'Tenant user (servers without keys)', type: 'text', envVar: 'OPENVIKING_USER' },
-      { key: 'agent', description: 'Peer id memories are scoped to ("" = your own memory)', type: 'text', envVar: 'OPENVIKING_AGENT' },
+      {
+        key: 'endpoint',
+        description: 'OpenViking server URL',
+        type: 'text',
+        required: true,
+        default: 'http://127.0.0.1:1933',
+        envVar: 'OPENVIKING_ENDPOINT',
+      },
+      {
+        key: 'api_key',
+        description: 'OpenViking API key (kept in .env, never in config.yaml)',
+        type: 'text',
+        secret: true,
+        envVar: 'OPENVIKING_API_KEY',
+      },
+      {
+        key: 'account',
+        description: 'Tenant account (servers without keys)',
+        type: 'text',
+        envVar: 'OPENVIKING_ACCOUNT',
+      },
+      {
+        key: 'user',
+        description: 'Tenant user (servers without keys)',
+        type: 'text',
+        envVar: 'OPENVIKING_USER',
+      },
+      {
+        key: 'agent',
+        description: 'Peer id memories are scoped to ("" = your own memory)',
+        type: 'text',
+        envVar: 'OPENVIKING_AGENT',
+      },
     ];
   }
 
@@ -397,7 +443,11 @@ export class OpenvikingProvider extends MemoryProvider {
     if (this.sessions && this.writable) await this.sessions.close(budget, options?.signal);
     this.mirrors.close();
     const left = Math.max(0, budget - (this.clock.now() - started));
-    const drained = await withDeadline(() => this.mirrors.drain(), { timeoutMs: left, clock: this.clock, ...(options?.signal ? { signal: options.signal } : {}) }).catch(() => false);
+    const drained = await withDeadline(() => this.mirrors.drain(), {
+      timeoutMs: left,
+      clock: this.clock,
+      ...(options?.signal ? { signal: options.signal } : {}),
+    }).catch(() => false);
     if (!drained) this.mirrors.abandon();
     this.lifetime.abort(new Error('OpenViking memory shut down.'));
     this.slot.close();
@@ -407,7 +457,12 @@ export class OpenvikingProvider extends MemoryProvider {
 
   /** Background work still running (writers, finalisers, mirrors, recall, recovery). */
   get pendingWork(): number {
-    return (this.sessions?.pending ?? 0) + this.mirrors.size + (this.slot.isInFlight() ? 1 : 0) + this.background.size;
+    return (
+      (this.sessions?.pending ?? 0) +
+      this.mirrors.size +
+      (this.slot.isInFlight() ? 1 : 0) +
+      this.background.size
+    );
   }
 
   /** Resolves when background work has settled (or `timeoutMs` passed): tests and the harness. */
@@ -416,7 +471,11 @@ export class OpenvikingProvider extends MemoryProvider {
     for (let round = 0; round < 100 && this.pendingWork > 0; round++) {
       const left = deadline - this.clock.now();
       if (left <= 0) return false;
-      const pending: Promise<unknown>[] = [...this.background, this.mirrors.drain(left), this.slot.idle(left)];
+      const pending: Promise<unknown>[] = [
+        ...this.background,
+        this.mirrors.drain(left),
+        this.slot.idle(left),
+      ];
       await Promise.allSettled(pending);
       if (this.sessions?.pending) await this.sessions.drainAll(left);
     }
@@ -438,7 +497,11 @@ export class OpenvikingProvider extends MemoryProvider {
   }
 
   private resolve(): ResolvedOpenvikingSettings {
-    return resolveOpenvikingSettings(this.options, this.context.providerConfig, this.context.env ?? process.env);
+    return resolveOpenvikingSettings(
+      this.options,
+      this.context.providerConfig,
+      this.context.env ?? process.env,
+    );
   }
 
   private startRecall(query: string): void {
@@ -506,7 +569,10 @@ function neutralizeMessages(messages: VikingMessage[]): VikingMessage[] {
     parts: m.parts.map((p) =>
       p.type === 'text'
         ? { ...p, text: neutralizeMemoryText(p.text) }
-        : { ...p, ...(p.tool_output !== undefined ? { tool_output: neutralizeMemoryText(p.tool_output) } : {}) },
+        : {
+            ...p,
+            ...(p.tool_output !== undefined ? { tool_output: neutralizeMemoryText(p.tool_output) } : {}),
+          },
     ),
   }));
 }

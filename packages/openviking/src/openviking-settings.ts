@@ -1,6 +1,6 @@
 import { type Env, parseBoolean } from '@hermes-memory/core';
-import { DEFAULT_ENDPOINT, checkEndpoint } from './endpoint';
-import { type OvcliProfile, defaultOvcliPath, readOvcliProfile } from './ovcli';
+import { checkEndpoint, DEFAULT_ENDPOINT } from './endpoint';
+import { defaultOvcliPath, type OvcliProfile, readOvcliProfile } from './ovcli';
 
 /** Options of `createOpenvikingProvider`. Each may also come from the environment, a linked CLI profile or config.yaml. */
 export interface OpenvikingProviderSettings {
@@ -63,9 +63,7 @@ export interface ResolvedOpenvikingSettings {
 }
 
 /** name, default, min, max; env `OPENVIKING_<NAME>`, config `<name>`. */
-const RECALL_FIELDS: ReadonlyArray<
-  [keyof RecallSettings, string, number | boolean, number?, number?]
-> = [
+const RECALL_FIELDS: ReadonlyArray<[keyof RecallSettings, string, number | boolean, number?, number?]> = [
   ['limit', 'recall_limit', 6, 1, 100],
   ['scoreThreshold', 'recall_score_threshold', 0.15, 0, 1],
   ['maxInjectedChars', 'recall_max_injected_chars', 4000, 100, 50_000],
@@ -92,9 +90,11 @@ export function resolveOpenvikingSettings(
   env: Env = {},
 ): ResolvedOpenvikingSettings {
   const warnings: string[] = [];
-  const ovcliPath = options.ovcliConfigPath ?? nonEmpty(env.OPENVIKING_CLI_CONFIG_FILE) ?? linkedPath(config, env);
+  const ovcliPath =
+    options.ovcliConfigPath ?? nonEmpty(env.OPENVIKING_CLI_CONFIG_FILE) ?? linkedPath(config, env);
   const ovcli = ovcliPath ? readOvcliProfile(ovcliPath) : null;
-  if (ovcliPath && !ovcli) warnings.push(`OpenViking CLI profile ${ovcliPath} is missing or not JSON; ignored.`);
+  if (ovcliPath && !ovcli)
+    warnings.push(`OpenViking CLI profile ${ovcliPath} is missing or not JSON; ignored.`);
   const sources = {} as ResolvedOpenvikingSettings['sources'];
 
   const pick = (
@@ -112,7 +112,8 @@ export function resolveOpenvikingSettings(
       if (value.trim() !== '' || envAuthoritative) return set(field, 'env', value.trim());
     }
     if (fromOvcli !== undefined) return set(field, 'ovcli', fromOvcli);
-    if (typeof fromConfig === 'string' && fromConfig.trim() !== '') return set(field, 'config', fromConfig.trim());
+    if (typeof fromConfig === 'string' && fromConfig.trim() !== '')
+      return set(field, 'config', fromConfig.trim());
     return set(field, 'default', fallback);
   };
   const set = (field: keyof ResolvedOpenvikingSettings['sources'], source: SettingSource, value: string) => {
@@ -130,7 +131,15 @@ export function resolveOpenvikingSettings(
   );
   const checked = checkEndpoint(rawEndpoint);
   const apiKey = pick('apiKey', options.apiKey, [env.OPENVIKING_API_KEY], ovcli?.apiKey, undefined, '');
-  const account = pick('account', options.account, [env.OPENVIKING_ACCOUNT], ovcli?.account, config.account, '', true);
+  const account = pick(
+    'account',
+    options.account,
+    [env.OPENVIKING_ACCOUNT],
+    ovcli?.account,
+    config.account,
+    '',
+    true,
+  );
   const user = pick('user', options.user, [env.OPENVIKING_USER], ovcli?.user, config.user, '', true);
   const agent = pick(
     'agent',
@@ -140,7 +149,8 @@ export function resolveOpenvikingSettings(
     config.agent,
     '',
   );
-  const identityError = identityProblem('account', account) ?? identityProblem('user', user) ?? identityProblem('agent', agent);
+  const identityError =
+    identityProblem('account', account) ?? identityProblem('user', user) ?? identityProblem('agent', agent);
 
   const recall = {} as Record<string, number | boolean>;
   for (const [name, key, fallback, min, max] of RECALL_FIELDS) {
@@ -194,7 +204,8 @@ export function identityProblem(field: string, value: string): string | null {
   if (!/^[A-Za-z0-9_.@-]+$/.test(value))
     return `OpenViking ${field} '${value}' may only contain letters, digits, '_', '-', '.' and '@'.`;
   if ((value.match(/@/g) ?? []).length > 1) return `OpenViking ${field} '${value}' has more than one '@'.`;
-  if (field === 'account' && value.startsWith('_')) return `OpenViking account '${value}' must not start with '_'.`;
+  if (field === 'account' && value.startsWith('_'))
+    return `OpenViking account '${value}' must not start with '_'.`;
   return null;
 }
 

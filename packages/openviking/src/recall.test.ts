@@ -30,9 +30,15 @@ describe('prefetch', () => {
     r.provider.onTurnStart(1, 'where does Ana live now?');
     const first = await r.provider.prefetch('where does Ana live now?');
     expect(first.startsWith('## OpenViking Context\n')).toBe(true);
-    expect(first).toContain(`<user-profile uri="${base}/profile.md">\n# Profile\nName: Ana\nLives in Porto.\n</user-profile>`);
-    expect(first).toContain('<available-memories>\n  preferences/\n    - mem_000000000001.md — Prefers green tea in the morning.\n  entities/\n    - mem_000000000002.md — Her cat is called Miso.\n</available-memories>');
-    expect(first).toContain(`- [events]\n  <uri>${base}/events/mem_000000000003.md</uri>\n  Ana moved to Porto in 2024 for a new job.`);
+    expect(first).toContain(
+      `<user-profile uri="${base}/profile.md">\n# Profile\nName: Ana\nLives in Porto.\n</user-profile>`,
+    );
+    expect(first).toContain(
+      '<available-memories>\n  preferences/\n    - mem_000000000001.md — Prefers green tea in the morning.\n  entities/\n    - mem_000000000002.md — Her cat is called Miso.\n</available-memories>',
+    );
+    expect(first).toContain(
+      `- [events]\n  <uri>${base}/events/mem_000000000003.md</uri>\n  Ana moved to Porto in 2024 for a new job.`,
+    );
     expect(r.provider.recallStatus()).toEqual({ providerLabel: 'OpenViking', count: expect.any(Number) });
     // Turn 2: served from what is ready, without waiting; the profile block is not repeated.
     r.provider.queuePrefetch('what is the cat called?');
@@ -86,7 +92,12 @@ describe('prefetch', () => {
     expect(fitProfile('a\nb\n' + 'y'.repeat(3000), 500)).toMatch(/… \[profile truncated\]$/);
     expect(units('漢字')).toBe(12);
     const r = await open({ provider: { recall: { profileTokenBudget: 500 } } });
-    for (let i = 0; i < 200; i++) writeFile(r.backend.state, `${base}/preferences/mem_${String(i).padStart(12, '0')}.md`, `Preference number ${i} ${'z'.repeat(60)}`);
+    for (let i = 0; i < 200; i++)
+      writeFile(
+        r.backend.state,
+        `${base}/preferences/mem_${String(i).padStart(12, '0')}.md`,
+        `Preference number ${i} ${'z'.repeat(60)}`,
+      );
     const text = await r.provider.prefetch('hi');
     expect(text).toMatch(/… \+\d+ more, use `viking_search`/);
     expect(units(text)).toBeLessThan(2600);
@@ -103,9 +114,17 @@ describe('recall ranking', () => {
       { uri: 'viking://m/events/d.md', score: 0.3, abstract: 'green tea', category: 'events', level: 2 },
       { uri: 'viking://m/low.md', score: 0.1, abstract: 'below threshold', level: 2 },
       { uri: 'viking://m/dir', score: 0.62, abstract: 'a folder summary', level: 1 },
-      { uri: 'viking://m/many.md', score: 0.3, abstract: 'one two three four five six seven eight nine', level: 0 },
+      {
+        uri: 'viking://m/many.md',
+        score: 0.3,
+        abstract: 'one two three four five six seven eight nine',
+        level: 0,
+      },
     ];
-    const ranked = rankHits(hits, 'green tea one two three four five six', { scoreThreshold: 0.15, limit: 10 });
+    const ranked = rankHits(hits, 'green tea one two three four five six', {
+      scoreThreshold: 0.15,
+      limit: 10,
+    });
     const byUri = Object.fromEntries(ranked.map((r) => [r.hit.uri, Math.round(r.rank * 1000) / 1000]));
     expect(byUri).toEqual({
       'viking://m/a.md': 0.72, // 0.5 + 0.12 + 2 tokens × 0.05
@@ -120,9 +139,16 @@ describe('recall ranking', () => {
 
   it('§4.9.9 at most two full reads and at most 4000 injected characters', async () => {
     const r = await open();
-    for (let i = 0; i < 6; i++) writeFile(r.backend.state, `${base}/events/mem_${String(i).padStart(12, '0')}.md`, `Porto trip ${i}\n${'detail '.repeat(300)}`);
+    for (let i = 0; i < 6; i++)
+      writeFile(
+        r.backend.state,
+        `${base}/events/mem_${String(i).padStart(12, '0')}.md`,
+        `Porto trip ${i}\n${'detail '.repeat(300)}`,
+      );
     const text = await r.provider.prefetch('Porto trip');
-    const reads = r.backend.requestsTo('GET /api/v1/content/read').filter((q) => String(q.query.uri).includes('/events/'));
+    const reads = r.backend
+      .requestsTo('GET /api/v1/content/read')
+      .filter((q) => String(q.query.uri).includes('/events/'));
     expect(reads).toHaveLength(2);
     const recallPart = text.slice(text.indexOf('- [events]'));
     expect(recallPart.length).toBeLessThanOrEqual(4000);

@@ -1,5 +1,5 @@
 import { type Clock, neutralizeMemoryText, withDeadline } from '@hermes-memory/core';
-import type { OpenvikingClient, VikingHit } from './client';
+import type { OpenvikingClient, VikingHit, VikingSearchResult } from './client';
 import type { RecallSettings } from './openviking-settings';
 import { isNotFound } from './sessions/session-sync';
 
@@ -46,7 +46,12 @@ export async function buildRecall(input: RecallInput): Promise<RecallResult> {
       const call = { signal, timeoutMs: settings.requestTimeoutMs };
       if (input.withSessionStart) {
         try {
-          const block = await sessionStartBlock(input.client, input.userId, settings.profileTokenBudget, call);
+          const block = await sessionStartBlock(
+            input.client,
+            input.userId,
+            settings.profileTokenBudget,
+            call,
+          );
           if (block) parts.push(block);
           sessionStartDone = true;
         } catch {}
@@ -57,7 +62,12 @@ export async function buildRecall(input: RecallInput): Promise<RecallResult> {
         count = found.count;
       }
     },
-    { timeoutMs: settings.timeoutMs, clock: input.clock, label: 'OpenViking recall', ...(input.signal ? { signal: input.signal } : {}) },
+    {
+      timeoutMs: settings.timeoutMs,
+      clock: input.clock,
+      label: 'OpenViking recall',
+      ...(input.signal ? { signal: input.signal } : {}),
+    },
   ).catch(() => {});
   if (parts.length === 0) return { text: '', count: 0, sessionStartDone };
   return { text: `${RECALL_HEADER}\n${parts.join('\n\n')}`, count, sessionStartDone };
@@ -109,7 +119,9 @@ async function sessionStartBlock(
     let shown = 0;
     for (const entry of files) {
       const name = entry.name ?? entry.uri.slice(entry.uri.lastIndexOf('/') + 1);
-      const abstract = neutralizeMemoryText((entry.abstract ?? '').replace(/\s+/g, ' ').trim().slice(0, LISTING_ABSTRACT_CHARS));
+      const abstract = neutralizeMemoryText(
+        (entry.abstract ?? '').replace(/\s+/g, ' ').trim().slice(0, LISTING_ABSTRACT_CHARS),
+      );
       const line = `    - ${neutralizeMemoryText(name)}${abstract ? ` — ${abstract}` : ''}`;
       if (used + units(line) > budget) break;
       lines.push(line);
@@ -117,7 +129,11 @@ async function sessionStartBlock(
       shown++;
     }
     if (shown < files.length)
-      lines.push(shown === 0 ? `    (${files.length} entries; use \`viking_search\`)` : `    … +${files.length - shown} more, use \`viking_search\``);
+      lines.push(
+        shown === 0
+          ? `    (${files.length} entries; use \`viking_search\`)`
+          : `    … +${files.length - shown} more, use \`viking_search\``,
+      );
     listing.push(...lines);
   }
   if (listing.length > 0) out.push(`<available-memories>\n${listing.join('\n')}\n</available-memories>`);
@@ -164,13 +180,22 @@ interface Ranked {
 }
 
 /** Filter, dedupe and rank candidates (see the checklist: threshold, dedupe, +0.12 leaves, ≤+0.2 tokens). */
-export function rankHits(hits: readonly VikingHit[], query: string, settings: Pick<RecallSettings, 'scoreThreshold' | 'limit'>): Ranked[] {
-  const tokens = [...new Set((query.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).filter((t) => t.length >= 2))].slice(0, 8);
+export function rankHits(
+  hits: readonly VikingHit[],
+  query: string,
+  settings: Pick<RecallSettings, 'scoreThreshold' | 'limit'>,
+): Ranked[] {
+  const tokens = [
+    ...new Set((query.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).filter((t) => t.length >= 2)),
+  ].slice(0, 8);
   const seenUri = new Set<string>();
   const seenAbstract = new Set<string>();
   const ranked: Ranked[] = [];
   for (const hit of hits) {
-    const score = Math.min(1, Math.max(0, typeof hit.score === 'number' && Number.isFinite(hit.score) ? hit.score : 0));
+    const score = Math.min(
+      1,
+      Math.max(0, typeof hit.score === 'number' && Number.isFinite(hit.score) ? hit.score : 0),
+    );
     if (score < settings.scoreThreshold) continue;
     if (seenUri.has(hit.uri)) continue;
     seenUri.add(hit.uri);
@@ -182,7 +207,8 @@ export function rankHits(hits: readonly VikingHit[], query: string, settings: Pi
     }
     const haystack = `${abstract} ${hit.uri.toLowerCase()}`;
     const matched = tokens.filter((t) => haystack.includes(t)).length;
-    const rank = score + (hit.level === 2 ? LEAF_BOOST : 0) + Math.min(MAX_TOKEN_BOOST, TOKEN_BOOST * matched);
+    const rank =
+      score + (hit.level === 2 ? LEAF_BOOST : 0) + Math.min(MAX_TOKEN_BOOST, TOKEN_BOOST * matched);
     ranked.push({ hit, rank });
   }
   return ranked.sort((a, b) => b.rank - a.rank).slice(0, settings.limit);
@@ -199,9 +225,12 @@ async function queryRecall(
     score_threshold: 0,
     context_type: settings.resources ? ['memory', 'resource'] : 'memory',
   };
-  let found;
+  let found: VikingSearchResult;
   try {
-    found = await client.search(input.sessionId ? { ...request, session_id: input.sessionId } : request, call);
+    found = await client.search(
+      input.sessionId ? { ...request, session_id: input.sessionId } : request,
+      call,
+    );
   } catch (error) {
     if (!input.sessionId || call.signal.aborted) throw error;
     found = await client.search(request, call);

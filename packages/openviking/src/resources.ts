@@ -46,7 +46,8 @@ export function readLocalUpload(file: string, hermesHome: string): LocalUpload {
   const stat = fs.lstatSync(file);
   if (stat.isSymbolicLink()) throw new Error(`Refusing to upload ${file}: it is a symbolic link.`);
   if (stat.isFile()) {
-    if (stat.size > MAX_UPLOAD_BYTES) throw new Error(`${file} is larger than ${MAX_UPLOAD_BYTES / 1048576} MiB.`);
+    if (stat.size > MAX_UPLOAD_BYTES)
+      throw new Error(`${file} is larger than ${MAX_UPLOAD_BYTES / 1048576} MiB.`);
     return { bytes: fs.readFileSync(file), name: path.basename(file), skipped: [] };
   }
   if (!stat.isDirectory()) throw new Error(`${file} is neither a file nor a folder.`);
@@ -55,7 +56,9 @@ export function readLocalUpload(file: string, hermesHome: string): LocalUpload {
   const skipped: string[] = [];
   let total = 0;
   const walk = (dir: string) => {
-    for (const dirent of fs.readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+    for (const dirent of fs
+      .readdirSync(dir, { withFileTypes: true })
+      .sort((a, b) => a.name.localeCompare(b.name))) {
       const full = path.join(dir, dirent.name);
       const rel = path.relative(root, full).split(path.sep).join('/');
       if (dirent.isSymbolicLink()) {
@@ -81,7 +84,8 @@ export function readLocalUpload(file: string, hermesHome: string): LocalUpload {
       try {
         const data = fs.readFileSync(real);
         total += data.length;
-        if (total > MAX_UPLOAD_BYTES) throw new Error(`${file} holds more than ${MAX_UPLOAD_BYTES / 1048576} MiB.`);
+        if (total > MAX_UPLOAD_BYTES)
+          throw new Error(`${file} holds more than ${MAX_UPLOAD_BYTES / 1048576} MiB.`);
         entries.push({ name: rel, data });
       } catch (error) {
         if ((error as Error).message.includes('MiB')) throw error;

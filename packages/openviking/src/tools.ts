@@ -1,6 +1,5 @@
 import crypto from 'node:crypto';
 import {
-  type ToolSchema,
   describeError,
   enumArg,
   integerArg,
@@ -9,10 +8,11 @@ import {
   parseBoolean,
   parseToolArgs,
   scanWrite,
+  type ToolSchema,
   toolError,
   toolResult,
 } from '@hermes-memory/core';
-import { type OpenvikingClient, type VikingHit, asRecord, stringOf } from './client';
+import { asRecord, type OpenvikingClient, stringOf, type VikingHit } from './client';
 import { isRemoteSource, localPath, readLocalUpload } from './resources';
 
 export const TOOL_NAMES = {
@@ -50,7 +50,11 @@ export function toolSchemas(): ToolSchema[] {
         type: 'object',
         properties: {
           query: string('What to look for.'),
-          mode: { type: 'string', enum: ['auto', 'fast', 'deep'], description: 'fast = plain find; deep = session-aware search. Default auto.' },
+          mode: {
+            type: 'string',
+            enum: ['auto', 'fast', 'deep'],
+            description: 'fast = plain find; deep = session-aware search. Default auto.',
+          },
           scope: string('A viking:// URI prefix to search under.'),
           limit: { type: 'integer', minimum: 1, maximum: 50, description: 'Maximum results (default 10).' },
         },
@@ -59,12 +63,18 @@ export function toolSchemas(): ToolSchema[] {
     },
     {
       name: TOOL_NAMES.read,
-      description: 'Read up to three viking:// URIs at a level: abstract (short), overview (default) or full.',
+      description:
+        'Read up to three viking:// URIs at a level: abstract (short), overview (default) or full.',
       parameters: {
         type: 'object',
         properties: {
           uri: string('One viking:// URI.'),
-          uris: { type: 'array', items: { type: 'string' }, maxItems: MAX_READ_URIS, description: 'Up to three URIs.' },
+          uris: {
+            type: 'array',
+            items: { type: 'string' },
+            maxItems: MAX_READ_URIS,
+            description: 'Up to three URIs.',
+          },
           level: { type: 'string', enum: ['abstract', 'overview', 'full'], description: 'Default overview.' },
         },
       },
@@ -85,7 +95,11 @@ export function toolSchemas(): ToolSchema[] {
       name: TOOL_NAMES.remember,
       description:
         'Remember a durable fact: it is submitted to OpenViking, which extracts memories from it. Use for stable facts and preferences.',
-      parameters: { type: 'object', properties: { content: string('The fact, self-contained.') }, required: ['content'] },
+      parameters: {
+        type: 'object',
+        properties: { content: string('The fact, self-contained.') },
+        required: ['content'],
+      },
     },
     {
       name: TOOL_NAMES.forget,
@@ -187,14 +201,20 @@ function relatedOf(hit: VikingHit): string[] {
 }
 
 type Level = keyof typeof READ_LIMITS;
-const PSEUDO: Record<string, Level> = { '.abstract.md': 'abstract', '.overview.md': 'overview', '.read.md': 'full', '.full.md': 'full' };
+const PSEUDO: Record<string, Level> = {
+  '.abstract.md': 'abstract',
+  '.overview.md': 'overview',
+  '.read.md': 'full',
+  '.full.md': 'full',
+};
 
 async function read(args: Args, ctx: ToolContext, call: Call): Promise<string> {
   const level = enumArg(args, 'level', ['abstract', 'overview', 'full'] as const) ?? 'overview';
   const requested: string[] = [];
   const single = stringOf(args.uri);
   if (single) requested.push(single.trim());
-  if (Array.isArray(args.uris)) for (const u of args.uris) if (typeof u === 'string' && u.trim() !== '') requested.push(u.trim());
+  if (Array.isArray(args.uris))
+    for (const u of args.uris) if (typeof u === 'string' && u.trim() !== '') requested.push(u.trim());
   const unique = [...new Set(requested)];
   if (unique.length === 0) return toolError("Pass 'uri' or 'uris' (viking:// URIs).");
   const bad = unique.find((u) => !u.startsWith('viking://'));
@@ -265,7 +285,8 @@ async function browse(args: Args, ctx: ToolContext, call: Call): Promise<string>
   const target = stringOf(args.path)?.trim() ?? 'viking://';
   if (!target.startsWith('viking://')) return toolError("'path' must be a viking:// URI.");
   if (action === 'stat') return toolResult({ path: target, stat: await ctx.client.stat(target, call) });
-  const entries = action === 'list' ? await ctx.client.ls(target, {}, call) : await ctx.client.tree(target, call);
+  const entries =
+    action === 'list' ? await ctx.client.ls(target, {}, call) : await ctx.client.tree(target, call);
   return toolResult({
     path: target,
     entries: entries.slice(0, BROWSE_LIMIT).map((e) => ({
@@ -279,7 +300,8 @@ async function browse(args: Args, ctx: ToolContext, call: Call): Promise<string>
 }
 
 async function remember(args: Args, ctx: ToolContext, call: Call): Promise<string> {
-  if (!ctx.writable) return toolError('OpenViking memory is read-only in this context (only the primary agent writes).');
+  if (!ctx.writable)
+    return toolError('OpenViking memory is read-only in this context (only the primary agent writes).');
   const content = stringOf(args.content)?.trim();
   if (!content) return toolError("'content' must be a non-empty string.");
   const scan = scanWrite(content);
@@ -333,7 +355,8 @@ export function forgettableUri(uri: string): string | null {
 }
 
 async function forget(args: Args, ctx: ToolContext, call: Call): Promise<string> {
-  if (!ctx.writable) return toolError('OpenViking memory is read-only in this context (only the primary agent writes).');
+  if (!ctx.writable)
+    return toolError('OpenViking memory is read-only in this context (only the primary agent writes).');
   const uri = stringOf(args.uri)?.trim();
   if (!uri) return toolError("'uri' must be a viking:// memory file URI.");
   const refused = forgettableUri(uri);
@@ -342,19 +365,29 @@ async function forget(args: Args, ctx: ToolContext, call: Call): Promise<string>
   if (stat.is_dir === true) return toolError(`Cannot forget '${uri}': it is a directory.`);
   const result = await ctx.client.remove(uri, call);
   const extra: Record<string, unknown> = {};
-  for (const key of ['estimated_deleted_count', 'memory_cleanup', 'semantic_root_uri', 'semantic_status', 'queue_status'])
+  for (const key of [
+    'estimated_deleted_count',
+    'memory_cleanup',
+    'semantic_root_uri',
+    'semantic_status',
+    'queue_status',
+  ])
     if (result[key] !== undefined) extra[key] = result[key];
   return toolResult({ status: 'deleted', uri, ...extra });
 }
 
 async function addResource(args: Args, ctx: ToolContext, call: Call): Promise<string> {
-  if (!ctx.writable) return toolError('OpenViking memory is read-only in this context (only the primary agent writes).');
+  if (!ctx.writable)
+    return toolError('OpenViking memory is read-only in this context (only the primary agent writes).');
   const source = stringOf(args.url)?.trim();
   if (!source) return toolError("'url' must be a URL or a local path.");
   const to = optionalString(args, 'to');
   const parent = optionalString(args, 'parent');
   if (to && parent) return toolError("'to' and 'parent' are mutually exclusive.");
-  for (const [key, value] of [['to', to], ['parent', parent]] as const)
+  for (const [key, value] of [
+    ['to', to],
+    ['parent', parent],
+  ] as const)
     if (value && !value.startsWith('viking://')) return toolError(`'${key}' must be a viking:// URI.`);
   const body: Record<string, unknown> = {};
   for (const key of ['reason', 'instruction'] as const) {
@@ -372,7 +405,7 @@ async function addResource(args: Args, ctx: ToolContext, call: Call): Promise<st
   else {
     const file = localPath(source);
     if (!file) return toolError(`'${source}' is neither a remote URL nor a local path on this host.`);
-    let upload;
+    let upload: ReturnType<typeof readLocalUpload>;
     try {
       upload = readLocalUpload(file, ctx.hermesHome);
     } catch (error) {

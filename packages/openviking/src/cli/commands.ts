@@ -9,8 +9,8 @@ import {
 import { checkEndpoint } from '../endpoint';
 import { identityProblem } from '../openviking-settings';
 import { defaultOvcliPath, listOvcliProfiles, readOvcliProfile } from '../ovcli';
-import { openvikingChecks, openvikingStatus } from './inspect';
 import { type ConnectionTest, testConnection } from './connection';
+import { openvikingChecks, openvikingStatus } from './inspect';
 
 function printTest(ctx: ProviderCliContext, result: ConnectionTest): void {
   const latency = result.latencyMs !== undefined ? ctx.style.gray(` ${result.latencyMs} ms`) : '';
@@ -23,12 +23,14 @@ function printTest(ctx: ProviderCliContext, result: ConnectionTest): void {
 export const statusCommand: ProviderCommand = {
   name: 'status',
   summary: 'settings in force and pending sessions (--probe: test the connection)',
-  usage: 'Usage: hermes-memory openviking status [--probe]\n\nNo network unless --probe runs the connection test.',
+  usage:
+    'Usage: hermes-memory openviking status [--probe]\n\nNo network unless --probe runs the connection test.',
   async run(ctx, argv) {
     const { values } = ctx.parseArgs(argv, { probe: { type: 'boolean' } });
     const report = openvikingStatus(ctx);
     const probe = values.probe ? await testConnection(ctx) : undefined;
-    if (ctx.json) ctx.printJson({ provider: 'openviking', details: report.details, ...(probe ? { probe } : {}) });
+    if (ctx.json)
+      ctx.printJson({ provider: 'openviking', details: report.details, ...(probe ? { probe } : {}) });
     else {
       ctx.out('OpenViking');
       for (const [key, value] of Object.entries(report.details ?? {})) ctx.out(`  ${key.padEnd(18)}${value}`);
@@ -41,7 +43,8 @@ export const statusCommand: ProviderCommand = {
 export const testCommand: ProviderCommand = {
   name: 'test',
   summary: 'test the connection: identity probe, status, key role',
-  usage: 'Usage: hermes-memory openviking test\n\nExits 1 when the server did not answer as a healthy OpenViking. The key is never printed.',
+  usage:
+    'Usage: hermes-memory openviking test\n\nExits 1 when the server did not answer as a healthy OpenViking. The key is never printed.',
   async run(ctx, argv) {
     ctx.parseArgs(argv, {});
     const result = await testConnection(ctx);
@@ -61,7 +64,14 @@ export const doctorCommand: ProviderCommand = {
     if (ctx.json) ctx.printJson({ checks: checks.map(({ repair: _r, ...c }) => c) });
     else
       for (const c of checks) {
-        const mark = c.status === 'ok' ? ctx.style.green('ok  ') : c.status === 'warn' ? ctx.style.yellow('warn') : c.status === 'fail' ? ctx.style.red('fail') : ctx.style.gray(c.status);
+        const mark =
+          c.status === 'ok'
+            ? ctx.style.green('ok  ')
+            : c.status === 'warn'
+              ? ctx.style.yellow('warn')
+              : c.status === 'fail'
+                ? ctx.style.red('fail')
+                : ctx.style.gray(c.status);
         ctx.out(`${mark} ${c.title}: ${c.detail}`);
         if (c.fix && c.status !== 'ok') ctx.out(`     fix: ${c.fix}`);
       }
@@ -94,7 +104,8 @@ export const setupCommand: ProviderCommand = {
     if (values['list-profiles']) {
       const profiles = listOvcliProfiles(ctx.env);
       if (ctx.json) ctx.printJson({ profiles });
-      else if (profiles.length === 0) ctx.out(`No OpenViking CLI profiles under ${path.dirname(defaultOvcliPath(ctx.env))}.`);
+      else if (profiles.length === 0)
+        ctx.out(`No OpenViking CLI profiles under ${path.dirname(defaultOvcliPath(ctx.env))}.`);
       else for (const p of profiles) ctx.out(`${p.active ? '*' : ' '} ${p.name.padEnd(16)}${p.path}`);
       return 0;
     }
@@ -102,17 +113,27 @@ export const setupCommand: ProviderCommand = {
     if (values.profile) {
       const named = listOvcliProfiles(ctx.env).find((p) => p.name === values.profile);
       const file = named?.path ?? path.resolve(values.profile);
-      if (!fs.existsSync(file) || !readOvcliProfile(file)) throw ctx.fail(`No readable OpenViking CLI profile at ${file}.`);
+      if (!fs.existsSync(file) || !readOvcliProfile(file))
+        throw ctx.fail(`No readable OpenViking CLI profile at ${file}.`);
       saveConfigValues(ctx.home, {
         'memory.provider': 'openviking',
         'memory.openviking.use_ovcli_config': true,
         'memory.openviking.ovcli_config_path': file,
       });
       // The profile is the source now: stale values in .env would override it.
-      writeEnvValues(ctx.home, { OPENVIKING_ENDPOINT: undefined, OPENVIKING_API_KEY: undefined, OPENVIKING_ACCOUNT: undefined, OPENVIKING_USER: undefined });
+      writeEnvValues(ctx.home, {
+        OPENVIKING_ENDPOINT: undefined,
+        OPENVIKING_API_KEY: undefined,
+        OPENVIKING_ACCOUNT: undefined,
+        OPENVIKING_USER: undefined,
+      });
       ctx.out(`Linked the OpenViking CLI profile ${file}.`);
     } else {
-      if (!values.endpoint) throw ctx.usageError('Give --endpoint <url> or --profile <name|path>.', 'hermes-memory openviking setup --help');
+      if (!values.endpoint)
+        throw ctx.usageError(
+          'Give --endpoint <url> or --profile <name|path>.',
+          'hermes-memory openviking setup --help',
+        );
       const checked = checkEndpoint(values.endpoint);
       if (!checked.ok) throw ctx.usageError(checked.reason);
       for (const field of ['account', 'user', 'agent'] as const) {
@@ -120,7 +141,10 @@ export const setupCommand: ProviderCommand = {
         const problem = value !== undefined ? identityProblem(field, value) : null;
         if (problem) throw ctx.usageError(problem);
       }
-      const patch: Record<string, unknown> = { 'memory.provider': 'openviking', 'memory.openviking.endpoint': checked.endpoint };
+      const patch: Record<string, unknown> = {
+        'memory.provider': 'openviking',
+        'memory.openviking.endpoint': checked.endpoint,
+      };
       for (const field of ['account', 'user', 'agent'] as const)
         if (values[field] !== undefined) patch[`memory.openviking.${field}`] = values[field];
       saveConfigValues(ctx.home, patch);

@@ -1,8 +1,8 @@
 import {
+  describeError,
+  HealthMonitor,
   type ProbeResult,
   type ProviderCliContext,
-  HealthMonitor,
-  describeError,
   silentLogger,
 } from '@hermes-memory/core';
 import { Connection } from '../connection';
@@ -13,7 +13,9 @@ import { VERSION } from '../version';
 export const CHECK_TIMEOUT_MS = 10_000;
 
 /** The settings the provider would run with in this home, resolved the same way, without loading it. */
-export function cliSettings(ctx: Pick<ProviderCliContext, 'providerConfig' | 'env'>): ResolvedOpenvikingSettings {
+export function cliSettings(
+  ctx: Pick<ProviderCliContext, 'providerConfig' | 'env'>,
+): ResolvedOpenvikingSettings {
   return resolveOpenvikingSettings({}, ctx.providerConfig, ctx.env);
 }
 
@@ -33,7 +35,9 @@ export interface ConnectionTest extends ProbeResult {
  * The identity probe, then `system/status` (the user memories live under) and, with a key, root
  * or user key detection — no auto-start, no retries, within 10 s and Ctrl-C. Never throws.
  */
-export async function testConnection(ctx: Pick<ProviderCliContext, 'providerConfig' | 'env' | 'signal' | 'home'>): Promise<ConnectionTest> {
+export async function testConnection(
+  ctx: Pick<ProviderCliContext, 'providerConfig' | 'env' | 'signal' | 'home'>,
+): Promise<ConnectionTest> {
   const settings = cliSettings(ctx);
   const endpoint = settings.endpoint;
   const problem = settings.endpointError ?? settings.identityError;
@@ -49,7 +53,8 @@ export async function testConnection(ctx: Pick<ProviderCliContext, 'providerConf
   });
   const started = Date.now();
   const client = await connection.ensure(signal);
-  if (!client) return { status: 'failed', message: connection.reason || `nothing answered at ${endpoint}`, endpoint };
+  if (!client)
+    return { status: 'failed', message: connection.reason || `nothing answered at ${endpoint}`, endpoint };
   try {
     const status = await client.systemStatus({ signal });
     const user = typeof status.user === 'string' ? status.user : undefined;

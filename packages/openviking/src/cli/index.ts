@@ -18,7 +18,10 @@ export default defineProviderCli({
   async postSetup(ctx) {
     const result = await testConnection(ctx);
     if (result.status !== 'ok')
-      throw ctx.fail(`The settings are saved, but the server did not answer: ${result.message}`, "Check with 'hermes-memory openviking test'.");
+      throw ctx.fail(
+        `The settings are saved, but the server did not answer: ${result.message}`,
+        "Check with 'hermes-memory openviking test'.",
+      );
     ctx.out(`${ctx.style.green('✓')} ${result.message} Start a new session to use it.`);
   },
 });

@@ -37,15 +37,30 @@ export function openvikingChecks(ctx: ProviderCliContext): ProviderCheck[] {
           detail: problem,
           fix: 'Set a valid endpoint (OPENVIKING_ENDPOINT or memory.openviking.endpoint): http(s)://host[:port], no credentials, query or fragment.',
         }
-      : { id: 'settings', title: 'OpenViking settings', status: 'ok', detail: `${settings.endpoint} (from ${settings.sources.endpoint})` },
+      : {
+          id: 'settings',
+          title: 'OpenViking settings',
+          status: 'ok',
+          detail: `${settings.endpoint} (from ${settings.sources.endpoint})`,
+        },
   );
   for (const warning of settings.warnings)
-    checks.push({ id: 'settings-warning', title: 'OpenViking setting ignored', status: 'warn', detail: warning });
+    checks.push({
+      id: 'settings-warning',
+      title: 'OpenViking setting ignored',
+      status: 'warn',
+      detail: warning,
+    });
   const markers = listMarkers(ctx.home);
   const orphaned = markers.filter((m) => !m.owner_run_id || runState(ctx.home, m.owner_run_id) === 'dead');
   checks.push(
     orphaned.length === 0
-      ? { id: 'pending', title: 'OpenViking pending sessions', status: 'ok', detail: `${markers.length} pending, none orphaned` }
+      ? {
+          id: 'pending',
+          title: 'OpenViking pending sessions',
+          status: 'ok',
+          detail: `${markers.length} pending, none orphaned`,
+        }
       : {
           id: 'pending',
           title: 'OpenViking pending sessions',

@@ -17,7 +17,10 @@ afterEach(async () => {
 async function setup() {
   const backend = await startFakeOpenviking();
   const home = tempHermesHome('hm-ov-kill9-');
-  cleanup.push(() => backend.close(), () => home.cleanup());
+  cleanup.push(
+    () => backend.close(),
+    () => home.cleanup(),
+  );
   const child = (sessionId: string): ChildWorker => {
     const worker = startChildWorker(WORKER, {
       execArgv: ['--import', 'tsx'],
@@ -48,7 +51,11 @@ describe('crash recovery', () => {
     await crashed.waitForLines(1, (l) => l.startsWith('ack '));
     await alive.waitForLines(1, (l) => l.startsWith('ack '));
     const crashedRun = crashed.lines[0]!.split(' ')[2]!;
-    expect(listMarkers(home).map((m) => m.session_id).sort()).toEqual(['alive-1', 'crashed-1']);
+    expect(
+      listMarkers(home)
+        .map((m) => m.session_id)
+        .sort(),
+    ).toEqual(['alive-1', 'crashed-1']);
     await crashed.kill('SIGKILL');
     expect(runState(home, crashedRun)).toBe('dead');
     expect(commitsOf(backend, 'crashed-1')).toBe(0);
@@ -57,7 +64,9 @@ describe('crash recovery', () => {
     expect(commitsOf(backend, 'crashed-1')).toBe(1);
     expect(commitsOf(backend, 'alive-1')).toBe(0);
     expect(backend.state.sessions['crashed-1']!.archived).toBe(2);
-    expect(Object.values(backend.state.nodes).some((n) => n.content.includes('worth keeping in crashed-1'))).toBe(true);
+    expect(
+      Object.values(backend.state.nodes).some((n) => n.content.includes('worth keeping in crashed-1')),
+    ).toBe(true);
     expect(fs.existsSync(markerFile(home, 'crashed-1'))).toBe(false);
     expect(fs.existsSync(markerFile(home, 'alive-1'))).toBe(true);
     expect(fs.existsSync(path.join(runsDir(home), `${crashedRun}.lock`))).toBe(false);
@@ -67,13 +76,23 @@ describe('crash recovery', () => {
   it('§4.9.15 a marker the server no longer knows (404) is dropped; owner-less legacy markers are recovered too', async () => {
     const { backend, home, next } = await setup();
     fs.mkdirSync(markersDir(home), { recursive: true });
-    fs.writeFileSync(markerFile(home, 'gone'), JSON.stringify({ session_id: 'gone', owner_run_id: 'dead-run-1' }));
+    fs.writeFileSync(
+      markerFile(home, 'gone'),
+      JSON.stringify({ session_id: 'gone', owner_run_id: 'dead-run-1' }),
+    );
     fs.writeFileSync(markerFile(home, 'legacy'), JSON.stringify({ session_id: 'legacy' }));
-    backend.state.sessions.legacy = { id: 'legacy', messages: [{ role: 'user', parts: [{ type: 'text', text: 'left by an older version' }] }], archived: 0, commits: 0 };
+    backend.state.sessions.legacy = {
+      id: 'legacy',
+      messages: [{ role: 'user', parts: [{ type: 'text', text: 'left by an older version' }] }],
+      archived: 0,
+      commits: 0,
+    };
     await next();
     expect(listMarkers(home)).toEqual([]);
     expect(commitsOf(backend, 'legacy')).toBe(1);
-    expect(backend.requestsTo('POST /api/v1/sessions/:sid/commit').find((q) => q.params.sid === 'gone')!.status).toBe(404);
+    expect(
+      backend.requestsTo('POST /api/v1/sessions/:sid/commit').find((q) => q.params.sid === 'gone')!.status,
+    ).toBe(404);
     expect(fs.existsSync(path.join(runsDir(home), 'legacy-recovery.lock'))).toBe(false);
   });
 
@@ -82,7 +101,10 @@ describe('crash recovery', () => {
     fs.mkdirSync(runsDir(home), { recursive: true });
     fs.writeFileSync(path.join(runsDir(home), 'python-run.lock'), '');
     fs.mkdirSync(markersDir(home), { recursive: true });
-    fs.writeFileSync(markerFile(home, 'py-session'), JSON.stringify({ session_id: 'py-session', owner_run_id: 'python-run' }));
+    fs.writeFileSync(
+      markerFile(home, 'py-session'),
+      JSON.stringify({ session_id: 'py-session', owner_run_id: 'python-run' }),
+    );
     await next();
     expect(commitsOf(backend, 'py-session')).toBe(0);
     expect(fs.existsSync(markerFile(home, 'py-session'))).toBe(true);

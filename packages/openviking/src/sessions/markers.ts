@@ -21,16 +21,19 @@ export function markersDir(hermesHome: string): string {
 
 /** A file name for a session id: itself when plain, else a hash (the id is kept inside). */
 export function markerFile(hermesHome: string, sessionId: string): string {
-  const name = /^[A-Za-z0-9._-]{1,120}$/.test(sessionId) && !sessionId.startsWith('.')
-    ? sessionId
-    : `sid-${crypto.createHash('sha256').update(sessionId).digest('hex').slice(0, 24)}`;
+  const name =
+    /^[A-Za-z0-9._-]{1,120}$/.test(sessionId) && !sessionId.startsWith('.')
+      ? sessionId
+      : `sid-${crypto.createHash('sha256').update(sessionId).digest('hex').slice(0, 24)}`;
   return path.join(markersDir(hermesHome), `${name}.json`);
 }
 
 export function writeMarker(hermesHome: string, sessionId: string, ownerRunId: string): void {
   const file = markerFile(hermesHome, sessionId);
   fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
-  writeFileAtomic(file, `${JSON.stringify({ session_id: sessionId, owner_run_id: ownerRunId })}\n`, { mode: 0o600 });
+  writeFileAtomic(file, `${JSON.stringify({ session_id: sessionId, owner_run_id: ownerRunId })}\n`, {
+    mode: 0o600,
+  });
 }
 
 export function removeMarker(hermesHome: string, sessionId: string): void {
@@ -43,7 +46,10 @@ export function listMarkers(hermesHome: string): PendingMarker[] {
   const dir = markersDir(hermesHome);
   let names: string[];
   try {
-    names = fs.readdirSync(dir).filter((n) => n.endsWith('.json')).sort();
+    names = fs
+      .readdirSync(dir)
+      .filter((n) => n.endsWith('.json'))
+      .sort();
   } catch {
     return [];
   }
@@ -57,7 +63,9 @@ export function listMarkers(hermesHome: string): PendingMarker[] {
       if (typeof data.session_id !== 'string' || data.session_id === '') continue;
       out.push({
         session_id: data.session_id,
-        ...(typeof data.owner_run_id === 'string' && data.owner_run_id !== '' ? { owner_run_id: data.owner_run_id } : {}),
+        ...(typeof data.owner_run_id === 'string' && data.owner_run_id !== ''
+          ? { owner_run_id: data.owner_run_id }
+          : {}),
         file,
       });
     } catch {}

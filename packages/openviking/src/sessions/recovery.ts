@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { type Logger, describeError, writeNewFile } from '@hermes-memory/core';
+import { describeError, type Logger, writeNewFile } from '@hermes-memory/core';
 import type { OpenvikingClient } from '../client';
 import { listMarkers, removeMarker, writeMarker } from './markers';
 import { processAlive, removeRunLock, runState, runsDir } from './run-lock';
@@ -60,7 +60,9 @@ export async function recoverOrphanedSessions(options: {
           report.dropped.push(sid);
         } else {
           report.kept.push(sid);
-          logger.warn(`OpenViking: recovering session ${sid} failed (kept for a later start): ${describeError(error)}`);
+          logger.warn(
+            `OpenViking: recovering session ${sid} failed (kept for a later start): ${describeError(error)}`,
+          );
         }
       }
     }
@@ -86,7 +88,8 @@ function takeLegacyLock(hermesHome: string): string {
       try {
         holder = JSON.parse(fs.readFileSync(file, 'utf8')) as typeof holder;
       } catch {}
-      const alive = holder.host !== undefined && holder.host !== os.hostname() ? true : processAlive(holder.pid ?? -1);
+      const alive =
+        holder.host !== undefined && holder.host !== os.hostname() ? true : processAlive(holder.pid ?? -1);
       if (alive) return '';
       fs.rmSync(file, { force: true });
     }

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { ChatMessage, ManualClock } from '@hermes-memory/core';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type Rig, advanceUntil, rig, toolTurn } from '../test-support/rig';
+import { advanceUntil, type Rig, rig, toolTurn } from '../test-support/rig';
 import { markerFile } from './markers';
 import { runsDir } from './run-lock';
 import { turnMessages } from './turn-messages';
@@ -17,7 +17,9 @@ async function open(options: Parameters<typeof rig>[0] = {}): Promise<Rig> {
   return r;
 }
 const commits = (r: Rig, sid?: string) =>
-  r.backend.requests.filter((q) => q.route === 'POST /api/v1/sessions/:sid/commit' && (!sid || q.params.sid === sid)).length;
+  r.backend.requests.filter(
+    (q) => q.route === 'POST /api/v1/sessions/:sid/commit' && (!sid || q.params.sid === sid),
+  ).length;
 const batches = (r: Rig) => r.backend.requestsTo('POST /api/v1/sessions/:sid/messages/batch');
 
 describe('turns become session messages', () => {
@@ -37,14 +39,35 @@ describe('turns become session messages', () => {
       {
         role: 'assistant',
         peer_id: 'hermes',
-        parts: [{ type: 'tool', tool_id: 'c3', tool_name: 'web_fetch', tool_input: { url: 'https://a.example' }, tool_status: 'pending' }],
+        parts: [
+          {
+            type: 'tool',
+            tool_id: 'c3',
+            tool_name: 'web_fetch',
+            tool_input: { url: 'https://a.example' },
+            tool_status: 'pending',
+          },
+        ],
       },
       {
         role: 'assistant',
         peer_id: 'hermes',
-        parts: [{ type: 'tool', tool_id: 'c1', tool_name: 'terminal', tool_input: { cmd: 'ls' }, tool_status: 'completed', tool_output: 'file-a\nfile-b' }],
+        parts: [
+          {
+            type: 'tool',
+            tool_id: 'c1',
+            tool_name: 'terminal',
+            tool_input: { cmd: 'ls' },
+            tool_status: 'completed',
+            tool_output: 'file-a\nfile-b',
+          },
+        ],
       },
-      { role: 'assistant', peer_id: 'hermes', parts: [{ type: 'text', text: 'You have file-a and file-b.' }] },
+      {
+        role: 'assistant',
+        peer_id: 'hermes',
+        parts: [{ type: 'text', text: 'You have file-a and file-b.' }],
+      },
     ]);
     expect(JSON.stringify(sent)).not.toContain('viking_search');
   });
@@ -52,7 +75,11 @@ describe('turns become session messages', () => {
   it('§4.9.10 batches of at most 100 messages', () => {
     const transcript: ChatMessage[] = [{ role: 'user', content: 'run many tools' }];
     for (let i = 0; i < 120; i++) {
-      transcript.push({ role: 'assistant', content: '', tool_calls: [{ id: `t${i}`, type: 'function', function: { name: 'terminal', arguments: '{}' } }] });
+      transcript.push({
+        role: 'assistant',
+        content: '',
+        tool_calls: [{ id: `t${i}`, type: 'function', function: { name: 'terminal', arguments: '{}' } }],
+      });
       transcript.push({ role: 'tool', tool_call_id: `t${i}`, content: `out ${i}` });
       transcript.push({ role: 'assistant', content: `step ${i}` });
     }
@@ -64,18 +91,27 @@ describe('turns become session messages', () => {
     const r = await open();
     const transcript: ChatMessage[] = [{ role: 'user', content: 'run many tools' }];
     for (let i = 0; i < 120; i++) {
-      transcript.push({ role: 'assistant', content: '', tool_calls: [{ id: `t${i}`, type: 'function', function: { name: 'terminal', arguments: '{}' } }] });
+      transcript.push({
+        role: 'assistant',
+        content: '',
+        tool_calls: [{ id: `t${i}`, type: 'function', function: { name: 'terminal', arguments: '{}' } }],
+      });
       transcript.push({ role: 'tool', tool_call_id: `t${i}`, content: `out ${i}` });
       transcript.push({ role: 'assistant', content: `step ${i}` });
     }
     transcript.push({ role: 'assistant', content: 'all done' });
     r.provider.syncTurn('run many tools', 'all done', { messages: transcript });
     await r.provider.idle();
-    expect(batches(r).map((b) => (b.body as { messages: unknown[] }).messages.length)).toEqual([100, 100, 42]);
+    expect(batches(r).map((b) => (b.body as { messages: unknown[] }).messages.length)).toEqual([
+      100, 100, 42,
+    ]);
     r.backend.fail({ type: 'status', status: 400, route: 'POST /api/v1/sessions/:sid/messages/batch' });
-    r.provider.syncTurn('x'.repeat(5000), 'y'.repeat(5000), { messages: toolTurn('x'.repeat(5000), 'y'.repeat(5000)) });
+    r.provider.syncTurn('x'.repeat(5000), 'y'.repeat(5000), {
+      messages: toolTurn('x'.repeat(5000), 'y'.repeat(5000)),
+    });
     await r.provider.idle();
-    const plain = (batches(r).at(-1)!.body as { messages: Array<{ parts: Array<{ text: string }> }> }).messages;
+    const plain = (batches(r).at(-1)!.body as { messages: Array<{ parts: Array<{ text: string }> }> })
+      .messages;
     expect(plain.map((m) => m.parts[0]!.text.length)).toEqual([4000, 4000]);
   });
 
@@ -83,13 +119,19 @@ describe('turns become session messages', () => {
     const r = await open();
     const route = 'POST /api/v1/sessions/:sid/messages/batch';
     r.backend.fail({ type: 'status', status: 500, route, count: 2 });
-    r.provider.syncTurn('first turn text here', 'reply one', { messages: toolTurn('first turn text here', 'reply one') });
+    r.provider.syncTurn('first turn text here', 'reply one', {
+      messages: toolTurn('first turn text here', 'reply one'),
+    });
     await r.provider.idle();
     expect(batches(r).map((b) => b.status)).toEqual([500, 500, 200]);
     r.backend.fail({ type: 'status', status: 500, route, count: 3 });
     r.provider.syncTurn('second turn text here', 'reply two');
     await r.provider.idle();
-    expect(r.backend.requestsTo('POST /api/v1/sessions/:sid/messages').map((q) => (q.body as { role: string }).role)).toEqual(['user', 'assistant']);
+    expect(
+      r.backend
+        .requestsTo('POST /api/v1/sessions/:sid/messages')
+        .map((q) => (q.body as { role: string }).role),
+    ).toEqual(['user', 'assistant']);
     expect(r.backend.state.sessions.s1!.messages).toHaveLength(6);
   });
 
@@ -99,8 +141,11 @@ describe('turns become session messages', () => {
     r.provider.onSessionSwitch('s2', { reset: true });
     r.provider.syncTurn('a fact from session two', 'ok');
     await r.provider.idle();
-    const text = (sid: string) => JSON.stringify(r.backend.state.sessions[sid]?.messages ?? []) + JSON.stringify(r.backend.state.nodes);
-    expect(r.backend.requestsTo('POST /api/v1/sessions/:sid/messages/batch').map((q) => q.params.sid)).toEqual(['s1', 's2']);
+    const text = (sid: string) =>
+      JSON.stringify(r.backend.state.sessions[sid]?.messages ?? []) + JSON.stringify(r.backend.state.nodes);
+    expect(
+      r.backend.requestsTo('POST /api/v1/sessions/:sid/messages/batch').map((q) => q.params.sid),
+    ).toEqual(['s1', 's2']);
     expect(text('s2')).toContain('session two');
     expect(JSON.stringify(r.backend.state.sessions.s2!.messages)).not.toContain('session one');
   });
@@ -126,12 +171,17 @@ describe('commits', () => {
     r.provider.syncTurn('I prefer window seats on long flights', 'Noted.');
     await r.provider.idle();
     const marker = markerFile(r.home, 's1');
-    expect(JSON.parse(fs.readFileSync(marker, 'utf8'))).toEqual({ session_id: 's1', owner_run_id: r.provider.runId });
+    expect(JSON.parse(fs.readFileSync(marker, 'utf8'))).toEqual({
+      session_id: 's1',
+      owner_run_id: r.provider.runId,
+    });
     expect(fs.statSync(marker).mode & 0o777).toBe(0o600);
     await r.provider.onSessionEnd([]);
     expect(commits(r, 's1')).toBe(1);
     expect(fs.existsSync(marker)).toBe(false);
-    const extracted = Object.keys(r.backend.state.nodes).filter((u) => u.includes('/memories/preferences/mem_'));
+    const extracted = Object.keys(r.backend.state.nodes).filter((u) =>
+      u.includes('/memories/preferences/mem_'),
+    );
     expect(extracted).toHaveLength(1);
     // end, then switch: committed once; a stale turn count does not beat the latch.
     r.provider.onSessionSwitch('s2', { reset: true });
@@ -147,7 +197,12 @@ describe('commits', () => {
     expect(commits(r)).toBe(0);
     r.provider.onSessionSwitch('s2', {});
     // Another client wrote to s2 (this run synced nothing): the server reports pending tokens.
-    r.backend.state.sessions.s2 = { id: 's2', messages: [{ role: 'user', parts: [{ type: 'text', text: 'written elsewhere, still pending' }] }], archived: 0, commits: 0 };
+    r.backend.state.sessions.s2 = {
+      id: 's2',
+      messages: [{ role: 'user', parts: [{ type: 'text', text: 'written elsewhere, still pending' }] }],
+      archived: 0,
+      commits: 0,
+    };
     await r.provider.onSessionEnd([]);
     expect(commits(r, 's2')).toBe(1);
   });

@@ -1,4 +1,4 @@
-import { APICallError, type Clock, type Logger, describeError, withDeadline } from '@hermes-memory/core';
+import { APICallError, type Clock, describeError, type Logger, withDeadline } from '@hermes-memory/core';
 import type { OpenvikingClient, VikingMessage } from '../client';
 import type { Connection } from '../connection';
 import { removeMarker, writeMarker } from './markers';
@@ -118,7 +118,9 @@ export class SessionSync {
       }
       await this.commitIfNeeded(sessionId);
     })()
-      .catch((error) => this.options.logger.warn(`OpenViking: finalising ${sessionId} failed: ${describeError(error)}`))
+      .catch((error) =>
+        this.options.logger.warn(`OpenViking: finalising ${sessionId} failed: ${describeError(error)}`),
+      )
       .finally(() => this.finalizers.delete(sessionId));
     this.finalizers.set(sessionId, run);
   }
@@ -141,7 +143,9 @@ export class SessionSync {
     }
     this.closing = true;
     const rest = [...this.finalizers.values(), ...[...this.writers.values()].flatMap((set) => [...set])];
-    if (rest.length > 0) done = (await this.withinBudget(() => Promise.allSettled(rest).then(() => true), left(), signal)) && done;
+    if (rest.length > 0)
+      done =
+        (await this.withinBudget(() => Promise.allSettled(rest).then(() => true), left(), signal)) && done;
     return done;
   }
 
@@ -161,7 +165,11 @@ export class SessionSync {
       if (!running || running.size === 0) return true;
       const left = deadline - clock.now();
       if (left <= 0 || signal?.aborted) return false;
-      const settled = await this.withinBudget(() => Promise.allSettled([...running]).then(() => true), left, signal);
+      const settled = await this.withinBudget(
+        () => Promise.allSettled([...running]).then(() => true),
+        left,
+        signal,
+      );
       if (!settled) return false;
     }
   }
@@ -178,7 +186,9 @@ export class SessionSync {
         needed = Number((await client.getSession(sessionId, call)).pending_tokens ?? 0) > 0;
       } catch (error) {
         if (!isNotFound(error)) {
-          this.options.logger.warn(`OpenViking: could not read session ${sessionId}: ${describeError(error)}`);
+          this.options.logger.warn(
+            `OpenViking: could not read session ${sessionId}: ${describeError(error)}`,
+          );
           return false;
         }
       }
@@ -188,7 +198,9 @@ export class SessionSync {
       await client.commit(sessionId, call);
     } catch (error) {
       if (!isNotFound(error)) {
-        this.options.logger.warn(`OpenViking: committing session ${sessionId} failed (it stays pending): ${describeError(error)}`);
+        this.options.logger.warn(
+          `OpenViking: committing session ${sessionId} failed (it stays pending): ${describeError(error)}`,
+        );
         return false;
       }
     }
@@ -200,10 +212,14 @@ export class SessionSync {
   }
 
   private track(sessionId: string, work: Promise<void>): void {
-    let set = this.writers.get(sessionId);
-    if (!set) this.writers.set(sessionId, (set = new Set()));
+    const set = this.writers.get(sessionId) ?? new Set<Promise<void>>();
+    this.writers.set(sessionId, set);
     const tracked = work
-      .catch((error) => this.options.logger.warn(`OpenViking: writing a turn of ${sessionId} failed: ${describeError(error)}`))
+      .catch((error) =>
+        this.options.logger.warn(
+          `OpenViking: writing a turn of ${sessionId} failed: ${describeError(error)}`,
+        ),
+      )
       .finally(() => {
         set.delete(tracked);
         if (set.size === 0 && this.writers.get(sessionId) === set) this.writers.delete(sessionId);
@@ -216,7 +232,11 @@ export class SessionSync {
    * refused first batch falls back to the plain two-message text; a failure is retried once with
    * a fresh client from where it stopped; what still fails is posted one message at a time.
    */
-  private async upload(sessionId: string, messages: readonly VikingMessage[], plain: readonly VikingMessage[]): Promise<void> {
+  private async upload(
+    sessionId: string,
+    messages: readonly VikingMessage[],
+    plain: readonly VikingMessage[],
+  ): Promise<void> {
     await Promise.resolve(); // never on the caller's stack
     const client = this.options.connection.current() ?? (await this.options.connection.ensure());
     if (!client) throw new Error('the OpenViking server is not connected; the turn was not stored');
@@ -225,7 +245,9 @@ export class SessionSync {
         writeMarker(this.options.hermesHome, sessionId, this.options.runLock.runId);
         this.marked.add(sessionId);
       } catch (error) {
-        this.options.logger.warn(`OpenViking: could not write the pending marker of ${sessionId}: ${describeError(error)}`);
+        this.options.logger.warn(
+          `OpenViking: could not write the pending marker of ${sessionId}: ${describeError(error)}`,
+        );
       }
     }
     const progress = { sent: 0 };
@@ -233,7 +255,9 @@ export class SessionSync {
       await sendBatches(client, sessionId, messages, plain, progress);
       return;
     } catch (error) {
-      this.options.logger.debug?.(`OpenViking: turn upload to ${sessionId} failed, retrying: ${describeError(error)}`);
+      this.options.logger.debug?.(
+        `OpenViking: turn upload to ${sessionId} failed, retrying: ${describeError(error)}`,
+      );
     }
     const fresh = this.options.connection.fresh() ?? client;
     const rest = messages.slice(progress.sent);
@@ -246,7 +270,11 @@ export class SessionSync {
   }
 
   /** Run `work`, giving up (false) after `ms` or on abort; work that outlives it is not awaited. */
-  private async withinBudget(work: () => Promise<boolean>, ms: number, signal?: AbortSignal): Promise<boolean> {
+  private async withinBudget(
+    work: () => Promise<boolean>,
+    ms: number,
+    signal?: AbortSignal,
+  ): Promise<boolean> {
     try {
       return await withDeadline(() => work(), {
         timeoutMs: ms,

@@ -66,7 +66,13 @@ export function turnMessages(
       const input = parseArguments(call.function.arguments);
       callNames.set(call.id, { name: call.function.name, input });
       if (RECALL_TOOLS.has(call.function.name) || results.has(call.id)) continue;
-      parts.push({ type: 'tool', tool_id: call.id, tool_name: call.function.name, tool_input: input, tool_status: 'pending' });
+      parts.push({
+        type: 'tool',
+        tool_id: call.id,
+        tool_name: call.function.name,
+        tool_input: input,
+        tool_status: 'pending',
+      });
     }
     if (parts.length > 0) out.push(assistantMessage(parts));
   }
@@ -75,7 +81,12 @@ export function turnMessages(
 }
 
 /** The two-message text form (the fallback when the structured batch is refused). */
-export function plainTurn(user: string, assistant: string, agent: string, limit = PLAIN_TEXT_LIMIT): VikingMessage[] {
+export function plainTurn(
+  user: string,
+  assistant: string,
+  agent: string,
+  limit = PLAIN_TEXT_LIMIT,
+): VikingMessage[] {
   const out: VikingMessage[] = [];
   if (user.trim() !== '') out.push({ role: 'user', parts: [{ type: 'text', text: user.slice(0, limit) }] });
   if (assistant.trim() !== '')
@@ -107,7 +118,11 @@ function textOf(content: ChatMessage['content']): string {
   if (typeof content === 'string') return content;
   if (!Array.isArray(content)) return '';
   return content
-    .map((p) => (p.type === 'text' && typeof (p as { text?: unknown }).text === 'string' ? (p as { text: string }).text : ''))
+    .map((p) =>
+      p.type === 'text' && typeof (p as { text?: unknown }).text === 'string'
+        ? (p as { text: string }).text
+        : '',
+    )
     .filter(Boolean)
     .join('\n');
 }
@@ -115,7 +130,8 @@ function textOf(content: ChatMessage['content']): string {
 function parseArguments(raw: string): Record<string, unknown> {
   try {
     const parsed: unknown = JSON.parse(raw);
-    if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) return parsed as Record<string, unknown>;
+    if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed))
+      return parsed as Record<string, unknown>;
     return { value: parsed };
   } catch {
     return { raw };
@@ -125,7 +141,11 @@ function parseArguments(raw: string): Record<string, unknown> {
 function looksLikeError(output: string): boolean {
   try {
     const parsed = JSON.parse(output) as Record<string, unknown>;
-    return typeof parsed === 'object' && parsed !== null && (parsed.success === false || typeof parsed.error === 'string');
+    return (
+      typeof parsed === 'object' &&
+      parsed !== null &&
+      (parsed.success === false || typeof parsed.error === 'string')
+    );
   } catch {
     return false;
   }

@@ -2,7 +2,7 @@
 import { type AgentContext, type Clock, type InitContext, ManualClock } from '@hermes-memory/core';
 import { type CollectedLogs, collectLogs, tempHermesHome } from '@hermes-memory/testkit';
 import type { FakeServer } from '@hermes-memory/testkit/http';
-import { type OpenvikingProvider, type OpenvikingProviderOptions, createOpenvikingProvider } from '../index';
+import { createOpenvikingProvider, type OpenvikingProvider, type OpenvikingProviderOptions } from '../index';
 import { type FakeOpenvikingOptions, type FakeOpenvikingState, startFakeOpenviking } from '../testing';
 
 export interface Rig {
@@ -12,11 +12,17 @@ export interface Rig {
   logs: CollectedLogs;
   clock: Clock;
   /** Another provider on the same home (a second run), initialised. */
-  open(options?: OpenvikingProviderOptions & { sessionId?: string; agentContext?: AgentContext }): Promise<OpenvikingProvider>;
+  open(
+    options?: OpenvikingProviderOptions & { sessionId?: string; agentContext?: AgentContext },
+  ): Promise<OpenvikingProvider>;
   close(): Promise<void>;
 }
 
-export function initContext(home: string, logs: CollectedLogs, agentContext: AgentContext = 'primary'): InitContext {
+export function initContext(
+  home: string,
+  logs: CollectedLogs,
+  agentContext: AgentContext = 'primary',
+): InitContext {
   return { hermesHome: home, platform: 'cli', agentContext, logger: logs.logger, env: {} };
 }
 
@@ -46,7 +52,10 @@ export async function rig(
       ...options.provider,
       ...extra,
     });
-    await provider.initialize(extra.sessionId ?? options.sessionId ?? 's1', initContext(home.path, logs, extra.agentContext ?? options.agentContext));
+    await provider.initialize(
+      extra.sessionId ?? options.sessionId ?? 's1',
+      initContext(home.path, logs, extra.agentContext ?? options.agentContext),
+    );
     opened.push(provider);
     if (options.connect !== false) await provider.idle();
     return provider;
@@ -83,8 +92,16 @@ export function toolTurn(user: string, reply: string) {
       content: '',
       tool_calls: [
         { id: 'c1', type: 'function' as const, function: { name: 'terminal', arguments: '{"cmd":"ls"}' } },
-        { id: 'c2', type: 'function' as const, function: { name: 'viking_search', arguments: '{"query":"x"}' } },
-        { id: 'c3', type: 'function' as const, function: { name: 'web_fetch', arguments: '{"url":"https://a.example"}' } },
+        {
+          id: 'c2',
+          type: 'function' as const,
+          function: { name: 'viking_search', arguments: '{"query":"x"}' },
+        },
+        {
+          id: 'c3',
+          type: 'function' as const,
+          function: { name: 'web_fetch', arguments: '{"url":"https://a.example"}' },
+        },
       ],
     },
     { role: 'tool' as const, tool_call_id: 'c1', content: 'file-a\nfile-b' },
@@ -108,7 +125,8 @@ export async function advanceUntil(
     const next = clock.nextTimerAt;
     if (next !== undefined && next - clock.now() <= step) await clock.advance(next - clock.now());
     else await new Promise((resolve) => setImmediate(resolve));
-    if (clock.now() > limit) throw new Error(`advanceUntil: not done after ${options.maxClockMs ?? 120_000} ms of clock time`);
+    if (clock.now() > limit)
+      throw new Error(`advanceUntil: not done after ${options.maxClockMs ?? 120_000} ms of clock time`);
   }
   if (!done()) throw new Error('advanceUntil: gave up');
 }

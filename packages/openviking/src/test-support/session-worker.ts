@@ -8,7 +8,13 @@ import { createOpenvikingProvider } from '../index';
 
 const provider = createOpenvikingProvider({ endpoint: process.env.FAKE_URL, autoStart: false });
 const sessionId = process.env.SESSION_ID ?? 'crashed';
-await provider.initialize(sessionId, { hermesHome: process.env.HOME_DIR!, platform: 'cli', agentContext: 'primary', logger: silentLogger, env: {} });
+await provider.initialize(sessionId, {
+  hermesHome: process.env.HOME_DIR!,
+  platform: 'cli',
+  agentContext: 'primary',
+  logger: silentLogger,
+  env: {},
+});
 await provider.idle();
 provider.syncTurn(`The user said something worth keeping in ${sessionId}`, 'Noted.');
 await provider.idle();

@@ -7,18 +7,18 @@ import {
   startFakeServer,
 } from '@hermes-memory/testkit/http';
 import {
-  type FakeOpenvikingState,
-  type FakeSessionMessage,
-  ROOT,
   childrenOf,
   directoryAbstract,
   directoryOverview,
   ensureDir,
   extractMemories,
+  type FakeOpenvikingState,
+  type FakeSessionMessage,
   isUnder,
   nameOf,
   newState,
   normalizeUri,
+  ROOT,
   writeFile,
 } from './viking-tree';
 
@@ -71,7 +71,9 @@ const error = (status: number, message: string) =>
 export async function startFakeOpenviking(
   options: FakeOpenvikingOptions = {},
 ): Promise<FakeServer<FakeOpenvikingState>> {
-  const keys = [options.apiKey, options.rootKey].filter((k): k is string => typeof k === 'string' && k !== '');
+  const keys = [options.apiKey, options.rootKey].filter(
+    (k): k is string => typeof k === 'string' && k !== '',
+  );
   const auth: FakeAuth[] = keys.flatMap((key) => [
     { type: 'header' as const, name: 'X-API-Key', value: key },
     { type: 'bearer' as const, token: key },
@@ -83,7 +85,10 @@ export async function startFakeOpenviking(
     ...(options.port !== undefined ? { port: options.port } : {}),
     auth,
     publicRoutes: ['GET /health', 'GET /openapi.json'],
-    errorBody: (status, message) => ({ status: 'error', error: { code: CODES[status] ?? 'UNKNOWN', message } }),
+    errorBody: (status, message) => ({
+      status: 'error',
+      error: { code: CODES[status] ?? 'UNKNOWN', message },
+    }),
     state: () => newState(userId, 'default'),
   });
 
@@ -91,7 +96,10 @@ export async function startFakeOpenviking(
   const tenantRefusal = (req: FakeRequest) => {
     if (!options.trustedMode || keys.length === 0) return null;
     if (req.headers['x-openviking-account'] && req.headers['x-openviking-user']) return null;
-    return error(400, 'Trusted mode requests must include X-OpenViking-Account and X-OpenViking-User headers.');
+    return error(
+      400,
+      'Trusted mode requests must include X-OpenViking-Account and X-OpenViking-User headers.',
+    );
   };
   const route = (
     method: string,
@@ -101,12 +109,17 @@ export async function startFakeOpenviking(
   const uriParam = (req: FakeRequest, name = 'uri'): string | null => normalizeUri(req.query.get(name) ?? '');
 
   server.route('GET', '/health', () => {
-    if (options.health === 'legacy' || options.health === 'not-openviking') return reply.json({ status: 'ok' });
-    if (options.health === 'unhealthy') return reply.json({ status: 'ok', healthy: false, version: FAKE_OPENVIKING_VERSION });
+    if (options.health === 'legacy' || options.health === 'not-openviking')
+      return reply.json({ status: 'ok' });
+    if (options.health === 'unhealthy')
+      return reply.json({ status: 'ok', healthy: false, version: FAKE_OPENVIKING_VERSION });
     return reply.json({ status: 'ok', healthy: true, version: FAKE_OPENVIKING_VERSION });
   });
   server.route('GET', '/openapi.json', () =>
-    reply.json({ openapi: '3.1.0', info: { title: options.health === 'not-openviking' ? 'Other API' : 'OpenViking API' } }),
+    reply.json({
+      openapi: '3.1.0',
+      info: { title: options.health === 'not-openviking' ? 'Other API' : 'OpenViking API' },
+    }),
   );
 
   route('GET', '/api/v1/system/status', (_req, state) =>
@@ -138,7 +151,11 @@ export async function startFakeOpenviking(
     if (!(uri === ROOT || state.nodes[uri]?.isDir)) return error(400, `Not a directory: ${uri}`);
     const recursive = req.query.get('recursive') === 'true';
     const limit = Number(req.query.get('node_limit') ?? 1000) || 1000;
-    return ok(childrenOf(state, uri, recursive).slice(0, limit).map((n) => entry(state, n.uri)));
+    return ok(
+      childrenOf(state, uri, recursive)
+        .slice(0, limit)
+        .map((n) => entry(state, n.uri)),
+    );
   });
   route('GET', '/api/v1/fs/tree', (req, state) => {
     const uri = uriParam(req);
@@ -148,9 +165,15 @@ export async function startFakeOpenviking(
   });
   route('GET', '/api/v1/fs/stat', (req, state) => {
     const uri = uriParam(req);
-    if (!uri || !exists(state, uri)) return error(404, `No such file or directory: ${req.query.get('uri') ?? ''}`);
+    if (!uri || !exists(state, uri))
+      return error(404, `No such file or directory: ${req.query.get('uri') ?? ''}`);
     const node = state.nodes[uri];
-    return ok({ uri, name: nameOf(uri), is_dir: uri === ROOT || node?.isDir === true, size: node?.content.length ?? 0 });
+    return ok({
+      uri,
+      name: nameOf(uri),
+      is_dir: uri === ROOT || node?.isDir === true,
+      size: node?.content.length ?? 0,
+    });
   });
   route('DELETE', '/api/v1/fs', (req, state) => {
     const uri = uriParam(req);
@@ -169,7 +192,8 @@ export async function startFakeOpenviking(
   const summary = (level: 'abstract' | 'overview') => (req: FakeRequest, state: FakeOpenvikingState) => {
     const uri = uriParam(req);
     if (!uri || !exists(state, uri)) return error(404, `No such directory: ${req.query.get('uri') ?? ''}`);
-    if (!(uri === ROOT || state.nodes[uri]?.isDir)) return error(400, `${level} is for directories; read files with content/read`);
+    if (!(uri === ROOT || state.nodes[uri]?.isDir))
+      return error(400, `${level} is for directories; read files with content/read`);
     return ok(level === 'abstract' ? directoryAbstract(state, uri) : directoryOverview(state, uri));
   };
   route('GET', '/api/v1/content/abstract', summary('abstract'));
@@ -199,24 +223,33 @@ export async function startFakeOpenviking(
   // --- search ----------------------------------------------------------------------------
   const search = (req: FakeRequest, state: FakeOpenvikingState) => {
     const body = asRecord(req.body);
-    if (typeof body.query !== 'string' || body.query.trim() === '') return error(400, 'query must be a non-empty string');
+    if (typeof body.query !== 'string' || body.query.trim() === '')
+      return error(400, 'query must be a non-empty string');
     if ('top_k' in body) return error(400, 'unknown field top_k; use limit');
     const limit = typeof body.limit === 'number' && body.limit > 0 ? Math.min(200, body.limit) : 10;
     const threshold = typeof body.score_threshold === 'number' ? body.score_threshold : 0;
     const types = new Set(
-      Array.isArray(body.context_type) ? body.context_type : typeof body.context_type === 'string' ? [body.context_type] : ['memory', 'resource', 'skill'],
+      Array.isArray(body.context_type)
+        ? body.context_type
+        : typeof body.context_type === 'string'
+          ? [body.context_type]
+          : ['memory', 'resource', 'skill'],
     );
     const target = typeof body.target_uri === 'string' ? normalizeUri(body.target_uri) : null;
     const terms = words(body.query);
     const buckets: Record<string, unknown[]> = { memories: [], resources: [], skills: [] };
     const hits = Object.values(state.nodes)
-      .filter((n) => !n.isDir && types.has(n.contextType) && (!target || n.uri === target || isUnder(n.uri, target)))
+      .filter(
+        (n) =>
+          !n.isDir && types.has(n.contextType) && (!target || n.uri === target || isUnder(n.uri, target)),
+      )
       .map((n) => ({ node: n, score: overlap(terms, words(n.content)) }))
       .filter((h) => h.score > threshold)
       .sort((a, b) => b.score - a.score || b.node.updatedAt - a.node.updatedAt)
       .slice(0, limit);
     for (const { node, score } of hits) {
-      const bucket = node.contextType === 'memory' ? 'memories' : node.contextType === 'resource' ? 'resources' : 'skills';
+      const bucket =
+        node.contextType === 'memory' ? 'memories' : node.contextType === 'resource' ? 'resources' : 'skills';
       buckets[bucket]?.push({
         uri: node.uri,
         score: Math.round(score * 10_000) / 10_000,
@@ -243,7 +276,8 @@ export async function startFakeOpenviking(
   };
   route('POST', '/api/v1/sessions/:sid/messages/batch', (req, state) => {
     const messages = asRecord(req.body).messages;
-    if (!Array.isArray(messages) || messages.length === 0) return error(400, 'messages must be a non-empty list');
+    if (!Array.isArray(messages) || messages.length === 0)
+      return error(400, 'messages must be a non-empty list');
     if (messages.length > 100) return error(413, 'at most 100 messages per batch');
     const parsed = messages.map(parseMessage);
     const bad = parsed.findIndex((m) => typeof m === 'string');
@@ -293,7 +327,8 @@ export async function startFakeOpenviking(
   route('POST', '/api/v1/resources/temp_upload', (req, state) => {
     const type = String(req.headers['content-type'] ?? '');
     const name = /filename="([^"]*)"/.exec(req.rawBody)?.[1];
-    if (!type.startsWith('multipart/form-data') || !name) return error(400, 'expected a multipart upload with a file field');
+    if (!type.startsWith('multipart/form-data') || !name)
+      return error(400, 'expected a multipart upload with a file field');
     const id = `tmp_${state.next++}`;
     state.tempUploads[id] = { name, bytes: req.rawBody.length };
     return ok({ temp_file_id: id });
@@ -306,12 +341,26 @@ export async function startFakeOpenviking(
       if (!upload) return error(404, `Unknown temp_file_id ${body.temp_file_id}`);
       name = typeof body.source_name === 'string' ? body.source_name : upload.name;
     } else if (typeof body.path === 'string' && body.path !== '') {
-      name = body.path.replace(/[?#].*$/, '').replace(/\/+$/, '').split(/[/:]/).pop();
+      name = body.path
+        .replace(/[?#].*$/, '')
+        .replace(/\/+$/, '')
+        .split(/[/:]/)
+        .pop();
     } else return error(400, 'path or temp_file_id is required');
-    if (body.to !== undefined && body.parent !== undefined) return error(400, 'to and parent are mutually exclusive');
-    const base = typeof body.to === 'string' ? normalizeUri(body.to) : typeof body.parent === 'string' ? `${normalizeUri(body.parent)}/${safeName(name)}` : `viking://resources/${safeName(name)}`;
+    if (body.to !== undefined && body.parent !== undefined)
+      return error(400, 'to and parent are mutually exclusive');
+    const base =
+      typeof body.to === 'string'
+        ? normalizeUri(body.to)
+        : typeof body.parent === 'string'
+          ? `${normalizeUri(body.parent)}/${safeName(name)}`
+          : `viking://resources/${safeName(name)}`;
     if (!base) return error(400, 'to/parent must be viking:// URIs');
-    writeFile(state, `${base}/README.md`, `${name} — ${typeof body.reason === 'string' ? body.reason : 'added resource'}`);
+    writeFile(
+      state,
+      `${base}/README.md`,
+      `${name} — ${typeof body.reason === 'string' ? body.reason : 'added resource'}`,
+    );
     return ok({ root_uri: base, status: 'queued' });
   });
 
@@ -332,7 +381,9 @@ function parseMessage(value: unknown): FakeSessionMessage | string {
 }
 
 const STOPWORDS = new Set(
-  'a an and are as at be but by do does for from has have how i in is it me my of on or the this to was we what when where who with you your'.split(' '),
+  'a an and are as at be but by do does for from has have how i in is it me my of on or the this to was we what when where who with you your'.split(
+    ' ',
+  ),
 );
 
 function words(text: string): string[] {

@@ -127,7 +127,13 @@ export function directoryAbstract(state: FakeOpenvikingState, uri: string): stri
 /** L1: every child with its summary, one per line. */
 export function directoryOverview(state: FakeOpenvikingState, uri: string): string {
   const children = childrenOf(state, uri, false);
-  return [`# ${nameOf(uri) || 'viking://'}`, ...children.map((c) => `- ${nameOf(c.uri)}${c.isDir ? '/' : ''}: ${c.isDir ? directoryAbstract(state, c.uri) : c.abstract}`)].join('\n');
+  return [
+    `# ${nameOf(uri) || 'viking://'}`,
+    ...children.map(
+      (c) =>
+        `- ${nameOf(c.uri)}${c.isDir ? '/' : ''}: ${c.isDir ? directoryAbstract(state, c.uri) : c.abstract}`,
+    ),
+  ].join('\n');
 }
 
 function contextTypeOf(uri: string): FakeNode['contextType'] {
@@ -154,9 +160,10 @@ export function extractMemories(state: FakeOpenvikingState, session: FakeSession
   for (const message of session.messages) {
     if (message.role !== 'user') continue;
     for (const part of message.parts) {
-      const text = typeof part === 'object' && part !== null && (part as { type?: unknown }).type === 'text'
-        ? String((part as { text?: unknown }).text ?? '').trim()
-        : '';
+      const text =
+        typeof part === 'object' && part !== null && (part as { type?: unknown }).type === 'text'
+          ? String((part as { text?: unknown }).text ?? '').trim()
+          : '';
       if (text.split(/\s+/).length < 3) continue;
       const category = /\b(prefer|like|love|favou?rite|enjoy|hate|dislike)\b/i.test(text)
         ? 'preferences'
