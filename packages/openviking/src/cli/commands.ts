@@ -150,7 +150,7 @@ export const setupCommand: ProviderCommand = {
       saveConfigValues(ctx.home, patch);
       const keyVar = values['api-key-env'];
       if (keyVar) {
-        const key = process.env[keyVar];
+        const key = ctx.env[keyVar];
         if (!key) throw ctx.fail(`The variable ${keyVar} is not set; the key was not saved.`);
         writeEnvValues(ctx.home, { OPENVIKING_API_KEY: key.replace(/[\r\n\0]/g, '') });
       }
