@@ -10,7 +10,7 @@ import { readFileNoFollow, writeNewFile } from '@hermes-memory/core';
  * (0600, never through a link) holding `{pid, host, run_id}`, removed at shutdown. A run is alive
  * while its file exists and names a live process of this host (or one of another host, which we
  * cannot check). A file we cannot read (the Python agent's flock file is empty) counts as alive:
- * a live session is never committed from under its owner (decision 0970).
+ * a live session is never committed from under its owner (decision 0980).
  */
 export interface RunLockInfo {
   pid: number;
