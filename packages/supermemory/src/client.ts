@@ -9,6 +9,8 @@
  */
 import {
   APICallError,
+  type CircuitBreaker,
+  CircuitOpenError,
   type Clock,
   createScrubber,
   type HealthMonitor,
@@ -35,6 +37,8 @@ export interface SupermemoryClientOptions {
   /** First backoff; doubles per retry. Default 250 ms. */
   baseDelayMs?: number;
   health?: HealthMonitor;
+  /** Every call but the connection probe passes it: a dead service is not asked every turn. */
+  breaker?: CircuitBreaker;
   clock?: Clock;
 }
 
@@ -76,6 +80,14 @@ export interface StoredDocument {
   metadata: unknown;
   createdAt: string;
   updatedAt: string;
+}
+
+/** What the breaker is told when our side stopped a call: not counted (see `isBreakerFailure`). */
+const CALLER_STOPPED = Symbol('caller stopped');
+
+/** Failures that count toward the breaker: not client errors (the service answered), not our aborts. */
+export function isBreakerFailure(error: unknown): boolean {
+  return error !== CALLER_STOPPED && !isClientError(error);
 }
 
 /** Statuses that mean the request was not processed, so even a write may be repeated. */
@@ -224,6 +236,17 @@ export class SupermemoryClient {
     maxRetries = this.options.maxRetries ?? 2,
   ): Promise<T> {
     const health = this.options.health;
+    // The probe (maxRetries 0) is the connection test: it always asks the service.
+    const breaker = maxRetries > 0 ? this.options.breaker : undefined;
+    if (breaker && !breaker.tryAcquire()) {
+      const seconds = Math.ceil(
+        Math.max(0, breaker.retryAt - (this.options.clock?.now() ?? Date.now())) / 1000,
+      );
+      throw new CircuitOpenError(
+        `Supermemory is unavailable after ${breaker.failures} consecutive failures; the next request goes out in ${seconds} s.`,
+        breaker.retryAt,
+      );
+    }
     try {
       const result = await retry(() => this.once(method, path, idempotent, signal, attempt, timeoutMs), {
         maxRetries,
@@ -232,13 +255,18 @@ export class SupermemoryClient {
         ...(signal ? { signal } : {}),
       });
       health?.recordSuccess();
+      breaker?.recordSuccess();
       return result;
     } catch (error) {
+      // Stopped by our side (shutdown, session switch): no verdict on the service. A deadline
+      // (the manager's budget on a hung service) is one.
+      const ours = signal?.aborted === true && !TimeoutError.isInstance(signal.reason);
       if (health && !signal?.aborted) {
         // A 4xx is an answer: the service is up, the request was wrong.
         if (isClientError(error)) health.recordSuccess();
         else health.recordFailure(error);
       }
+      breaker?.recordFailure(ours ? CALLER_STOPPED : error);
       throw error;
     }
   }

@@ -10,6 +10,7 @@
  */
 import {
   type ChatMessage,
+  CircuitBreaker,
   type Clock,
   type ConfigField,
   describeError,
@@ -44,7 +45,7 @@ import {
   toolError,
   withDeadline,
 } from '@hermes-memory/core';
-import { type ConversationMessage, type Profile, SupermemoryClient } from './client';
+import { type ConversationMessage, isBreakerFailure, type Profile, SupermemoryClient } from './client';
 import {
   readSupermemoryJson,
   resolveSupermemoryConfig,
@@ -63,8 +64,14 @@ export type PrefetchMode = 'background' | 'per-query';
 export interface SupermemoryProviderOptions extends SupermemoryProviderSettings {
   /** Default `background`: only turn 1 waits; `per-query` asks for every query (the reference). */
   prefetchMode?: PrefetchMode;
-  /** Tests pass a `ManualClock`: relative ages and retry backoff never read the real clock. */
+  /** Tests pass a `ManualClock`: relative ages, retry backoff and the breaker's cooldown run on it. */
   clock?: Clock;
+  /** First retry backoff, doubled per retry (a server's Retry-After replaces it). Default 250 ms. */
+  retryBaseDelayMs?: number;
+  /** Consecutive failed requests (after their retries) that stop requests for a while. Default 5. */
+  breakerThreshold?: number;
+  /** How long requests stay stopped before one trial goes out. Default 120 000 ms. */
+  breakerCooldownMs?: number;
 }
 
 /** What the factory hands the constructor besides the settings. */
@@ -111,14 +118,19 @@ export class SupermemoryProvider extends MemoryProvider {
   private buffer: BufferedTurn[] = [];
   private queue = new SerialQueue({ name: 'supermemory writes' });
   private slot = new PrefetchSlot<Profile>({ concurrency: 'per-key' });
+  /** Messages whose recall starts once the turn yields to the event loop (`scheduleRecall`). */
+  private scheduled = new Set<string>();
+  private scheduledRun: Promise<void> | null = null;
   private lifetime = new AbortController();
   private readonly monitor = new HealthMonitor();
+  private breaker: CircuitBreaker;
   private lastRecall: RecallStatus | null = null;
 
   constructor(options: SupermemoryProviderOptions = {}, context: SupermemoryProviderContext = {}) {
     super();
     this.options = options;
     this.clock = options.clock ?? systemClock;
+    this.breaker = this.newBreaker();
     if (context.logger) this.logger = context.logger;
     // From the factory context, so isAvailable() and the tool schemas are right before initialize.
     this.config = resolveSupermemoryConfig(options, {
@@ -156,6 +168,7 @@ export class SupermemoryProvider extends MemoryProvider {
     this.prefetched = false;
     this.buffer = [];
     this.lifetime = new AbortController();
+    this.breaker = this.newBreaker();
     this.queue = new SerialQueue({ name: 'supermemory writes', logger: this.logger });
     this.slot = new PrefetchSlot<Profile>({
       concurrency: 'per-key',
@@ -174,7 +187,11 @@ export class SupermemoryProvider extends MemoryProvider {
         baseURL: this.config.baseURL,
         timeoutMs: this.timeoutMs,
         health: this.monitor,
+        breaker: this.breaker,
         clock: this.clock,
+        ...(this.options.retryBaseDelayMs !== undefined
+          ? { baseDelayMs: this.options.retryBaseDelayMs }
+          : {}),
       });
     } catch (error) {
       this.logger.warn(`Supermemory inactive: ${describeError(error)}`);
@@ -205,7 +222,7 @@ export class SupermemoryProvider extends MemoryProvider {
   override onTurnStart(turnNumber: number, message: string, _info?: TurnStartInfo): void {
     this.turn = Math.max(0, turnNumber);
     this.slot.setTurn(this.turn);
-    if (this.options.prefetchMode !== 'per-query') this.startRecall(message);
+    if (this.options.prefetchMode !== 'per-query') this.scheduleRecall(message);
   }
 
   override async prefetch(query: string, options?: PrefetchOptions): Promise<string> {
@@ -214,15 +231,19 @@ export class SupermemoryProvider extends MemoryProvider {
     const first = !this.prefetched;
     this.prefetched = true;
     let profile = this.slot.take(key);
-    if (profile === undefined && (first || this.options.prefetchMode === 'per-query')) {
+    if (profile === undefined && this.breaker.state === 'open') {
+      // A dead service: nothing to wait for, and no request until the cooldown passed.
+      profile = this.slot.take();
+    } else if (profile === undefined && (first || this.options.prefetchMode === 'per-query')) {
       // Turn 1 (and every turn in per-query mode): wait for this query, within api_timeout (at
       // most 3 s) and the manager's signal, never longer.
+      this.unschedule(key);
       this.startRecall(query);
       profile = await this.slot.join(key, Math.min(this.timeoutMs, PREFETCH_WAIT_MS), options?.signal);
     } else if (profile === undefined) {
       // Never wait after turn 1: serve what the previous turn prepared; this query's recall (if
       // onTurnStart was skipped) runs for the next turn.
-      this.startRecall(query);
+      this.scheduleRecall(query);
       profile = this.slot.take();
     }
     if (!profile) {
@@ -332,11 +353,20 @@ export class SupermemoryProvider extends MemoryProvider {
     this.turn = 0;
     this.prefetched = false;
     if (newSessionId.trim() !== '') this.sessionId = newSessionId;
+    this.scheduled.clear();
     this.slot.newGeneration();
     return undefined;
   }
 
   override health(): ProviderHealth | null {
+    if (this.breaker.state === 'open') {
+      return {
+        status: 'down',
+        reason: `Supermemory requests paused after ${this.breaker.failures} consecutive failures; next try in ${Math.ceil(Math.max(0, this.breaker.retryAt - this.clock.now()) / 1000)} s`,
+        since: this.breaker.openedAt,
+        consecutiveFailures: this.breaker.failures,
+      };
+    }
     const health = this.monitor.snapshot();
     return health.status === 'unknown' ? null : health;
   }
@@ -378,8 +408,14 @@ export class SupermemoryProvider extends MemoryProvider {
     return ['memory.supermemory'];
   }
 
-  override flush(timeoutMs?: number): Promise<boolean> {
-    return this.queue.drain(timeoutMs);
+  /** Queued writes and running recall (the bench's and hosts' "background work settled"). */
+  override async flush(timeoutMs?: number): Promise<boolean> {
+    const deadline = timeoutMs === undefined ? undefined : this.clock.now() + timeoutMs;
+    const left = () =>
+      deadline === undefined ? this.timeoutMs * 3 : Math.max(0, deadline - this.clock.now());
+    const writes = await this.queue.drain(timeoutMs);
+    await this.scheduledRun;
+    return (await this.slot.idle(left())) && writes;
   }
 
   /** Ingests what is still buffered (`partial: true`) and waits for writes within the deadline. */
@@ -402,18 +438,20 @@ export class SupermemoryProvider extends MemoryProvider {
       const dropped = this.queue.abandon();
       this.logger.warn(`Supermemory: ${dropped.length} write(s) not sent before shutdown.`);
     }
+    this.scheduled.clear();
     this.lifetime.abort(new Error('Supermemory shut down.'));
     this.slot.close();
   }
 
   /** Queued or running background work (tests, the conformance harness, the bench). */
   get pendingWork(): number {
-    return this.queue.size + (this.slot.isInFlight() ? 1 : 0);
+    return this.queue.size + this.scheduled.size + (this.slot.isInFlight() ? 1 : 0);
   }
 
   /** Resolves when queued writes and running recall have finished. */
   async idle(): Promise<void> {
     await this.queue.drain();
+    await this.scheduledRun;
     await this.slot.idle(this.timeoutMs * 3);
   }
 
@@ -436,9 +474,31 @@ export class SupermemoryProvider extends MemoryProvider {
     this.allowedTags = containerWhitelist(this.primaryTag, this.config.customContainers);
   }
 
+  /**
+   * Start recall for `message` once the turn yields to the event loop (the host's model call).
+   * The SDK builds and sends a request on this thread — about 1 ms of CPU, mostly Stainless'
+   * request assembly and undici's fetch — and started at once that work ran inside the turn's
+   * `prefetchAll`, whose result it cannot change (it is served next turn).
+   */
+  private scheduleRecall(message: string): void {
+    this.scheduled.add(message);
+    this.scheduledRun ??= new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
+      this.scheduledRun = null;
+      const messages = [...this.scheduled];
+      this.scheduled.clear();
+      for (const m of messages) this.startRecall(m);
+    });
+  }
+
+  /** Drop a scheduled start that `prefetch` is about to make itself (turn 1, per-query). */
+  private unschedule(key: string): void {
+    for (const m of this.scheduled) if (profileQuery(m) === key) this.scheduled.delete(m);
+  }
+
   private startRecall(message: string): void {
     const client = this.client;
     if (!client || this.closed || !this.config.autoRecall || isTrivialPrompt(message)) return;
+    if (this.breaker.state === 'open') return;
     const q = profileQuery(message);
     if (q === '') return;
     const containerTag = this.primaryTag;
@@ -468,6 +528,25 @@ export class SupermemoryProvider extends MemoryProvider {
       return '';
     }
     return neutralizeMemoryText(text);
+  }
+
+  private newBreaker(): CircuitBreaker {
+    const cooldownMs = this.options.breakerCooldownMs ?? 120_000;
+    return new CircuitBreaker({
+      threshold: this.options.breakerThreshold ?? 5,
+      cooldownMs,
+      isFailure: isBreakerFailure,
+      name: 'Supermemory',
+      clock: this.clock,
+      onStateChange: (state) => {
+        if (state === 'open')
+          this.logger.warn(
+            `Supermemory: ${this.breaker.failures} consecutive requests failed; pausing requests for ${Math.round(cooldownMs / 1000)} s.`,
+          );
+        else if (state === 'closed')
+          this.logger.info('Supermemory: the service answers again; requests resumed.');
+      },
+    });
   }
 
   private signal(extra?: AbortSignal): AbortSignal {

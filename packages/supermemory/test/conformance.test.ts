@@ -13,7 +13,14 @@ for (const mode of ['background', 'per-query'] as PrefetchMode[]) {
   describeMemoryProvider(`supermemory (prefetch ${mode})`, {
     create: ({ hermesHome }) =>
       new SupermemoryProvider(
-        { apiKey: FAKE_SUPERMEMORY_KEY, baseURL: backend.url, apiTimeout: 2, prefetchMode: mode },
+        // No retry backoff (instant fault checks); Retry-After is still honoured.
+        {
+          apiKey: FAKE_SUPERMEMORY_KEY,
+          baseURL: backend.url,
+          apiTimeout: 2,
+          prefetchMode: mode,
+          retryBaseDelayMs: 0,
+        },
         { hermesHome, env: {} },
       ),
     capabilities: {

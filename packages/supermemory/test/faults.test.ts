@@ -1,5 +1,7 @@
+import { ManualClock } from '@hermes-memory/core';
 import { describe, expect, it } from 'vitest';
-import { fake, json, KEY, started } from './helpers';
+import type { SupermemoryProvider } from '../src';
+import { FAKE_NOW, fake, json, KEY, started } from './helpers';
 
 // A failing service never stops the agent: every hook keeps its budget, tools answer JSON, the
 // session ingest is retried within its deadline, and the key reaches no log or error.
@@ -116,5 +118,82 @@ describe('supermemory under faults', () => {
     expect(logs.contains(KEY)).toBe(false);
     expect(logs.contains(/session ingest failed/)).toBe(true);
     expect(JSON.stringify(server.requests)).not.toContain(KEY);
+  });
+});
+
+describe('supermemory circuit breaker (a dead service is not asked every turn)', () => {
+  // 500 on a new document is not retried (it may have been acted on): one request, one failure.
+  const failStore = async (provider: SupermemoryProvider, n: number) => {
+    for (let i = 0; i < n; i++)
+      expect(
+        json(await provider.handleToolCall('supermemory_store', { content: `Fact ${i}.` })).error,
+      ).toMatch(/^Failed to store memory/);
+  };
+
+  it('opens after 5 failed requests: tools answer JSON, recall and writes send nothing until the cooldown; one trial then closes it', async () => {
+    const server = await fake();
+    const clock = new ManualClock(FAKE_NOW);
+    const { provider, logs } = await started(server, { clock }, { sessionId: 'breaker-1' });
+    server.fail({ type: 'status', status: 500, count: 5, route: 'POST /v3/documents' });
+    await failStore(provider, 5);
+    expect(provider.health()).toMatchObject({ status: 'down', consecutiveFailures: 5 });
+    expect(provider.health()?.reason).toMatch(/paused after 5 consecutive failures; next try in 120 s/);
+    expect(logs.contains(/pausing requests for 120 s/)).toBe(true);
+
+    const before = server.requests.length;
+    const refused = json(await provider.handleToolCall('supermemory_search', { query: 'anything' }));
+    expect(refused.error).toMatch(/Supermemory is unavailable after 5 consecutive failures/);
+    provider.onTurnStart(1, 'where did I leave the keys?');
+    await provider.idle();
+    expect(await provider.prefetch('where did I leave the keys?')).toBe('');
+    provider.onMemoryWrite('add', 'user', 'Keys are in the blue bowl.');
+    await provider.idle();
+    expect(server.requests.length).toBe(before);
+
+    // After the cooldown one trial goes out; the service answers, so requests resume.
+    await clock.advance(120_000);
+    expect(json(await provider.handleToolCall('supermemory_search', { query: 'keys' })).count).toBe(0);
+    expect(server.requests.length).toBe(before + 1);
+    expect(provider.health()?.status).not.toBe('down');
+    expect(
+      json(await provider.handleToolCall('supermemory_store', { content: 'Keys in the bowl.' })).saved,
+    ).toBe(true);
+  });
+
+  it('a failed trial keeps it open for another cooldown', async () => {
+    const server = await fake();
+    const clock = new ManualClock(FAKE_NOW);
+    const { provider } = await started(server, { clock, breakerThreshold: 2, breakerCooldownMs: 10_000 });
+    server.fail({ type: 'status', status: 500, count: 3, route: 'POST /v3/documents' });
+    await failStore(provider, 2);
+    await clock.advance(10_000);
+    await failStore(provider, 1); // the trial, failing
+    expect(provider.health()).toMatchObject({ status: 'down' });
+    const before = server.requests.length;
+    await failStore(provider, 1); // refused without a request
+    expect(server.requests.length).toBe(before);
+    await clock.advance(10_000);
+    expect(json(await provider.handleToolCall('supermemory_store', { content: 'Back.' })).saved).toBe(true);
+  });
+
+  it('client errors (the service answered) and our own aborts do not count; the connection probe ignores it', async () => {
+    const server = await fake();
+    const clock = new ManualClock(FAKE_NOW);
+    const { provider } = await started(server, { clock, breakerThreshold: 2 });
+    server.fail({ type: 'status', status: 400, count: 5, route: 'POST /v3/documents' });
+    await failStore(provider, 5);
+    server.fail({ type: 'timeout', count: 3, route: 'POST /v4/search' });
+    for (let i = 0; i < 3; i++) {
+      const stop = new AbortController();
+      const call = provider.handleToolCall('supermemory_search', { query: 'x' }, { signal: stop.signal });
+      stop.abort(new Error('the user pressed stop'));
+      expect(json(await call).error).toMatch(/^Search failed/);
+    }
+    expect(provider.health()?.status).not.toBe('down');
+    server.clearFaults();
+    server.fail({ type: 'status', status: 500, count: 2, route: 'POST /v3/documents' });
+    await failStore(provider, 2);
+    expect(provider.health()).toMatchObject({ status: 'down' });
+    expect((await provider.probe()).status).toBe('ok');
   });
 });

@@ -43,7 +43,8 @@ export async function started(
   const hermesHome = init.hermesHome ?? home();
   const logs = collectLogs();
   const provider = new SupermemoryProvider(
-    { apiKey: KEY, baseURL: server.url, apiTimeout: 2, ...options },
+    // No retry backoff: fault tests retry at once (core's retry tests cover the backoff itself).
+    { apiKey: KEY, baseURL: server.url, apiTimeout: 2, retryBaseDelayMs: 0, ...options },
     { hermesHome, env: {} },
   );
   await provider.initialize(init.sessionId ?? 'session-1', {

@@ -1,18 +1,22 @@
 /**
- * `node --import tsx src/latency/remote-run.ts [provider...] [--runs N]`: the remote providers'
- * turn overhead alone (the latency suite runs it too), printed as a markdown table.
+ * `node --import tsx src/latency/remote-run.ts [provider...] [--runs N] [--healthy]`: the remote
+ * providers' turn overhead alone (the latency suite runs it too), printed as a markdown table.
+ * `--healthy` skips the fault modes (for profiling the warm path).
  */
 import os from 'node:os';
 import { parseArgs } from 'node:util';
 import { ms, table } from '../report/markdown';
 import { COMPARISON_PROVIDERS, REMOTE_PROVIDERS } from './providers';
-import { remoteTurnOverhead } from './remote';
+import { type RemoteRunOptions, remoteTurnOverhead } from './remote';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
-  options: { runs: { type: 'string', default: '1000' } },
+  options: { runs: { type: 'string', default: '1000' }, healthy: { type: 'boolean', default: false } },
 });
-const runs = Number(values.runs);
+const options: RemoteRunOptions = {
+  runs: Number(values.runs),
+  ...(values.healthy ? { modes: ['healthy'] } : {}),
+};
 // Every remote provider of the suite by default; comparison entries only when named.
 const chosen =
   positionals.length === 0
@@ -20,7 +24,7 @@ const chosen =
     : [...REMOTE_PROVIDERS, ...COMPARISON_PROVIDERS].filter((p) => positionals.includes(p.name));
 const rows = [];
 for (const entry of chosen)
-  rows.push(...(await remoteTurnOverhead(entry, { runs }, (m) => process.stderr.write(`${m}\n`))));
+  rows.push(...(await remoteTurnOverhead(entry, options, (m) => process.stderr.write(`${m}\n`))));
 console.log(
   `${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, Node ${process.version}, load ${os
     .loadavg()

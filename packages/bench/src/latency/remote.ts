@@ -38,9 +38,12 @@ export interface RemoteRunOptions {
   firstTurns?: number;
   /** Warm turns under a fault. Default 200. */
   faultTurns?: number;
+  /** Which of `REMOTE_MODES` to run. Default all. */
+  modes?: readonly RemoteMode[];
 }
 
 export const REMOTE_MODES = ['healthy', 'every request 503', 'every request hangs'] as const;
+export type RemoteMode = (typeof REMOTE_MODES)[number];
 
 type TurnManager = MemoryManagerLike & { onTurnStart(turn: number, message: string): Promise<void> };
 
@@ -81,6 +84,9 @@ async function turn(
   manager.syncAll(`user turn ${n}: ${q}`, `assistant turn ${n}: noted.`);
   timed?.sync.push(now() - t0);
   if (settle) await manager.flushPending(10_000);
+  // The model call: a host yields to the event loop between turns, so work a provider deferred
+  // until then runs here (with a hung backend nothing else would let it run).
+  await new Promise((resolve) => setImmediate(resolve));
 }
 
 /**
@@ -101,7 +107,7 @@ export async function remoteTurnOverhead(
   const rows: RemoteRow[] = [];
   const backend = await entry.start();
   try {
-    for (const mode of REMOTE_MODES) {
+    for (const mode of options.modes ?? REMOTE_MODES) {
       const setup = `${entry.name} vs its fake, ${mode}`;
       log(`latency: remote ${setup}`);
       if (mode === 'every request 503') backend.failAll({ type: 'status', status: 503, retryAfter: 1 });

@@ -1,4 +1,5 @@
 import { loadModule } from '../../packages';
+import { SEED_FACTS } from '../queries';
 import type { RemoteProviderEntry } from '../remote';
 import { fakeBackend } from './fake-backend';
 
@@ -16,6 +17,15 @@ function supermemoryEntry(name: string, prefetchMode: 'background' | 'per-query'
         () => import('@hermes-memory/supermemory/testing'),
       );
       const fake = await startFakeSupermemory({ apiKey: 'bench-key' });
+      // Stored as the provider's tool stores a memory (the fake makes each a profile fact).
+      for (const content of SEED_FACTS) {
+        const res = await fetch(`${fake.url}/v3/documents`, {
+          method: 'POST',
+          headers: { authorization: 'Bearer bench-key', 'content-type': 'application/json' },
+          body: JSON.stringify({ content, containerTags: ['hermes'] }),
+        });
+        if (!res.ok) throw new Error(`seeding the Supermemory fake failed: HTTP ${res.status}`);
+      }
       return fakeBackend('supermemory', fake, (url, home) =>
         createSupermemoryProvider(
           { apiKey: 'bench-key', baseURL: url, prefetchMode },
