@@ -21,6 +21,7 @@ const SUITES: Record<SuiteName, (ctx: SuiteContext, flags: Flags) => Promise<Sui
     }),
   live: async (ctx) => (await import('./precision/live-suite')).runLiveSuite(ctx),
   latency: async (ctx) => (await import('./latency/suite')).runLatencySuite(ctx),
+  remote: async (ctx, f) => (await import('./remote/suite')).runRemoteSuite(ctx, f.providers),
   scale: async (ctx) => (await import('./scale/suite')).runScaleSuite(ctx),
   robustness: async (ctx) => (await import('./robustness/suite')).runRobustnessSuite(ctx),
   scanner: async (ctx) => (await import('./scanner/suite')).runScannerSuite(ctx),
@@ -32,10 +33,11 @@ interface Flags {
   audit: boolean;
   conversations: string[] | undefined;
   longmemeval: string | undefined;
+  providers: string[] | undefined;
 }
 
 const USAGE = `usage: bench [${SUITE_ORDER.join('|')}...] [--full] [--retriever a,b] [--out dir] [--audit]
-             [--conversation conv-30,...] [--longmemeval file.json]`;
+             [--conversation conv-30,...] [--longmemeval file.json] [--provider id,...]`;
 
 async function main(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -48,6 +50,7 @@ async function main(argv: string[]): Promise<number> {
       audit: { type: 'boolean', default: false },
       conversation: { type: 'string' },
       longmemeval: { type: 'string' },
+      provider: { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -80,6 +83,7 @@ async function main(argv: string[]): Promise<number> {
     audit: values.audit === true,
     conversations: list(values.conversation),
     longmemeval: values.longmemeval,
+    providers: list(values.provider),
   };
   let failures = 0;
   for (const name of suites) {

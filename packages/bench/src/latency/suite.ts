@@ -10,8 +10,6 @@ import { barChart } from '../report/svg';
 import { round, type Summary, summarize, timeRuns } from '../stats';
 import { loadMemoryManagerClass, type MemoryManagerLike } from './manager-shape';
 import { QUERIES } from './queries';
-import { REMOTE_PROVIDERS } from './providers';
-import { remoteTurnOverhead } from './remote';
 
 export interface LatencyRow {
   step: string;
@@ -356,18 +354,6 @@ export async function runLatencySuite(ctx: SuiteContext): Promise<SuiteResult> {
   await attempt('memory tool writes', () => memoryStoreWrites(data, Math.min(runs, 500)));
   await attempt('disk floor', () => diskFloor(data, Math.min(runs, 500)));
   await attempt('system prompt block', () => systemPromptBlock(data, runs));
-  for (const entry of REMOTE_PROVIDERS) {
-    await attempt(`remote: ${entry.name}`, async () => {
-      for (const row of await remoteTurnOverhead(entry, { runs }, ctx.log)) {
-        data.rows.push({
-          step: `${row.step} (p99 budget)`,
-          setup: row.setup,
-          summary: row.summary,
-          ...(row.budgetMs >= 1000 ? { referenceMs: row.budgetMs } : { targetMs: row.budgetMs }),
-        });
-      }
-    });
-  }
   await attempt('model2vec', async () => {
     ctx.log('latency: model2vec throughput (child process)');
     const res = await runTsChild('src/latency/model2vec-worker.ts', [], 300_000);

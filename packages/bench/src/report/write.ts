@@ -8,6 +8,7 @@ export const SUITE_ORDER = [
   'locomo',
   'live',
   'latency',
+  'remote',
   'scale',
   'robustness',
   'scanner',

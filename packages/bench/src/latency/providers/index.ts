@@ -7,6 +7,7 @@ import type { RemoteProviderEntry } from '../remote';
 import { hindsight } from './hindsight';
 import { honcho } from './honcho';
 import { mem0 } from './mem0';
+import { retaindb } from './retaindb';
 import { supermemory, supermemoryPerQuery } from './supermemory';
 
 /** In the latency suite and in `remote-run.ts` without arguments. */
@@ -16,6 +17,7 @@ export const REMOTE_PROVIDERS: readonly RemoteProviderEntry[] = [
   honcho,
   supermemory,
   hindsight,
+  retaindb,
 ];
 
 /** Run only when named (`remote-run.ts supermemory-per-query`): comparisons for a decision record. */
