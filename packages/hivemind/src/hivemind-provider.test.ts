@@ -408,6 +408,22 @@ describe('HivemindProvider: the turn', () => {
     server.clearFaults();
   });
 
+  it('§5.11.20 a homeserver that fails outright costs turn 1 its failed sync, not the whole firstSyncWaitMs (injected clock)', async () => {
+    const start = Date.parse('2026-11-24T10:00:00Z');
+    const clock = new ManualClock(start);
+    const { bob } = await introduced();
+    for (const fault of [{ type: 'status', status: 500 }, { type: 'reset' }] as const) {
+      server.fail({ ...fault, count: 100 });
+      const agent = await openAgent(server, bob, opened, { clock, settings: { firstSyncWaitMs: 3000 } });
+      agent.onTurnStart(1, 'hi');
+      // The clock never moves: only the failed sync can end the wait (it hung here before).
+      expect(await agent.prefetch('hi')).toBe('');
+      expect(clock.now()).toBe(start);
+      await agent.shutdown();
+      server.clearFaults();
+    }
+  });
+
   it('§5.11.20 no background polling: without hooks or tools the provider sends nothing, however much time passes (injected clock)', async () => {
     const clock = new ManualClock(Date.parse('2026-11-24T10:00:00Z'));
     const { bob } = await introduced();

@@ -44,8 +44,7 @@ import {
   formatNotebookHint,
   formatRoster,
   NOTEBOOK_TOOL_SCHEMA,
-  notebookPromptBlock,
-  SYSTEM_PROMPT_BLOCK,
+  systemPromptBlock,
   TOOL_SCHEMAS,
   TOOLS,
 } from './prompt';
@@ -203,11 +202,7 @@ export class HivemindProvider extends MemoryProvider {
 
   override systemPromptBlock(): string {
     if (this.closed) return '';
-    const blocks = [
-      this.directory ? SYSTEM_PROMPT_BLOCK : '',
-      this.notebook ? notebookPromptBlock(!this.directory) : '',
-    ];
-    return blocks.filter(Boolean).join('\n');
+    return systemPromptBlock({ peers: this.directory !== null, notebook: this.notebook !== null });
   }
 
   /** The turn's number for the slots, and the notebook search of its message, in the background. */
@@ -241,7 +236,7 @@ export class HivemindProvider extends MemoryProvider {
       this.slot.take(ROSTER);
       if (first && !directory.loaded) {
         this.startSync();
-        waits.push(directory.waitUntilLoaded(this.settings.firstSyncWaitMs, options?.signal));
+        waits.push(directory.waitForFirstRefresh(this.settings.firstSyncWaitMs, options?.signal));
       }
     }
     let found: NotebookEntry[] | undefined;

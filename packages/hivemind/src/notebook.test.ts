@@ -160,7 +160,9 @@ describe('hivemind: the shared notebook', () => {
       settings: { notebookUrl: notebook.url, notebookKey: FAKE_NOTEBOOK_KEY },
     });
     expect(bobs.getToolSchemas().map((t) => t.name)).toContain('hivemind_search_notebook');
-    expect(bobs.systemPromptBlock()).toMatch(/hivemind_list_peers[\s\S]*hivemind_search_notebook\(query\)/);
+    expect(bobs.systemPromptBlock()).toMatch(
+      /hivemind_dismiss_spark[^\n]*\n- hivemind_search_notebook\(query\)/,
+    );
     const both = await turn(bobs, 1, 'matrix federation');
     expect(both).toMatch(/^## Peers\nYou know 1 peer: hermes-of-carol\./);
     expect(both).toMatch(/\n2 notebook entries may be relevant — use hivemind_search_notebook to explore\.$/);

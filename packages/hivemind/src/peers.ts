@@ -105,9 +105,10 @@ export class PeerDirectory {
   private running: Promise<void> | undefined;
   private queued: Promise<void> | undefined;
   private loadedOnce = false;
-  private markLoaded: () => void = () => {};
-  private readonly firstLoad = new Promise<void>((resolve) => {
-    this.markLoaded = resolve;
+  private markSettled: () => void = () => {};
+  /** Resolves when the first refresh has finished, whether it loaded the roster or failed. */
+  private readonly firstSettled = new Promise<void>((resolve) => {
+    this.markSettled = resolve;
   });
 
   constructor(
@@ -121,13 +122,17 @@ export class PeerDirectory {
     return this.loadedOnce;
   }
 
-  /** Resolves when the first refresh has completed, or after `timeoutMs`, or when `signal` aborts. */
-  async waitUntilLoaded(timeoutMs: number, signal?: AbortSignal): Promise<void> {
+  /**
+   * Resolves when the first refresh has finished — loaded, or failed (a homeserver that refuses or
+   * fails costs the first turn its retries, not the whole wait) — or after `timeoutMs`, or when
+   * `signal` aborts.
+   */
+  async waitForFirstRefresh(timeoutMs: number, signal?: AbortSignal): Promise<void> {
     if (this.loadedOnce || signal?.aborted) return;
     let timer: ClockTimer | undefined;
     let onAbort = () => {};
     await Promise.race([
-      this.firstLoad,
+      this.firstSettled,
       new Promise<void>((resolve) => {
         timer = this.clock.setTimeout(resolve, timeoutMs);
         onAbort = () => resolve();
@@ -147,6 +152,7 @@ export class PeerDirectory {
     if (!this.running) {
       this.running = this.run(signal).finally(() => {
         this.running = undefined;
+        this.markSettled();
       });
       return this.running;
     }
@@ -245,7 +251,6 @@ export class PeerDirectory {
     }
     if (typeof body?.next_batch === 'string') this.since = body.next_batch;
     this.loadedOnce = true;
-    this.markLoaded();
   }
 
   /** New messages from others count as unread; a late "About" message fills an empty context. */
