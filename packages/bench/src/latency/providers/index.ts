@@ -5,6 +5,7 @@
  */
 import type { RemoteProviderEntry } from '../remote';
 import { hindsight } from './hindsight';
+import { hivemind } from './hivemind';
 import { honcho } from './honcho';
 import { mem0 } from './mem0';
 import { retaindb } from './retaindb';
@@ -18,6 +19,7 @@ export const REMOTE_PROVIDERS: readonly RemoteProviderEntry[] = [
   supermemory,
   hindsight,
   retaindb,
+  hivemind,
 ];
 
 /** Run only when named (`remote-run.ts supermemory-per-query`): comparisons for a decision record. */
