@@ -2,7 +2,7 @@ import { describeMemoryProvider } from '@hermes-memory/testkit/vitest';
 import { afterAll } from 'vitest';
 import { createHivemindProvider } from './index';
 import { clientFor, introduceByHand, settingsFor } from './test-support';
-import { type FakeMatrixAccount, startFakeHomeserver } from './testing';
+import { FAKE_NOTEBOOK_KEY, type FakeMatrixAccount, startFakeHomeserver, startFakeNotebook } from './testing';
 
 // The conformance kit against the fake homeserver. Each HERMES_HOME is one agent account with one
 // peer, introduced by an operator, so the tools have someone to talk to.
@@ -15,7 +15,13 @@ import { type FakeMatrixAccount, startFakeHomeserver } from './testing';
 // hivemind-provider.test.ts. The safety checks run: every tool result is fence-neutralised and
 // what is sent passes the write scanner.
 const server = await startFakeHomeserver();
-afterAll(() => server.close());
+const notebook = await startFakeNotebook({
+  entries: [{ pseudonym: 'Conformance#000001', content: 'Notes about agents, memory and recall.' }],
+});
+afterAll(async () => {
+  await server.close();
+  await notebook.close();
+});
 
 const accounts = new Map<string, FakeMatrixAccount>();
 let counter = 0;
@@ -62,3 +68,41 @@ describeMemoryProvider('hivemind', {
   },
   clearFaults: () => server.clearFaults(),
 });
+
+// The notebook alone (no Matrix account): one read-only tool against the fake notebook, its
+// background search per turn, and the fault, deadline and safety checks on it. Nothing is written.
+describeMemoryProvider(
+  'hivemind (notebook only)',
+  {
+    create: () =>
+      createHivemindProvider(
+        { notebookUrl: notebook.url, notebookKey: FAKE_NOTEBOOK_KEY, maxRetries: 0, notebookTimeoutMs: 2000 },
+        { env: {}, providerConfig: {} },
+      ),
+    capabilities: {
+      tools: true,
+      persistence: false,
+      prefetch: false,
+      sync: false,
+      mirrors: false,
+      remote: true,
+    },
+    writesOn: {},
+    snapshot: () => notebook.dump(),
+    backendCalls: () => notebook.requests.length,
+    settle: (provider) => provider.idle(),
+    pendingWork: (provider) => provider.pendingWork,
+    injectFault: (fault) => {
+      notebook.fail(fault);
+    },
+    clearFaults: () => notebook.clearFaults(),
+  },
+  {
+    skip: {
+      'context.writes-observable':
+        'with only the notebook configured the provider has no write path (one read-only search tool)',
+      'safety.fence-escape':
+        'no write path to plant the payload through; notebook entries with fence markup are checked in notebook.test.ts',
+    },
+  },
+);
