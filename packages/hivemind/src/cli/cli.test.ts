@@ -173,6 +173,14 @@ describe('hermes-memory hivemind (the ./cli module)', () => {
     expect(token.code, token.stderr).toBe(0);
     expect(JSON.parse(token.stdout)).toMatchObject({ user_id: dave.userId, role: 'inactive' });
     expect(loadHermesConfig(home.path).memory.secondary).toEqual([]);
+    // A token for another account than --user names is refused.
+    const carol = homeserver.registerUser('carol');
+    const mismatch = await setup(
+      ['--homeserver', homeserver.url, '--user', dave.userId, '--access-token-stdin'],
+      `${carol.accessToken}\n`,
+    );
+    expect(mismatch.code).toBe(1);
+    expect(mismatch.stderr).toMatch(/belongs to @carol:localhost, not @dave:localhost/);
     const bad = await setup(['--homeserver', homeserver.url, '--access-token-stdin'], 'syt_not_a_token\n');
     expect(bad.code).toBe(1);
     expect(bad.stderr).toMatch(/M_UNKNOWN_TOKEN/);

@@ -161,8 +161,10 @@ export function createSetupCommand(readStdin: () => string = () => readFileSync(
             timeoutMs: 10_000,
             maxRetries: 0,
           }).whoami(ctx.signal);
-          if (user.startsWith('@') && me.user_id !== user)
-            throw new Error(`The access token belongs to ${me.user_id}, not ${user}.`);
+          // A --user given with the token must match it; without one, the token says who it is.
+          const named = values.user?.trim() ?? '';
+          if (named.startsWith('@') && me.user_id !== named)
+            throw new Error(`The access token belongs to ${me.user_id}, not ${named}.`);
           account = {
             userId: me.user_id,
             accessToken: token,
