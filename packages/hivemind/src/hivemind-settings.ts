@@ -15,7 +15,7 @@ export interface HivemindProviderSettings {
   timeoutMs?: number;
   /** Retries of a failed request that is safe to repeat (0–5). Config `max_retries`. Default 2. */
   maxRetries?: number;
-  /** How long the first turn waits for the first sync (ms). Config `first_sync_wait_ms`. Default 3000. */
+  /** How long the first turn waits for the first sync (ms). Config `first_sync_wait_ms`. Default 2500 (under the 3 s first-turn budget). */
   firstSyncWaitMs?: number;
   /**
    * The shared notebook's base URL (the reference's Hermes notebook, `GET /api/search`). Opt-in:
@@ -56,7 +56,7 @@ export const HIVEMIND_DEFAULTS = {
   messageLimit: 20,
   timeoutMs: 10_000,
   maxRetries: 2,
-  firstSyncWaitMs: 3000,
+  firstSyncWaitMs: 2500,
   notebookTimeoutMs: 5000,
 } as const;
 
