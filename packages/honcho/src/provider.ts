@@ -41,6 +41,7 @@ import {
   type TurnStartInfo,
   toolResult,
 } from '@hermes-memory/core';
+import { type OAuthTokenSource, tokenSourceFor } from './auth/token-source';
 import { HonchoBackend } from './client/backend';
 import { HonchoClient } from './client/honcho-client';
 import { clientFor, DEFAULT_TIMEOUT_S, probeHoncho } from './client/probe';
@@ -101,6 +102,8 @@ export class HonchoProvider extends MemoryProvider {
   private logger: Logger = silentLogger;
   private hermesHome = '';
   private health_ = new HealthMonitor();
+  /** The OAuth grant behind the key, when the host signed in (`hermes-memory honcho login`). */
+  private oauth: OAuthTokenSource | undefined;
 
   private active = false;
   private cronSkipped = false;
@@ -210,6 +213,7 @@ export class HonchoProvider extends MemoryProvider {
     this.aiPeerId = resolveAiPeerId(this.config);
     const timeoutMs = (this.config.timeoutSeconds ?? DEFAULT_TIMEOUT_S) * 1000;
     this.health_ = new HealthMonitor({ clock: this.clock });
+    this.oauth = tokenSourceFor(this.config, { clock: this.clock, logger: this.logger });
     const client = new HonchoClient({
       apiKey: this.config.apiKey,
       apiKeyInFile: this.config.apiKeyInFile,
@@ -219,6 +223,7 @@ export class HonchoProvider extends MemoryProvider {
       timeoutMs,
       clock: this.clock,
       health: this.health_,
+      oauth: this.oauth,
     });
     this.backend = new HonchoBackend(client);
     this.writer = new MessageWriter({
@@ -757,6 +762,9 @@ export class HonchoProvider extends MemoryProvider {
     const report = this.health_.snapshot();
     if (this.initError && !this.ready)
       return { ...report, status: 'degraded', reason: `session init failed: ${describe(this.initError)}` };
+    // A sign-in that needs renewing is visible even while requests still answer.
+    const problem = this.oauth?.problem;
+    if (problem && report.status === 'ok') return { ...report, status: 'degraded', reason: problem };
     return report;
   }
 

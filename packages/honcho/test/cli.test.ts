@@ -58,6 +58,8 @@ describe('hermes-memory honcho (the ./cli module)', () => {
       'setup',
       'status',
       'test',
+      'login',
+      'logout',
       'sessions',
       'map',
       'peer',

@@ -186,8 +186,13 @@ describe('honcho settings and setup (core contract)', () => {
     const h = home({ baseUrl: 'http://honcho.internal:8000', hosts: { other: { workspace: 'w' } } });
     const provider = createHonchoProvider({ userHome: h }, { hermesHome: h, env: {} });
     expect(providerConfigPaths(provider)).toEqual(['memory.honcho']);
-    fs.writeFileSync(path.join(h, 'config.yaml'), 'memory:\n  provider: honcho\n  honcho:\n    timeout: 12\n');
-    expect(readProviderConfig(loadHermesConfig(h), providerConfigPaths(provider)).values).toEqual({ timeout: 12 });
+    fs.writeFileSync(
+      path.join(h, 'config.yaml'),
+      'memory:\n  provider: honcho\n  honcho:\n    timeout: 12\n',
+    );
+    expect(readProviderConfig(loadHermesConfig(h), providerConfigPaths(provider)).values).toEqual({
+      timeout: 12,
+    });
     // What `hermes-memory setup honcho --set api_key=…` keeps: the non-secret baseUrl, never the key.
     expect(provider.savedConfig(h)).toEqual({ baseUrl: 'http://honcho.internal:8000' });
     provider.saveConfig({ api_key: 'hch-new-key', baseUrl: 'http://honcho.internal:8000' }, h);

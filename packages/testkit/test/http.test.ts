@@ -208,4 +208,39 @@ describe('startFakeServer', () => {
     expect(server.requests).toHaveLength(1);
     expect(server.dump().memories).toHaveLength(1);
   });
+
+  it('authorize accepts credentials decided at run time next to the static key; redact masks strings issued later, in recordings already made too', async () => {
+    const issued = new Set<string>();
+    server = await startFakeServer<State>({
+      auth: { type: 'bearer', token: 'static-key-1' },
+      authorize: (headers) => issued.has(String(headers.authorization ?? '').replace(/^Bearer /, '')),
+      state: () => ({ memories: [] }),
+    });
+    server.route('POST', '/token', (req) => {
+      const token = `tok-${issued.size + 1}-abcdef`;
+      issued.add(token);
+      server.redact(token, String(req.body));
+      return reply.json({ access_token: token });
+    });
+    server.route('GET', '/me', () => reply.json({ ok: true }));
+    const get = (token: string) =>
+      fetch(`${server.url}/me`, { headers: { authorization: `Bearer ${token}` } });
+    expect((await get('static-key-1')).status).toBe(200);
+    expect((await get('tok-1-abcdef')).status).toBe(401);
+    await fetch(`${server.url}/token`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer static-key-1' },
+      body: 'grant-code-xyz',
+    });
+    expect((await get('tok-1-abcdef')).status).toBe(200);
+    await fetch(`${server.url}/token`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer static-key-1' },
+      body: 'refresh=tok-1-abcdef&code=grant-code-xyz',
+    });
+    const recorded = JSON.stringify(server.requests);
+    expect(recorded).not.toContain('tok-1-abcdef');
+    expect(recorded).not.toContain('grant-code-xyz');
+    expect(recorded).toContain('refresh=[redacted]');
+  });
 });

@@ -6,8 +6,9 @@
  * `hermes-memory export` / `import` (decision 0603). Loaded by the CLI through the provider seam,
  * never by the agent; it never imports the provider's main entry.
  */
-import { defineProviderCli, type ProviderCheck } from '@hermes-memory/core';
+import { defineProviderCli, type ProviderCheck, type ProviderCliModule } from '@hermes-memory/core';
 import { isConfigured } from '../config/resolve';
+import { type AuthCommandOptions, authCommands } from './auth-commands';
 import { loadConfig } from './honcho-file';
 import { exportHonchoRecords, importHonchoRecords, validateHonchoRecord } from './portable';
 import { CONNECTION_COMMANDS, PEER_DATA_COMMANDS, statusDetails, testConnection } from './service-commands';
@@ -15,46 +16,63 @@ import { SETTINGS_COMMANDS, setupCommand } from './settings-commands';
 
 export { exportHonchoRecords, importHonchoRecords, validateHonchoRecord } from './portable';
 
-export default defineProviderCli({
-  provider: 'honcho',
-  summary: 'set up and inspect Honcho: status, test, sessions, peers, mode, tokens, identity, migrate',
-  commands: [setupCommand, ...CONNECTION_COMMANDS, ...SETTINGS_COMMANDS, ...PEER_DATA_COMMANDS],
-  status(ctx) {
-    return { details: statusDetails(loadConfig(ctx), process.cwd()) };
-  },
-  doctor(ctx) {
-    const config = loadConfig(ctx);
-    const checks: ProviderCheck[] = config.warnings.map((warning, i) => ({
-      id: `config-${i + 1}`,
-      title: 'honcho.json',
-      status: 'warn',
-      detail: warning,
-      fix: `Edit ${config.configPath ?? 'honcho.json'}.`,
-    }));
-    checks.push(
-      isConfigured(config)
-        ? {
-            id: 'configured',
-            title: 'Honcho settings',
-            status: 'ok',
-            detail: `workspace '${config.workspaceId}' (${config.configPath ?? 'environment'})`,
-          }
-        : {
-            id: 'configured',
-            title: 'Honcho settings',
-            status: 'fail',
-            detail: config.enabled ? 'no API key and no baseUrl' : 'disabled (enabled: false)',
-            fix: "Run 'hermes-memory honcho setup' (or set HONCHO_API_KEY).",
-          },
-    );
-    return checks;
-  },
-  exportRecords: exportHonchoRecords,
-  validateRecord: validateHonchoRecord,
-  importRecords: importHonchoRecords,
-  async postSetup(ctx) {
-    const result = await testConnection(ctx, loadConfig(ctx));
-    if (result.status === 'failed') throw ctx.fail(`Honcho connection test failed: ${result.message}`);
-    ctx.out(result.message);
-  },
-});
+export type { AuthCommandOptions } from './auth-commands';
+
+/**
+ * The module with its sign-in's clock and browser opener given (tests, hosts embedding the CLI);
+ * the default export is `createHonchoCli()`.
+ */
+export function createHonchoCli(options: AuthCommandOptions = {}): ProviderCliModule {
+  return defineProviderCli({
+    provider: 'honcho',
+    summary:
+      'set up and inspect Honcho: status, test, login, sessions, peers, mode, tokens, identity, migrate',
+    commands: [
+      setupCommand,
+      ...CONNECTION_COMMANDS,
+      ...authCommands(options),
+      ...SETTINGS_COMMANDS,
+      ...PEER_DATA_COMMANDS,
+    ],
+    status(ctx) {
+      return { details: statusDetails(loadConfig(ctx), process.cwd()) };
+    },
+    doctor(ctx) {
+      const config = loadConfig(ctx);
+      const checks: ProviderCheck[] = config.warnings.map((warning, i) => ({
+        id: `config-${i + 1}`,
+        title: 'honcho.json',
+        status: 'warn',
+        detail: warning,
+        fix: `Edit ${config.configPath ?? 'honcho.json'}.`,
+      }));
+      checks.push(
+        isConfigured(config)
+          ? {
+              id: 'configured',
+              title: 'Honcho settings',
+              status: 'ok',
+              detail: `workspace '${config.workspaceId}' (${config.configPath ?? 'environment'})`,
+            }
+          : {
+              id: 'configured',
+              title: 'Honcho settings',
+              status: 'fail',
+              detail: config.enabled ? 'no API key and no baseUrl' : 'disabled (enabled: false)',
+              fix: "Run 'hermes-memory honcho setup' (or set HONCHO_API_KEY).",
+            },
+      );
+      return checks;
+    },
+    exportRecords: exportHonchoRecords,
+    validateRecord: validateHonchoRecord,
+    importRecords: importHonchoRecords,
+    async postSetup(ctx) {
+      const result = await testConnection(ctx, loadConfig(ctx));
+      if (result.status === 'failed') throw ctx.fail(`Honcho connection test failed: ${result.message}`);
+      ctx.out(result.message);
+    },
+  });
+}
+
+export default createHonchoCli();

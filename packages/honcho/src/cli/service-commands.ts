@@ -6,6 +6,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { ProbeResult, ProviderCliContext, ProviderCommand } from '@hermes-memory/core';
+import { credentialFingerprint } from '../auth/credential';
 import { clientFor, probeHoncho } from '../client/probe';
 import { isConfigured } from '../config/resolve';
 import type { HonchoConfig } from '../config/types';
@@ -33,6 +34,19 @@ export async function testConnection(ctx: ProviderCliContext, config: HonchoConf
   }
 }
 
+/** Which credential is in force, named without revealing it. */
+export function describeCredential(config: HonchoConfig, nowMs = Date.now()): string {
+  if (config.oauth) {
+    const minutes = Math.round((config.oauth.expiresAt - nowMs) / 60_000);
+    const when =
+      minutes > 0 ? `access token expires in ${minutes} min` : 'access token expired (refreshed on use)';
+    return `OAuth sign-in ${credentialFingerprint(config.oauth.refreshToken)} (${when})`;
+  }
+  if (config.apiKey)
+    return `API key ${credentialFingerprint(config.apiKey)} (${config.apiKeyInFile ? 'honcho.json' : 'environment'})`;
+  return 'none';
+}
+
 /** The settings `status` shows: never the key itself, only where it comes from. */
 export function statusDetails(config: HonchoConfig, cwd: string): Record<string, string | number | boolean> {
   const configured = isConfigured(config);
@@ -43,7 +57,14 @@ export function statusDetails(config: HonchoConfig, cwd: string): Record<string,
     workspace: config.workspaceId,
     baseUrl:
       config.baseUrl ?? (config.environment === 'local' ? 'http://localhost:8000' : 'https://api.honcho.dev'),
-    apiKey: config.apiKey ? (config.apiKeyInFile ? 'set (honcho.json)' : 'set (environment)') : 'not set',
+    apiKey: config.oauth
+      ? 'OAuth sign-in (honcho.json)'
+      : config.apiKey
+        ? config.apiKeyInFile
+          ? 'set (honcho.json)'
+          : 'set (environment)'
+        : 'not set',
+    credential: describeCredential(config),
     userPeer: config.peerName ?? '(derived from the chat)',
     aiPeer: config.aiPeer,
     session: sessionName(config, cwd),

@@ -5,6 +5,7 @@
  */
 import { type Clock, type HealthMonitor, SettingsError } from '@hermes-memory/core';
 import { Honcho } from '@honcho-ai/sdk';
+import type { OAuthTokenSource } from '../auth/token-source';
 import { HonchoTransport, runWithSignal } from './transport';
 
 const CLOUD_URL = 'https://api.honcho.dev';
@@ -24,6 +25,8 @@ export interface HonchoClientOptions {
   maxRetries?: number;
   clock?: Clock;
   health?: HealthMonitor;
+  /** The OAuth grant behind `apiKey` (kept fresh; its token replaces `apiKey` as it rotates). */
+  oauth?: OAuthTokenSource;
 }
 
 /** Loopback, RFC 1918, link-local, unique-local and CGNAT (100.64/10) hosts: a self-hosted Honcho. */
@@ -108,7 +111,11 @@ export class HonchoClient {
         baseURL: this.baseUrl,
         workspaceId: this.options.workspaceId,
         // Explicit values only: the SDK would otherwise read process.env, not the profile's env.
-        ...(this.apiKey ? { apiKey: this.apiKey } : {}),
+        ...(this.options.oauth
+          ? { apiKey: this.options.oauth.token }
+          : this.apiKey
+            ? { apiKey: this.apiKey }
+            : {}),
         timeout: this.options.timeoutMs,
         maxRetries: 0,
       });
@@ -126,6 +133,7 @@ export class HonchoClient {
       ...(this.options.maxRetries !== undefined ? { maxRetries: this.options.maxRetries } : {}),
       ...(this.options.clock ? { clock: this.options.clock } : {}),
       ...(this.options.health ? { health: this.options.health } : {}),
+      ...(this.options.oauth ? { oauth: this.options.oauth } : {}),
       onWorkspaceFailure: () => {
         if (this.current === built) {
           this.current = undefined;

@@ -3,6 +3,7 @@
  * metadata read of the workspace with no retries, timed, answering what went wrong in words.
  */
 import { type Clock, type ProbeResult, systemClock } from '@hermes-memory/core';
+import { tokenSourceFor } from '../auth/token-source';
 import type { HonchoConfig } from '../config/types';
 import { HonchoClient } from './honcho-client';
 
@@ -21,6 +22,8 @@ export function clientFor(
     workspaceId: config.workspaceId,
     timeoutMs: (config.timeoutSeconds ?? DEFAULT_TIMEOUT_S) * 1000,
     ...options,
+    // A signed-in host refreshes its token here too (the CLI's commands), and saves the rotation.
+    oauth: tokenSourceFor(config, options.clock ? { clock: options.clock } : {}),
   });
 }
 

@@ -24,6 +24,8 @@ import {
   TimeoutError,
 } from '@hermes-memory/core';
 import type { HonchoHTTPClient } from '@honcho-ai/sdk/dist/http/client';
+import { redactHonchoTokens } from '../auth/credential';
+import type { OAuthTokenSource } from '../auth/token-source';
 
 /** What a high-level call hands to every request it makes. */
 interface CallScope {
@@ -51,6 +53,11 @@ export interface TransportOptions {
   health?: HealthMonitor;
   /** A failed `POST /v3/workspaces` (the SDK memoises it per client, rejection included). */
   onWorkspaceFailure?: () => void;
+  /**
+   * The OAuth grant behind the bearer: refreshed before it expires and once after a 401, the
+   * request then repeated once with the new token (rotated in place on the SDK's HTTP client).
+   */
+  oauth?: OAuthTokenSource;
 }
 
 /** Requests whose repetition would store something twice: only retried when the server cannot have acted. */
@@ -71,6 +78,10 @@ interface HonchoErrorLike {
   retryAfter?: number;
 }
 
+function isUnauthorized(error: unknown): boolean {
+  return APICallError.isInstance(error) && error.statusCode === 401;
+}
+
 function isHonchoError(error: unknown): error is HonchoErrorLike {
   return error instanceof Error && typeof (error as { status?: unknown }).status === 'number';
 }
@@ -78,14 +89,18 @@ function isHonchoError(error: unknown): error is HonchoErrorLike {
 export class HonchoTransport {
   private readonly clock: Clock;
   private readonly scrub: (text: string) => string;
+  private http: { apiKey?: string } | undefined;
 
   constructor(private readonly options: TransportOptions) {
     this.clock = options.clock ?? systemClock;
-    this.scrub = createScrubber([options.apiKey]);
+    const scrubKey = createScrubber([options.apiKey]);
+    this.scrub = (text) => redactHonchoTokens(scrubKey(text));
   }
 
   /** Route `http`'s public request methods through this transport (the SDK's fetch stays). */
   install(http: HonchoHTTPClient): void {
+    // The SDK builds its Authorization header per request from this field: rotating it rotates the bearer.
+    this.http = http as { apiKey?: string };
     const request = http.request.bind(http);
     const stream = http.stream.bind(http);
     const upload = http.upload.bind(http);
@@ -106,11 +121,16 @@ export class HonchoTransport {
     method: string,
     path: string,
     attempt: (signal: AbortSignal, timeoutMs: number) => Promise<T>,
+    afterRefresh = false,
   ): Promise<T> {
     const verb = method.toUpperCase();
     const callSignal = scope.getStore()?.signal;
     const idempotent = isIdempotent(verb, path);
     const health = this.options.health;
+    const oauth = this.options.oauth;
+    // A synchronous expiry check: the network is involved only when the token is about to expire.
+    if (oauth?.stale) await oauth.fresh(callSignal);
+    const sentWith = oauth?.token;
     try {
       const result = await retry(() => this.once(verb, path, idempotent, callSignal, attempt), {
         maxRetries: this.options.maxRetries ?? 2,
@@ -121,6 +141,11 @@ export class HonchoTransport {
       health?.recordSuccess();
       return result;
     } catch (error) {
+      if (oauth && sentWith && !afterRefresh && isUnauthorized(error) && !callSignal?.aborted) {
+        // Expired or revoked server-side before the local clock said so: refresh once, repeat once.
+        const next = await oauth.recover(sentWith, callSignal);
+        if (next) return this.send(method, path, attempt, true);
+      }
       if (verb === 'POST' && /^\/v\d+\/workspaces$/.test(path)) this.options.onWorkspaceFailure?.();
       if (health && !callSignal?.aborted) {
         if (isClientError(error)) health.recordSuccess();
@@ -139,6 +164,8 @@ export class HonchoTransport {
     attempt: (signal: AbortSignal, timeoutMs: number) => Promise<T>,
   ): Promise<T> {
     callSignal?.throwIfAborted();
+    const oauth = this.options.oauth;
+    if (oauth && this.http && this.http.apiKey !== oauth.token) this.http.apiKey = oauth.token;
     const controller = new AbortController();
     const forward = () => controller.abort(callSignal?.reason);
     callSignal?.addEventListener('abort', forward, { once: true });

@@ -5,6 +5,7 @@
  * with a warning instead of silence.
  */
 import type { Env } from '@hermes-memory/core';
+import { credentialFromBlock } from '../auth/credential';
 import { DEFAULT_HOST, hostBlock } from './hosts';
 import {
   BASE_SECTIONS,
@@ -208,6 +209,7 @@ function behaviourDefaults(): Omit<
   | 'workspaceId'
   | 'apiKey'
   | 'apiKeyInFile'
+  | 'oauth'
   | 'environment'
   | 'baseUrl'
   | 'timeoutSeconds'
@@ -269,6 +271,7 @@ function fromEnv(options: ResolveConfigOptions, warnings: string[]): HonchoConfi
     workspaceId: DEFAULT_HOST,
     apiKey,
     apiKeyInFile: false,
+    oauth: undefined,
     environment: (env.HONCHO_ENVIRONMENT ?? '').trim() || 'production',
     baseUrl,
     timeoutSeconds: firstParsed([env.HONCHO_TIMEOUT], positiveFloat, undefined),
@@ -302,6 +305,7 @@ export function resolveHonchoConfig(options: ResolveConfigOptions): HonchoConfig
       `Honcho host block '${host}' has no apiKey; the default '${DEFAULT_HOST}' host's key is NOT inherited (profiles are credential-isolated). Set apiKey on hosts.${host}${options.configPath ? ` in ${options.configPath}` : ''} or this profile runs unauthenticated.`,
     );
   }
+  const grant = credentialFromBlock(block);
   const endpoint = isObject(raw.endpoint) ? raw.endpoint.baseUrl : undefined;
   const urlCandidate = [
     block.baseUrl,
@@ -346,6 +350,8 @@ export function resolveHonchoConfig(options: ResolveConfigOptions): HonchoConfig
     workspaceId: String(look.pick('workspace') || host),
     apiKey,
     apiKeyInFile: truthy(block.apiKey) || truthy(raw.apiKey),
+    // Only a grant whose access token is the key in force (code overrides may replace it).
+    oauth: grant && grant.accessToken === apiKey ? grant : undefined,
     environment: String(look.pick('environment', 'production') || 'production'),
     baseUrl,
     timeoutSeconds: firstParsed(

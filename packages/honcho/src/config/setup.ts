@@ -1,7 +1,13 @@
 /** What the setup wizard asks for, and how its answers land in (and are read back from) honcho.json. */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { type ConfigField, type Env, readJsonConfig, SettingsError, writeJsonConfig } from '@hermes-memory/core';
+import {
+  type ConfigField,
+  type Env,
+  readJsonConfig,
+  SettingsError,
+  writeJsonConfig,
+} from '@hermes-memory/core';
 import { configCandidates } from './load';
 import { isObject, type JsonObject } from './values';
 

@@ -1,3 +1,4 @@
+import type { OAuthCredential } from '../auth/credential';
 export const RECALL_MODES = ['hybrid', 'context', 'tools'] as const;
 export type RecallMode = (typeof RECALL_MODES)[number];
 
@@ -41,6 +42,8 @@ export interface HonchoConfig {
   apiKey: string | undefined;
   /** The key came from honcho.json itself (not the environment): a local server then keeps it. */
   apiKeyInFile: boolean;
+  /** The OAuth grant behind `apiKey`, when the host block holds one (`hermes-memory honcho login`). */
+  oauth: OAuthCredential | undefined;
   environment: string;
   baseUrl: string | undefined;
   /** HTTP timeout per request in seconds, when configured. */

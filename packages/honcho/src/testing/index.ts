@@ -13,10 +13,12 @@ import {
 } from '@hermes-memory/testkit/http';
 import { registerCoreRoutes } from './routes-core';
 import { registerMessageRoutes } from './routes-messages';
+import { type FakeHonchoOAuth, OAUTH_ROUTES, registerOAuthRoutes } from './routes-oauth';
 import { registerPeerRoutes } from './routes-peers';
 import { emptyState, type FakeHonchoState, type FakeMessage, nextStamp } from './state';
 
 export { MAX_MESSAGE_CHARS } from './routes-messages';
+export type { FakeHonchoOAuth } from './routes-oauth';
 export type {
   FakeConclusion,
   FakeHonchoState,
@@ -27,8 +29,13 @@ export type {
 } from './state';
 
 export interface FakeHonchoOptions {
-  /** The key the server accepts as `Authorization: Bearer <key>`. Default: no auth (a local server). */
+  /**
+   * The key the server accepts as `Authorization: Bearer <key>`, next to the access tokens its
+   * OAuth server issued. Default: no auth (a local server).
+   */
   apiKey?: string;
+  /** Require a live OAuth access token on every API request even without `apiKey` (a cloud account signed in over OAuth). */
+  requireAuth?: boolean;
   /** Decide a fault per request (the bench's fault runs). */
   faultFor?: (request: RecordedRequest, index: number) => FakeFault | null;
 }
@@ -38,13 +45,20 @@ export interface FakeHoncho extends FakeServer<FakeHonchoState> {
   messages(workspace: string, session: string): FakeMessage[];
   /** Give a session the summary Honcho's deriver would write in the background. */
   setSummary(workspace: string, session: string, content: string): void;
+  /** The authorization server (`/authorize`, `/oauth/token`, `/oauth/device_authorization`). */
+  oauth: FakeHonchoOAuth;
 }
 
 /** Start the fake on 127.0.0.1 and a free port. Close it with `close()`. */
 export async function startFakeHoncho(options: FakeHonchoOptions = {}): Promise<FakeHoncho> {
+  let oauth: FakeHonchoOAuth | undefined;
   const server = await startFakeServer<FakeHonchoState>({
     name: 'fake Honcho',
     ...(options.apiKey ? { auth: { type: 'bearer', token: options.apiKey } } : {}),
+    ...(options.apiKey || options.requireAuth
+      ? { authorize: (headers) => oauth?.authorizes(headers) === true }
+      : {}),
+    publicRoutes: OAUTH_ROUTES,
     errorBody: (_status, message) => ({ detail: message }),
     state: emptyState,
     ...(options.faultFor ? { faultFor: options.faultFor } : {}),
@@ -52,7 +66,9 @@ export async function startFakeHoncho(options: FakeHonchoOptions = {}): Promise<
   registerCoreRoutes(server);
   registerMessageRoutes(server);
   registerPeerRoutes(server);
+  oauth = registerOAuthRoutes(server);
   const fake = server as FakeHoncho;
+  fake.oauth = oauth;
   fake.messages = (workspace, session) =>
     (server.state.workspaces[workspace]?.messages ?? []).filter((m) => m.session_id === session);
   fake.setSummary = (workspace, session, content) => {

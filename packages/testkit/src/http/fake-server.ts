@@ -228,8 +228,9 @@ export async function startFakeServer<S = undefined>(
         status: 404,
         body: errorBody(404, `Not found: ${request.method} ${request.path}`),
       };
-    if (accepted.length > 0 && !publicRoutes.has(route.id)) {
-      const ok = accepted.some((a) => req.headers[a.name] === a.value);
+    if ((accepted.length > 0 || options.authorize) && !publicRoutes.has(route.id)) {
+      const ok =
+        accepted.some((a) => req.headers[a.name] === a.value) || options.authorize?.(req.headers) === true;
       if (!ok) return { kind: 'json', status: 401, body: errorBody(401, 'Invalid or missing API key.') };
     }
     const fault = takeFault(recorded);
@@ -398,6 +399,22 @@ export async function startFakeServer<S = undefined>(
     },
     clearFaults() {
       faults.length = 0;
+    },
+    redact(...more) {
+      const fresh = more.filter((secret) => secret.length >= 4 && !secrets.includes(secret));
+      if (fresh.length === 0) return;
+      secrets.push(...fresh);
+      // Also masked where it was already recorded (the request that carried it came first).
+      for (const recorded of requests) {
+        recorded.rawBody = scrub(recorded.rawBody);
+        recorded.body = parseBody(recorded.rawBody);
+        for (const [key, value] of Object.entries(recorded.query))
+          recorded.query[key] = Array.isArray(value) ? value.map(scrub) : scrub(value);
+        for (const [key, value] of Object.entries(recorded.headers)) {
+          if (typeof value === 'string') recorded.headers[key] = scrub(value);
+          else if (Array.isArray(value)) recorded.headers[key] = value.map(scrub);
+        }
+      }
     },
     get hanging() {
       return hanging.size;

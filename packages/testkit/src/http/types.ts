@@ -98,6 +98,11 @@ export interface FakeServerOptions<S> {
   name?: string;
   /** Accepted keys; a request with none of them gets 401. Default: no auth. */
   auth?: FakeAuth | readonly FakeAuth[];
+  /**
+   * Credentials decided at run time (tokens the fake issued itself, e.g. over OAuth): a request
+   * passes when a key of `auth` matches or this says yes. With `auth` unset, only this is asked.
+   */
+  authorize?: (headers: IncomingHttpHeaders) => boolean;
   /** Routes that need no key (`GET /health`). */
   publicRoutes?: readonly string[];
   /** The error body for a status and message (default `{ error: { message } }`). */
@@ -140,6 +145,11 @@ export interface FakeServer<S = undefined> {
   readonly pendingFaults: number;
   /** Drop queued faults (state and recordings stay). */
   clearFaults(): void;
+  /**
+   * Never record these strings again (tokens, codes the fake issues at run time): masked in every
+   * later recording. Strings shorter than 4 characters are ignored.
+   */
+  redact(...secrets: string[]): void;
   /** Requests currently held open by `timeout` faults. */
   readonly hanging: number;
   /** Drop recorded requests and queued faults; recreate the state. */
