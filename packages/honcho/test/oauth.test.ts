@@ -146,7 +146,7 @@ describe('honcho OAuth sign-in', () => {
       polls = fake.requestsTo('POST /oauth/token').length;
       fake.oauth.approveDevice();
     })();
-    const result = await runDriven(clock, run);
+    const result = await runDriven(clock, run, 5_000);
     await approve;
     expect(result.code).toBe(0);
     expect(result.stderr).toMatch(

@@ -7,7 +7,6 @@
  * does. Every token, code and verifier is redacted from the recordings once issued or seen.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import type { IncomingHttpHeaders } from 'node:http';
 import { type FakeRequest, type FakeServer, reply } from '@hermes-memory/testkit/http';
 import type { FakeHonchoState } from './state';
 
@@ -43,7 +42,7 @@ export interface FakeHonchoOAuth {
   /** Grants revoked because a superseded refresh token was replayed. */
   readonly revokedGrants: number;
   /** True when `headers` carry a live access token (the API's auth check). */
-  authorizes(headers: IncomingHttpHeaders): boolean;
+  authorizes(headers: Readonly<Record<string, string | string[] | undefined>>): boolean;
 }
 
 interface Grant {
