@@ -13,6 +13,7 @@ export const SUITE_ORDER = [
   'robustness',
   'scanner',
   'longmemeval',
+  'mem0-oss',
 ] as const;
 
 /** Write one suite's JSON and SVGs. */
