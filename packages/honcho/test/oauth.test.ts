@@ -24,7 +24,8 @@ import { HonchoProvider } from '../src/index';
 import { type FakeHoncho, startFakeHoncho } from '../src/testing/index';
 
 const API_KEY = 'hk-static-key-0123456789';
-const START = Date.parse('2026-11-24T10:00:00Z');
+// Ahead of the real clock: the CLI's connection test reads the system time, and must see these tokens as fresh.
+const START = Date.parse('2035-01-01T10:00:00Z');
 
 const homes: TempHermesHome[] = [];
 const fakes: FakeHoncho[] = [];
