@@ -52,6 +52,8 @@ import { VERSION } from './version';
 
 /** Turn 1 waits this much past the recall budget (the recall's own deadline answers first). */
 const JOIN_SLACK_MS = 250;
+/** The longest turn 1 waits for recall, so the whole first turn stays within 3 s. */
+const FIRST_TURN_WAIT_MS = 2750;
 /** How long shutdown may take without a manager deadline. */
 const DEFAULT_SHUTDOWN_MS = 5000;
 
@@ -237,8 +239,11 @@ export class OpenvikingProvider extends MemoryProvider {
     let result = this.slot.take(query);
     if (result === undefined && first) {
       this.startRecall(query);
-      // A little past the recall's own budget, so a recall cut short still hands over what it has.
-      result = await this.slot.join(query, this.settings.recall.timeoutMs + JOIN_SLACK_MS, options?.signal);
+      // A little past the recall's own budget (so a recall cut short still hands over what it
+      // has), but the first turn never waits past FIRST_TURN_WAIT_MS: what comes later is served
+      // on the next turn.
+      const wait = Math.min(this.settings.recall.timeoutMs + JOIN_SLACK_MS, FIRST_TURN_WAIT_MS);
+      result = await this.slot.join(query, wait, options?.signal);
     } else if (result === undefined) {
       this.startRecall(query);
       result = this.slot.take();

@@ -65,7 +65,7 @@ describe('prefetch', () => {
     expect(r.provider.pendingWork).toBeGreaterThan(0);
   });
 
-  it('§4.9.8 the whole recall is bounded by 4 s: a hanging search leaves the profile block', async () => {
+  it('§4.9.8 the whole recall is bounded by 4 s (a hanging search leaves the profile block); turn 1 waits at most 2.75 s', async () => {
     const r = await open();
     seed(r);
     const clock = r.clock as ManualClock;
@@ -74,11 +74,15 @@ describe('prefetch', () => {
     let text: string | undefined;
     const pending = r.provider.prefetch('where does Ana live now?').then((t) => (text = t));
     while (r.backend.hanging === 0) await new Promise((resolve) => setImmediate(resolve));
-    await clock.advance(4000);
+    await clock.advance(2750);
     await pending;
-    expect(text).toContain('<user-profile');
-    expect(text).not.toContain('- [events]');
-    expect(clock.now() - 1_000_000).toBe(4000);
+    expect(text).toBe('');
+    // The recall itself ends at its 4 s budget with what it had; the next turn serves it at once.
+    await clock.advance(1250);
+    await r.provider.idle(0);
+    const next = await r.provider.prefetch('a later question');
+    expect(next).toContain('<user-profile');
+    expect(next).not.toContain('- [events]');
   });
 
   it('§4.9.8 the session-start block keeps within the token budget: long profiles keep head and tail, listings degrade', async () => {

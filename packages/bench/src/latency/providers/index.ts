@@ -8,6 +8,7 @@ import { hindsight } from './hindsight';
 import { hivemind } from './hivemind';
 import { honcho } from './honcho';
 import { mem0 } from './mem0';
+import { openviking } from './openviking';
 import { retaindb } from './retaindb';
 import { supermemory, supermemoryPerQuery } from './supermemory';
 
@@ -20,6 +21,7 @@ export const REMOTE_PROVIDERS: readonly RemoteProviderEntry[] = [
   hindsight,
   retaindb,
   hivemind,
+  openviking,
 ];
 
 /** Run only when named (`remote-run.ts supermemory-per-query`): comparisons for a decision record. */
