@@ -99,24 +99,21 @@ const MIN_SHARE_CORPUS = 1_000;
 export function specificityGate(
   c: Candidate,
   ctx: GateContext,
-  cache: Map<string, number>,
+  cache: Map<string, { records: number; corpus: number }>,
 ): { gate: GateId; reason: string } | null {
   if (!ctx.sharedBy || c.via !== 'direct' || c.matched.length === 0) return null;
   const key = [...c.matched].sort().join(' ');
-  let records = cache.get(key);
-  let corpus = cache.get('');
-  if (records === undefined || corpus === undefined) {
-    const r = ctx.sharedBy(c.matched);
-    records = r.records;
-    corpus = r.corpus;
-    cache.set(key, records);
-    cache.set('', corpus);
+  let shared = cache.get(key);
+  if (!shared) {
+    shared = ctx.sharedBy(c.matched);
+    cache.set(key, shared);
   }
-  const limit = ctx.settings.maxSharedShare * Math.max(corpus, MIN_SHARE_CORPUS);
-  if (records <= limit) return null;
+  const corpus = Math.max(shared.corpus, MIN_SHARE_CORPUS);
+  if (shared.records <= ctx.settings.maxSharedShare * corpus) return null;
+  const share = Number((ctx.settings.maxSharedShare * 100).toFixed(2));
   return {
     gate: 'unspecific_match',
-    reason: `'${c.matched.join("', '")}' together in ${records} records (> ${ctx.settings.maxSharedShare * 100} % of ${Math.max(corpus, MIN_SHARE_CORPUS)})`,
+    reason: `'${c.matched.join("', '")}' together in ${shared.records} records (> ${share} % of ${corpus})`,
   };
 }
 

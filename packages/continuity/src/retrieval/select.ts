@@ -65,7 +65,7 @@ export function select(candidates: readonly Candidate[], ctx: GateContext, budge
   const associated: Candidate[] = [];
   const passing: Candidate[] = [];
   const verdicts = new Map<string, CandidateDecision>();
-  const shared = new Map<string, number>();
+  const shared = new Map<string, { records: number; corpus: number }>();
   for (const c of candidates) {
     const g = candidateGate(c, ctx) ?? specificityGate(c, ctx, shared);
     if (g) verdicts.set(c.record.id, decision(c, 'rejected', g.gate, g.reason));
