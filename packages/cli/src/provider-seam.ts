@@ -60,7 +60,8 @@ async function loadOrThrow(pkg: ProviderPackage): Promise<LoadedProviderCli> {
 }
 
 /**
- * The CLI modules `status`, `doctor` and `export` consult: the active provider's, those named
+ * The CLI modules `status`, `doctor` and `export` consult: the active provider's, the secondaries'
+ * (`memory.secondary`, when installed: a missing one is reported by status itself), those named
  * explicitly, and every installed provider whose data lives in HERMES_HOME (`localData` in its
  * manifest), so a store stays visible and backed up after the user switches providers. Any other
  * provider's module is never imported. Named providers must exist (CliError otherwise); a module
@@ -68,12 +69,14 @@ async function loadOrThrow(pkg: ProviderPackage): Promise<LoadedProviderCli> {
  */
 export async function relevantProviderClis(
   ctx: CommandContext,
-  options: { active: string; named?: readonly string[] },
+  options: { active: string; secondary?: readonly string[]; named?: readonly string[] },
 ): Promise<{ loaded: LoadedProviderCli[]; failed: FailedProviderCli[] }> {
   const { packages, search } = findProviderPackages(ctx.io.cwd, ctx.home);
   for (const id of options.named ?? [])
     if (!packages.some((p) => p.name === id)) throw new CliError(notFoundMessage(id, search));
-  const wanted = new Set([options.active, ...(options.named ?? [])].filter(Boolean));
+  const wanted = new Set(
+    [options.active, ...(options.secondary ?? []), ...(options.named ?? [])].filter(Boolean),
+  );
   const loaded: LoadedProviderCli[] = [];
   const failed: FailedProviderCli[] = [];
   for (const pkg of packages) {

@@ -28,17 +28,35 @@ describe('memory.secondary', () => {
         available: true,
         health: expect.objectContaining({ status: expect.any(String) }),
         prefetchTimeoutMs: 1500,
+        // What acme's CLI module says of itself: a secondary's module is consulted like the active one's.
+        details: { mode: 'cloud' },
       },
       { name: 'nosuch', installed: false, available: false },
     ]);
+    expect(status.stores.map((s: { name: string }) => s.name)).toContain('acme-notes.json');
     expect(status.providers.find((p: { name: string }) => p.name === 'acme')).toMatchObject({
       active: false,
       secondary: true,
     });
     const text = run(h, ['status'], at).stdout;
-    expect(text).toMatch(/secondary {2}acme {2}available .*prefetch budget 1500 ms {2}\(read-only\)/);
+    expect(text).toMatch(/secondary {2}acme {2}available .*prefetch budget 1500 ms {2}\(read-only\)\n {13}mode: cloud\n/);
     expect(text).toMatch(/secondary {2}nosuch {2}not installed/);
     expect(text).toContain('recall budget 5,000 chars per turn across providers');
+  });
+
+  it("doctor runs a secondary's own checks (its CLI module), a missing secondary breaks nothing", () => {
+    const h = home();
+    const at = { cwd: project.cwd, env: { ACME_MODE: 'local' } };
+    fs.writeFileSync(path.join(h, 'config.yaml'), 'memory:\n  provider: ""\n  secondary: [acme, nosuch]\n');
+    const doctor = JSON.parse(run(h, ['doctor', '--json'], at).stdout);
+    expect(doctor.checks.find((c: { id: string }) => c.id === 'acme.key')).toMatchObject({
+      status: 'warn',
+      detail: 'not set',
+    });
+    // Without memory.secondary, a remote provider that is not active is never consulted.
+    fs.writeFileSync(path.join(h, 'config.yaml'), 'memory:\n  provider: ""\n');
+    const plain = JSON.parse(run(h, ['doctor', '--json'], at).stdout);
+    expect(plain.checks.some((c: { id: string }) => c.id.startsWith('acme.'))).toBe(false);
   });
 
   it('openManager joins available secondaries read-only and warns about the rest', async () => {

@@ -75,6 +75,9 @@ export const statusCommand: Command = {
         available: installed?.available ?? false,
         health: installed?.health,
         ...(entry.prefetchTimeoutMs ? { prefetchTimeoutMs: entry.prefetchTimeoutMs } : {}),
+        ...(contributed.details.has(entry.provider)
+          ? { details: contributed.details.get(entry.provider) }
+          : {}),
       };
     });
     const details = contributed.details.get(provider.name);
@@ -164,6 +167,8 @@ export const statusCommand: Command = {
         : `available ${yes(sec.available)}  health ${sec.health ? healthText(sec.health, s) : s.gray("unknown")}`;
       const budget = sec.prefetchTimeoutMs ? s.gray(`  prefetch budget ${sec.prefetchTimeoutMs} ms`) : '';
       ctx.out(`  secondary  ${s.bold(sec.name)}  ${state}${budget}  ${s.gray('(read-only)')}`);
+      for (const [key, value] of Object.entries(sec.details ?? {}))
+        ctx.out(`             ${s.gray(`${key}:`)} ${String(value)}`);
     }
     if (secondary.length > 0)
       ctx.out(`  ${s.gray(`recall budget ${m.recallBudgetChars.toLocaleString('en-US')} chars per turn across providers`)}`);
@@ -242,15 +247,19 @@ interface InstalledProvider {
 }
 
 /**
- * What providers' CLI modules add (decision 0603): the stores of the active provider and of every
- * provider that keeps its data in HERMES_HOME, and the active provider's details. A module that
+ * What providers' CLI modules add (decision 0603): the stores of the active provider, the
+ * secondaries and every provider that keeps its data in HERMES_HOME, and the details of the
+ * active provider and the secondaries. A module that
  * fails is reported on its provider's line; status itself never fails because of it.
  */
 async function providerContributions(ctx: CommandContext, config: HermesConfig) {
   const stores: StoreStatus[] = [];
   const details = new Map<string, Readonly<Record<string, string | number | boolean>>>();
   const problems = new Map<string, string>();
-  const { loaded, failed } = await relevantProviderClis(ctx, { active: config.memory.provider });
+  const { loaded, failed } = await relevantProviderClis(ctx, {
+    active: config.memory.provider,
+    secondary: config.memory.secondary.map((entry) => entry.provider),
+  });
   for (const f of failed) problems.set(f.id, f.error);
   for (const { id, module } of loaded) {
     if (!module.status) continue;

@@ -4,8 +4,8 @@ import { providerCliContext, relevantProviderClis } from '../provider-seam';
 import type { CheckResult } from './checks';
 
 /**
- * Checks contributed by providers' CLI modules (decision 0603): the active provider's and those of
- * providers that keep their data in HERMES_HOME. Ids become `<provider>.<id>`. A module that fails
+ * Checks contributed by providers' CLI modules (decision 0603): the active provider's, the
+ * secondaries' (memory.secondary) and those of providers that keep their data in HERMES_HOME. Ids become `<provider>.<id>`. A module that fails
  * to load, or whose `doctor` throws, is a failed check of its own, never a crashed doctor.
  */
 export async function checkProviderContributions(ctx: CommandContext): Promise<CheckResult[]> {
@@ -15,7 +15,10 @@ export async function checkProviderContributions(ctx: CommandContext): Promise<C
   } catch {
     return []; // the config check already reports a corrupt file
   }
-  const { loaded, failed } = await relevantProviderClis(ctx, { active: config.memory.provider });
+  const { loaded, failed } = await relevantProviderClis(ctx, {
+    active: config.memory.provider,
+    secondary: config.memory.secondary.map((entry) => entry.provider),
+  });
   const out: CheckResult[] = failed.map((f) => ({
     id: `${f.id}.cli`,
     provider: f.id,
