@@ -60,6 +60,8 @@ import { MIN_OUTPUT_CHARS, queryPayload, searchPayload, TOOL_NAMES, TOOL_SCHEMAS
 export const MAX_QUERY_CHARS = 5000;
 /** How long a turn's curate waits for the previous curate before it is skipped. */
 export const TURN_CURATE_WAIT_MS = 5000;
+/** Turn 1 (background mode) waits at most this long for its recall, whatever the query timeout. */
+export const FIRST_TURN_WAIT_MS = 3000;
 /** How long shutdown waits for the last curate when the manager gives no shorter deadline. */
 export const SHUTDOWN_WAIT_MS = 10_000;
 
@@ -86,8 +88,8 @@ interface Recall {
  * - Every brv call is a child process with a deadline that kills its process group; what brv
  *   printed (`--format json`, NDJSON) decides success, never the exit code.
  * - Recall: `onTurnStart` starts `brv query` for the message in the background (core's
- *   PrefetchSlot); turn 1 waits for it within the query timeout and the manager's budget, later
- *   turns are served from memory and never wait on a child (decision 0971).
+ *   PrefetchSlot); turn 1 waits for it at most 3 s (and the manager's budget), later turns are
+ *   served from memory and never wait on a child (decision 0971).
  * - Writes: turns, mirrored memory writes and pre-compression flushes are curated one at a time on
  *   an ordered lane; a turn that waited more than 5 s for the previous curate is skipped.
  * - Tools answer JSON, always; failures show in `health()` and the log, never as exceptions.
@@ -205,8 +207,8 @@ export class ByteroverProvider extends MemoryProvider {
   }
 
   /**
-   * `## ByteRover Context` and brv's answer for this message, or ''. Turn 1 (and every turn in
-   * per-query mode) waits for it within the query timeout and the signal; later turns serve what
+   * `## ByteRover Context` and brv's answer for this message, or ''. Turn 1 waits for it at most
+   * 3 s (per-query mode: every turn, the query timeout), within the signal; later turns serve what
    * is ready — this message's answer, else the previous one — and never wait on a child.
    */
   override async prefetch(query: string, options?: PrefetchOptions): Promise<string> {
@@ -217,10 +219,19 @@ export class ByteroverProvider extends MemoryProvider {
     this.prefetched = true;
     let recall = this.slot.take(key);
     if (recall === undefined && (first || this.settings.prefetchMode === 'per-query')) {
+      // Turn 1 waits at most 3 s (background mode; the query itself runs on and serves turn 2);
+      // per-query mode waits the query timeout every turn, as the reference does. The manager's
+      // signal cuts both shorter.
+      const wait =
+        this.settings.prefetchMode === 'per-query'
+          ? this.settings.queryTimeoutMs
+          : Math.min(this.settings.queryTimeoutMs, FIRST_TURN_WAIT_MS);
       this.startRecall(key);
-      recall = await this.slot.join(key, this.settings.queryTimeoutMs, options?.signal);
+      recall = await this.slot.join(key, wait, options?.signal);
     } else if (recall === undefined) {
-      this.startRecall(key); // for a host that skips onTurnStart: ready for the next turn
+      // For a host that skips onTurnStart: ready for the next turn. Started after this call
+      // returns, so spawning the child never counts against the turn.
+      setImmediate(() => this.startRecall(key));
       recall = this.slot.take();
     }
     this.lastRecall = recall && recall.count > 0 ? { providerLabel: 'ByteRover', count: recall.count } : null;

@@ -26,9 +26,10 @@ export interface ByteroverProviderSettings {
   /** Seconds a `brv query` may run (0.01–3600; invalid → 10). Config `timeout_query`. Default 10. */
   queryTimeout?: number;
   /**
-   * `background` (default): recall for a message starts at `onTurnStart`; turn 1 waits for it within
-   * the query timeout and the manager's budget, later turns never wait. `per-query`: the reference's
-   * synchronous `brv query` on every turn, bounded the same way. Config `prefetch_mode`.
+   * `background` (default): recall for a message starts at `onTurnStart`; turn 1 waits for it at
+   * most 3 s (and the manager's budget), later turns never wait. `per-query`: the reference's
+   * synchronous `brv query` on every turn, bounded by the query timeout and the manager's budget.
+   * Config `prefetch_mode`.
    */
   prefetchMode?: ByteroverPrefetchMode;
   /**

@@ -19,6 +19,7 @@ export type { BrvAnswer, BrvEvent, BrvFailureKind, BrvOutcome, BrvSearchHit } fr
 export {
   ByteroverProvider,
   type ByteroverProviderContext,
+  FIRST_TURN_WAIT_MS,
   formatRecall,
   MAX_QUERY_CHARS,
   recallQuery,

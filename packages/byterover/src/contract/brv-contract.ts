@@ -88,6 +88,7 @@ export function brvContractCases(target: () => BrvTarget): void {
     writeContextDoc(provider.workdir, JWT_DOC.path, JWT_DOC.title, JWT_DOC.body);
     const question = 'How long do JWT access tokens last before they expire?';
     provider.onTurnStart(1, question);
+    await provider.idle(); // the real CLI may need longer than turn 1's 3 s wait
     const recalled = await provider.prefetch(question);
     expect(recalled).toMatch(/^## ByteRover Context\n/);
     expect(recalled).toContain('24 hours');
@@ -113,6 +114,7 @@ export function brvContractCases(target: () => BrvTarget): void {
     writeContextDoc(provider.workdir, JWT_DOC.path, JWT_DOC.title, JWT_DOC.body);
     const question = 'Which mountain range did the user hike through in August?';
     provider.onTurnStart(1, question);
+    await provider.idle();
     expect(await provider.prefetch(question)).toBe('');
     expect(provider.recallStatus()).toBeNull();
     // Asked again (brv's cached answer lists no documents either way): still nothing.

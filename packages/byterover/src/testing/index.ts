@@ -20,3 +20,8 @@ export {
   notCoveredTemplate,
   startFakeBrv,
 } from './fake-brv';
+export {
+  BRV_SERVICE_URL_VARIABLES,
+  type RealBrvEnvironment,
+  startRealBrvEnvironment,
+} from './real-brv';

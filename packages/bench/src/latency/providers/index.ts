@@ -4,6 +4,7 @@
  * backend with `fakeBackend`), add the package to the bench's dependencies, and add one line below.
  */
 import type { RemoteProviderEntry } from '../remote';
+import { byterover } from './byterover';
 import { hindsight } from './hindsight';
 import { hivemind } from './hivemind';
 import { honcho } from './honcho';
@@ -22,6 +23,7 @@ export const REMOTE_PROVIDERS: readonly RemoteProviderEntry[] = [
   retaindb,
   hivemind,
   openviking,
+  byterover,
 ];
 
 /** Run only when named (`remote-run.ts supermemory-per-query`): comparisons for a decision record. */
