@@ -3,8 +3,9 @@
  * warm, through the provider's runner (`BrvCli`), against the fake brv and — when
  * HERMES_MEMORY_REAL_BRV points at a real brv (`pnpm --filter @hermes-memory/byterover test:real`
  * installs one) — the real byterover-cli, offline (temp HOME and data dir, loopback service URLs,
- * the OpenAI-compatible fake as its LLM). Cold: the first call in a fresh project (for the real
- * CLI also a fresh data dir: its daemon starts). Warm: the calls after it. Printed as a table.
+ * the OpenAI-compatible fake as its LLM). Cold: the first call of each command in a fresh project
+ * (the real CLI's daemon is already up: `brv providers connect` started it). Warm: the calls after
+ * it. Printed as a table.
  */
 import fs from 'node:fs';
 import os from 'node:os';
