@@ -10,11 +10,13 @@ import path from 'node:path';
 import {
   APICallError,
   type ChatMessage,
+  CircuitBreaker,
   type Clock,
   type ConfigField,
   canWrite,
   HealthMonitor,
   type HookOptions,
+  isClientError,
   type InitContext,
   type Logger,
   MemoryProvider,
@@ -44,6 +46,7 @@ import {
 import { type OAuthTokenSource, tokenSourceFor } from './auth/token-source';
 import { HonchoBackend } from './client/backend';
 import { HonchoClient } from './client/honcho-client';
+import { CALLER_ABORTED, unavailableMessage } from './client/transport';
 import { clientFor, DEFAULT_TIMEOUT_S, probeHoncho } from './client/probe';
 import { loadHonchoConfig } from './config/load';
 import { isConfigured } from './config/resolve';
@@ -82,6 +85,10 @@ export interface HonchoProviderSettings {
   userHome?: string;
   /** The async writer's wait before its retry, ms (default 2000). */
   writerRetryDelayMs?: number;
+  /** Circuit breaker: consecutive failed requests that open it (default 5). */
+  breakerThreshold?: number;
+  /** How long it stays open before one trial request, ms (default 120 000). */
+  breakerCooldownMs?: number;
 }
 
 function isAuthFailure(error: unknown): boolean {
@@ -102,6 +109,8 @@ export class HonchoProvider extends MemoryProvider {
   private logger: Logger = silentLogger;
   private hermesHome = '';
   private health_ = new HealthMonitor();
+  /** Stops calling a dead Honcho: sync, recall refreshes and tools skip while it is open (decision 0925). */
+  private breaker: CircuitBreaker;
   /** The OAuth grant behind the key, when the host signed in (`hermes-memory honcho login`). */
   private oauth: OAuthTokenSource | undefined;
 
@@ -141,6 +150,7 @@ export class HonchoProvider extends MemoryProvider {
     this.factoryEnv = context?.env;
     if (context?.logger) this.logger = context.logger;
     this.background = new SerialQueue({ name: 'honcho', clock: this.clock });
+    this.breaker = this.newBreaker();
     // Read once at creation (the factory context carries the home and env), so isAvailable() does no I/O.
     this.config = this.loadConfig(context?.hermesHome, context?.env ?? process.env);
     this.observation = { ...this.config.observation };
@@ -213,6 +223,7 @@ export class HonchoProvider extends MemoryProvider {
     this.aiPeerId = resolveAiPeerId(this.config);
     const timeoutMs = (this.config.timeoutSeconds ?? DEFAULT_TIMEOUT_S) * 1000;
     this.health_ = new HealthMonitor({ clock: this.clock });
+    this.breaker = this.newBreaker();
     this.oauth = tokenSourceFor(this.config, { clock: this.clock, logger: this.logger });
     const client = new HonchoClient({
       apiKey: this.config.apiKey,
@@ -224,6 +235,7 @@ export class HonchoProvider extends MemoryProvider {
       clock: this.clock,
       health: this.health_,
       oauth: this.oauth,
+      breaker: this.breaker,
     });
     this.backend = new HonchoBackend(client);
     this.writer = new MessageWriter({
@@ -445,11 +457,13 @@ export class HonchoProvider extends MemoryProvider {
   override async prefetch(query: string, options?: PrefetchOptions): Promise<string> {
     const recall = this.recall;
     if (!this.active || this.recallMode === 'tools' || !recall) return '';
-    if (!this.ready) this.startInit().catch(() => undefined);
+    const open = this.circuitOpen;
+    if (!this.ready && !open) this.startInit().catch(() => undefined);
     const trivial = isTrivialHonchoPrompt(query);
-    if (this.config.recallSync) return trivial ? '' : this.recallNow(query, options?.signal);
+    if (this.config.recallSync) return trivial || open ? '' : this.recallNow(query, options?.signal);
+    // While the breaker is open nothing is fetched: what is cached is served, as for a trivial prompt.
     const served = await recall.serve(query, {
-      trivial,
+      trivial: trivial || open,
       ...(options?.signal ? { signal: options.signal } : {}),
     });
     const text = this.recallText(served.base, served.dialectic);
@@ -522,7 +536,7 @@ export class HonchoProvider extends MemoryProvider {
   }
 
   override queuePrefetch(query: string, _options?: PrefetchOptions): void {
-    if (!this.active || this.recallMode === 'tools' || !this.recall) return;
+    if (!this.active || this.recallMode === 'tools' || !this.recall || this.circuitOpen) return;
     if (!this.ready) {
       this.startInit().catch(() => undefined);
       return;
@@ -543,7 +557,8 @@ export class HonchoProvider extends MemoryProvider {
     const writer = this.writer;
     if (!this.active || !writer || !this.writable || !this.config.saveMessages) return;
     if (this.recallMode === 'tools' && !this.ready) return;
-    if (!this.ready) this.startInit().catch(() => undefined);
+    const open = this.circuitOpen;
+    if (!this.ready && !open) this.startInit().catch(() => undefined);
     // A bot's turn goes to its own a2a session or nowhere: never into the human's session.
     const author = authorOf(options?.turnAuthor) ?? this.turnAuthor;
     const route = author.isBot
@@ -567,6 +582,11 @@ export class HonchoProvider extends MemoryProvider {
       if (!text) continue;
       for (const content of chunkMessage(neutralizeMemoryText(text), limit))
         messages.push({ sessionId: route.sessionId, peerId, content });
+    }
+    if (open) {
+      // Held, not sent and not lost: the first flush after the breaker closes sends it first.
+      writer.hold(messages);
+      return;
     }
     try {
       await writer.save(messages, options?.signal);
@@ -615,6 +635,7 @@ export class HonchoProvider extends MemoryProvider {
     if (!this.active || !this.backend) return toolResult({ error: 'Honcho is not configured.' });
     if (!HONCHO_TOOL_SCHEMAS.some((tool) => tool.name === toolName))
       return toolResult({ error: `Unknown tool: ${toolName}` });
+    if (this.circuitOpen) return toolResult({ error: unavailableMessage(this.breaker, this.clock) });
     if (!this.ready) {
       try {
         await this.whenReady(options?.signal);
@@ -760,12 +781,47 @@ export class HonchoProvider extends MemoryProvider {
   override health(): ProviderHealth | null {
     if (!this.active) return null;
     const report = this.health_.snapshot();
+    if (this.circuitOpen) {
+      return {
+        ...report,
+        status: 'down',
+        reason: `circuit breaker open: ${unavailableMessage(this.breaker, this.clock)}`,
+        since: this.breaker.openedAt,
+        consecutiveFailures: this.breaker.failures,
+      };
+    }
     if (this.initError && !this.ready)
       return { ...report, status: 'degraded', reason: `session init failed: ${describe(this.initError)}` };
     // A sign-in that needs renewing is visible even while requests still answer.
     const problem = this.oauth?.problem;
     if (problem && report.status === 'ok') return { ...report, status: 'degraded', reason: problem };
     return report;
+  }
+
+  /** Whether the breaker refuses requests now (half-open lets the trial through). */
+  private get circuitOpen(): boolean {
+    return this.breaker.state === 'open';
+  }
+
+  private newBreaker(): CircuitBreaker {
+    const cooldownMs = this.settings.breakerCooldownMs ?? 120_000;
+    return new CircuitBreaker({
+      threshold: this.settings.breakerThreshold ?? 5,
+      cooldownMs,
+      name: 'Honcho',
+      clock: this.clock,
+      // Server errors, timeouts, resets and malformed bodies count; an answered 4xx and our own aborts do not.
+      isFailure: (error) => error !== CALLER_ABORTED && !isClientError(error),
+      onStateChange: (state, previous) => {
+        if (state === 'open' && previous === 'closed') {
+          this.logger.warn(
+            `Honcho: ${this.breaker.failures} consecutive requests failed; pausing Honcho calls for ${Math.round(cooldownMs / 1000)} s.`,
+          );
+        } else if (state === 'closed') {
+          this.logger.info('Honcho: reachable again; calls resumed.');
+        }
+      },
+    });
   }
 
   override async probe(options?: HookOptions): Promise<ProbeResult> {

@@ -3,7 +3,7 @@
  * caller's signal (see transport.ts), and the workspace the SDK creates once per client is created
  * again after a failure (the SDK memoises the rejected promise, which would fail every later call).
  */
-import { type Clock, type HealthMonitor, SettingsError } from '@hermes-memory/core';
+import { type CircuitBreaker, type Clock, type HealthMonitor, SettingsError } from '@hermes-memory/core';
 import { Honcho } from '@honcho-ai/sdk';
 import type { OAuthTokenSource } from '../auth/token-source';
 import { HonchoTransport, runWithSignal } from './transport';
@@ -27,6 +27,8 @@ export interface HonchoClientOptions {
   health?: HealthMonitor;
   /** The OAuth grant behind `apiKey` (kept fresh; its token replaces `apiKey` as it rotates). */
   oauth?: OAuthTokenSource;
+  /** Every request passes it (the provider's; the CLI's one-shot clients have none). */
+  breaker?: CircuitBreaker;
 }
 
 /** Loopback, RFC 1918, link-local, unique-local and CGNAT (100.64/10) hosts: a self-hosted Honcho. */
@@ -98,10 +100,17 @@ export class HonchoClient {
     return this.current ?? this.build();
   }
 
-  /** Run SDK calls with `signal` reaching every request they make. */
-  call<T>(signal: AbortSignal | undefined, work: (sdk: Honcho) => Promise<T>): Promise<T> {
+  /**
+   * Run SDK calls with `signal` reaching every request they make. `bypassBreaker`: the connection
+   * test, which goes out (uncounted) even while the breaker is open.
+   */
+  call<T>(
+    signal: AbortSignal | undefined,
+    work: (sdk: Honcho) => Promise<T>,
+    options: { bypassBreaker?: boolean } = {},
+  ): Promise<T> {
     const sdk = this.sdk;
-    return runWithSignal(signal, () => work(sdk));
+    return runWithSignal(signal, () => work(sdk), options);
   }
 
   private build(): Honcho {
@@ -134,6 +143,7 @@ export class HonchoClient {
       ...(this.options.clock ? { clock: this.options.clock } : {}),
       ...(this.options.health ? { health: this.options.health } : {}),
       ...(this.options.oauth ? { oauth: this.options.oauth } : {}),
+      ...(this.options.breaker ? { breaker: this.options.breaker } : {}),
       onWorkspaceFailure: () => {
         if (this.current === built) {
           this.current = undefined;

@@ -34,7 +34,7 @@ export async function probeHoncho(
 ): Promise<ProbeResult> {
   const started = clock.now();
   try {
-    await client.call(signal, (sdk) => sdk.getMetadata());
+    await client.call(signal, (sdk) => sdk.getMetadata(), { bypassBreaker: true });
     return {
       status: 'ok',
       message: `Honcho at ${client.baseUrl} answered (workspace '${client.workspaceId}').`,

@@ -10,10 +10,14 @@
  * `AsyncLocalStorage` scope set by `HonchoClient.call`) reaches the fetch, retries follow core's
  * policy (only what the server cannot have acted on is repeated for writes), and failures become
  * core `APICallError`s that name method, path and status — never the key. See decision 0920.
+ * Every attempt passes the provider's circuit breaker and has a deadline on the injected clock
+ * (decision 0925).
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import {
   APICallError,
+  type CircuitBreaker,
+  CircuitOpenError,
   type Clock,
   createScrubber,
   type HealthMonitor,
@@ -30,14 +34,29 @@ import type { OAuthTokenSource } from '../auth/token-source';
 /** What a high-level call hands to every request it makes. */
 interface CallScope {
   signal: AbortSignal | undefined;
+  /** The connection test: it goes out (and is not counted) even while the breaker is open. */
+  bypassBreaker?: boolean;
 }
 
 const scope = new AsyncLocalStorage<CallScope>();
 
 /** Run `work` so that every SDK request it makes carries `signal`. */
-export function runWithSignal<T>(signal: AbortSignal | undefined, work: () => Promise<T>): Promise<T> {
-  return scope.run({ signal }, work);
+export function runWithSignal<T>(
+  signal: AbortSignal | undefined,
+  work: () => Promise<T>,
+  options: { bypassBreaker?: boolean } = {},
+): Promise<T> {
+  return scope.run({ signal, ...options }, work);
 }
+
+/** What a breaker-refused call says: the backend, the failures, when it is tried again. */
+export function unavailableMessage(breaker: CircuitBreaker, clock: Clock): string {
+  const seconds = Math.ceil(Math.max(0, breaker.retryAt - clock.now()) / 1000);
+  return `Honcho is unavailable after ${breaker.failures} consecutive failed requests; retry after ${seconds} s.`;
+}
+
+/** What an attempt stopped by its own caller reports to the breaker: releases a trial, never counted. */
+export const CALLER_ABORTED: unique symbol = Symbol('honcho request aborted by its caller');
 
 export interface TransportOptions {
   /** The key, to scrub from anything reported. */
@@ -58,6 +77,11 @@ export interface TransportOptions {
    * request then repeated once with the new token (rotated in place on the SDK's HTTP client).
    */
   oauth?: OAuthTokenSource;
+  /**
+   * Counts every attempt's outcome (server errors, timeouts, resets and malformed bodies fail;
+   * client errors are answers) and refuses attempts while open, with a `CircuitOpenError`.
+   */
+  breaker?: CircuitBreaker;
 }
 
 /** Requests whose repetition would store something twice: only retried when the server cannot have acted. */
@@ -147,7 +171,7 @@ export class HonchoTransport {
         if (next) return this.send(method, path, attempt, true);
       }
       if (verb === 'POST' && /^\/v\d+\/workspaces$/.test(path)) this.options.onWorkspaceFailure?.();
-      if (health && !callSignal?.aborted) {
+      if (health && !callSignal?.aborted && !CircuitOpenError.isInstance(error)) {
         if (isClientError(error)) health.recordSuccess();
         else health.recordFailure(error);
       }
@@ -155,7 +179,10 @@ export class HonchoTransport {
     }
   }
 
-  /** One attempt, with a signal of its own (so no listener outlives it on the caller's signal). */
+  /**
+   * One attempt, with a signal of its own (so no listener outlives it on the caller's signal) and
+   * a deadline on the injected clock, through the breaker.
+   */
   private async once<T>(
     method: string,
     path: string,
@@ -164,17 +191,34 @@ export class HonchoTransport {
     attempt: (signal: AbortSignal, timeoutMs: number) => Promise<T>,
   ): Promise<T> {
     callSignal?.throwIfAborted();
+    const breaker = scope.getStore()?.bypassBreaker ? undefined : this.options.breaker;
+    if (breaker && !breaker.tryAcquire())
+      throw new CircuitOpenError(unavailableMessage(breaker, this.clock), breaker.retryAt);
     const oauth = this.options.oauth;
     if (oauth && this.http && this.http.apiKey !== oauth.token) this.http.apiKey = oauth.token;
     const controller = new AbortController();
     const forward = () => controller.abort(callSignal?.reason);
     callSignal?.addEventListener('abort', forward, { once: true });
+    const timeoutMs = this.options.timeoutMs;
+    const timer = this.clock.setTimeout(
+      () => controller.abort(new TimeoutError(`Honcho: ${method} ${path} timed out`, timeoutMs)),
+      timeoutMs,
+    );
     try {
-      return await attempt(controller.signal, this.options.timeoutMs);
+      const result = await attempt(controller.signal, timeoutMs);
+      breaker?.recordSuccess();
+      return result;
     } catch (error) {
-      if (callSignal?.aborted) throw callSignal.reason ?? error;
-      throw this.toApiError(error, method, path, idempotent);
+      if (callSignal?.aborted) {
+        breaker?.recordFailure(CALLER_ABORTED);
+        throw callSignal.reason ?? error;
+      }
+      const timedOut = TimeoutError.isInstance(controller.signal.reason);
+      const mapped = this.toApiError(timedOut ? timeoutLike() : error, method, path, idempotent);
+      breaker?.recordFailure(mapped);
+      throw mapped;
     } finally {
+      this.clock.clearTimeout(timer);
       callSignal?.removeEventListener('abort', forward);
     }
   }
@@ -226,4 +270,12 @@ export class HonchoTransport {
     }
     return error;
   }
+}
+
+/** The shape the SDK gives a timed-out request (mapped like its own timeout). */
+function timeoutLike(): Error {
+  const error = new Error('Request timed out') as Error & { status: number };
+  error.name = 'TimeoutError';
+  error.status = 0;
+  return error;
 }

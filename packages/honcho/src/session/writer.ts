@@ -6,8 +6,18 @@
  * - `session`: nothing is sent until `flushAll` (session end, shutdown);
  * - N: every Nth save flushes.
  * A flush sends only messages not yet sent, per session, in order; on error they stay unsent.
+ * While the provider's circuit breaker is open nothing is sent: turns are held and a batch the
+ * breaker refused goes back to the buffer (nothing reached the server, so nothing is dropped).
  */
-import { type Clock, type Logger, SerialQueue, silentLogger, sleep, systemClock } from '@hermes-memory/core';
+import {
+  CircuitOpenError,
+  type Clock,
+  type Logger,
+  SerialQueue,
+  silentLogger,
+  sleep,
+  systemClock,
+} from '@hermes-memory/core';
 import type { WriteFrequency } from '../config/types';
 
 export interface OutgoingMessage {
@@ -75,6 +85,11 @@ export class MessageWriter {
       return;
     }
     if (frequency === 'turn' || this.saves % frequency === 0) await this.flush(signal);
+  }
+
+  /** Buffer `messages` without sending (the breaker is open): the first flush after it closes sends them. */
+  hold(messages: readonly OutgoingMessage[]): void {
+    this.unsent.push(...messages);
   }
 
   /** Send everything unsent (per session, in order) and wait for the async writer to drain, until `signal` aborts. */
@@ -157,6 +172,11 @@ export class MessageWriter {
         return;
       } catch (error) {
         remaining = remaining.filter((m) => !sent.has(m));
+        if (CircuitOpenError.isInstance(error)) {
+          // Refused before it went out: kept, in order, for the first flush after the breaker closes.
+          this.unsent = [...remaining, ...this.unsent];
+          return;
+        }
         if (attempt === 0) {
           this.logger.warn(`Honcho: message flush failed (${describe(error)}); retrying once.`);
           await sleep(this.options.retryDelayMs ?? ASYNC_RETRY_DELAY_MS, {

@@ -1,0 +1,181 @@
+/**
+ * Honcho's circuit breaker (decision 0925; the reference has none for Honcho): every attempt the
+ * SDK makes counts, five failures in a row open it, and while open sync, recall refreshes and
+ * tools skip the network; after the cooldown one trial request decides. Driven through the real
+ * SDK against the shipped fake with injected faults, on a ManualClock.
+ */
+import { ManualClock } from '@hermes-memory/core';
+import { collectLogs } from '@hermes-memory/testkit';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { HonchoProvider } from '../src/index';
+import { API_KEY, type Rig, startRig, WORKSPACE } from './harness';
+
+let rig: Rig;
+afterEach(async () => rig?.close());
+
+const tick = () => new Promise((resolve) => setImmediate(resolve));
+
+/** Await `work`, moving the clock 1 s per round so backoffs and deadlines elapse. */
+async function pumped<T>(clock: ManualClock, work: Promise<T>, rounds = 400): Promise<T> {
+  let done = false;
+  const settled = work.finally(() => {
+    done = true;
+  });
+  for (let i = 0; i < rounds && !done; i++) {
+    for (let j = 0; j < 5 && !done; j++) await tick();
+    if (!done) await clock.advance(1_000);
+  }
+  expect(done).toBe(true);
+  return settled;
+}
+
+/** One whole turn the way the manager drives it. */
+async function turn(provider: HonchoProvider, n: number, clock: ManualClock): Promise<string> {
+  provider.onTurnStart(n, `question ${n}`);
+  const recalled = await pumped(clock, provider.prefetch(`what did we say about topic ${n}?`));
+  await pumped(clock, provider.syncTurn(`user turn ${n}`, `assistant reply ${n}`));
+  provider.queuePrefetch(`what did we say about topic ${n}?`);
+  return recalled;
+}
+
+describe('honcho circuit breaker', () => {
+  it('a backend answering 503 opens it after 5 failed requests: turns, refreshes and tools stop calling, health is down, tools answer JSON', async () => {
+    const clock = new ManualClock();
+    rig = await startRig({ clock });
+    const logs = collectLogs();
+    const provider = rig.provider({ writeFrequency: 'turn' });
+    await rig.init(provider, 'session-1', { logger: logs.logger });
+    await pumped(clock, provider.idle());
+    rig.fake.fail({ type: 'status', status: 503, retryAfter: 1, count: 100_000 });
+
+    // A search is two requests of up to three attempts each: the breaker opens during the second.
+    const first = JSON.parse(await pumped(clock, provider.handleToolCall('honcho_search', { query: 'a' })));
+    expect(first.error).toMatch(/unavailable after 5 consecutive failed requests; retry after \d+ s/);
+    expect(rig.fake.requests.filter((r) => r.status === 503)).toHaveLength(5);
+    const health = provider.health();
+    expect(health?.status).toBe('down');
+    expect(health?.reason).toMatch(/^circuit breaker open: Honcho is unavailable .* retry after \d+ s\.$/);
+    expect(health?.consecutiveFailures).toBe(5);
+    expect(logs.messages().join('\n')).toMatch(
+      /5 consecutive requests failed; pausing Honcho calls for 120 s/,
+    );
+
+    // While open: no request at all, whatever the agent does, and every tool answers JSON at once.
+    const before = rig.fake.requests.length;
+    for (let n = 1; n <= 6; n++) expect(await turn(provider, n, clock)).toBe('');
+    for (const tool of [
+      'honcho_profile',
+      'honcho_search',
+      'honcho_reasoning',
+      'honcho_context',
+      'honcho_conclude',
+    ]) {
+      const out = JSON.parse(await provider.handleToolCall(tool, { query: 'x', conclusion: 'likes tea' }));
+      expect(out.error).toMatch(
+        /^Honcho is unavailable after 5 consecutive failed requests; retry after \d+ s\.$/,
+      );
+    }
+    await pumped(clock, provider.idle());
+    expect(rig.fake.requests.length).toBe(before);
+    expect(JSON.stringify(health) + logs.messages().join('\n')).not.toContain(API_KEY);
+  });
+
+  it('after the cooldown one trial request closes it again: held turns are sent first, in order, and health recovers', async () => {
+    const clock = new ManualClock();
+    rig = await startRig({ clock });
+    const provider = rig.provider({ writeFrequency: 'turn' }, { breakerCooldownMs: 60_000 });
+    await rig.init(provider);
+    await pumped(clock, provider.idle());
+    rig.fake.fail({ type: 'status', status: 500, count: 100_000 });
+    await pumped(clock, provider.handleToolCall('honcho_search', { query: 'a' }));
+    await pumped(clock, provider.handleToolCall('honcho_search', { query: 'b' }));
+    expect(provider.health()?.status).toBe('down');
+    await turn(provider, 1, clock);
+    await turn(provider, 2, clock);
+    expect(rig.fake.messages(WORKSPACE, 'demo')).toEqual([]);
+    // The connection test is not refused by the breaker (it is how a user checks the service).
+    expect((await pumped(clock, provider.probe())).status).toBe('failed');
+
+    rig.fake.clearFaults();
+    const sent = rig.fake.requests.length;
+    await clock.advance(30_000);
+    await turn(provider, 3, clock); // still open: held
+    expect(rig.fake.requests.length).toBe(sent + 0);
+    await clock.advance(60_000);
+    await turn(provider, 4, clock); // half-open: the trial goes out, succeeds, the held turns follow
+    await pumped(clock, provider.idle());
+    expect(provider.health()?.status).toBe('ok');
+    expect(rig.fake.messages(WORKSPACE, 'demo').map((m) => m.content)).toEqual([
+      'user turn 1',
+      'assistant reply 1',
+      'user turn 2',
+      'assistant reply 2',
+      'user turn 3',
+      'assistant reply 3',
+      'user turn 4',
+      'assistant reply 4',
+    ]);
+    const out = JSON.parse(await pumped(clock, provider.handleToolCall('honcho_search', { query: 'turn' })));
+    expect(out.error).toBeUndefined();
+  });
+
+  it('a hung backend: each attempt times out on the injected clock and counts; a failed trial reopens for another cooldown', async () => {
+    const clock = new ManualClock();
+    rig = await startRig({ clock }); // request timeout 5 s
+    const provider = rig.provider({ writeFrequency: 'async' }, { breakerCooldownMs: 60_000 });
+    await rig.init(provider);
+    await pumped(clock, provider.idle());
+    rig.fake.fail({ type: 'timeout', count: 100_000 });
+    const first = JSON.parse(await pumped(clock, provider.handleToolCall('honcho_search', { query: 'a' })));
+    expect(first.error).toMatch(/unavailable after 5 consecutive failed requests/);
+    expect(provider.health()?.status).toBe('down');
+    const hungRequests = rig.fake.requests.length;
+    await turn(provider, 1, clock);
+    expect(rig.fake.requests.length).toBe(hungRequests);
+
+    await clock.advance(60_000);
+    // The trial (the turn's write) hangs and times out: open again, for another full cooldown.
+    await turn(provider, 2, clock);
+    await pumped(clock, provider.idle());
+    expect(rig.fake.requests.length).toBe(hungRequests + 1);
+    expect(provider.health()?.status).toBe('down');
+    expect(provider.health()?.reason).toMatch(/retry after (5\d|60) s/);
+
+    rig.fake.clearFaults();
+    await clock.advance(60_000);
+    await turn(provider, 3, clock);
+    await pumped(clock, provider.idle());
+    expect(provider.health()?.status).toBe('ok');
+    // Nothing the async writer held was dropped: every turn reached Honcho, in order.
+    expect(rig.fake.messages(WORKSPACE, 'demo').map((m) => m.content)).toEqual([
+      'user turn 1',
+      'assistant reply 1',
+      'user turn 2',
+      'assistant reply 2',
+      'user turn 3',
+      'assistant reply 3',
+    ]);
+  });
+
+  it('client errors are answers, not failures, and a success resets the count', async () => {
+    const clock = new ManualClock();
+    rig = await startRig({ clock });
+    const provider = rig.provider();
+    await rig.init(provider);
+    await pumped(clock, provider.idle());
+    rig.fake.fail({ type: 'status', status: 422, count: 20 });
+    for (let i = 0; i < 8; i++)
+      await pumped(clock, provider.handleToolCall('honcho_search', { query: `q${i}` }));
+    rig.fake.clearFaults();
+    expect(provider.health()?.status).not.toBe('down');
+    // 4 failed attempts, a success, 4 more: never 5 in a row.
+    for (let round = 0; round < 2; round++) {
+      rig.fake.fail({ type: 'status', status: 500, count: 4 });
+      await pumped(clock, provider.handleToolCall('honcho_search', { query: 'x' })); // 3 attempts fail
+      await pumped(clock, provider.handleToolCall('honcho_search', { query: 'y' })); // 1 fails, the retry answers
+      expect(provider.health()?.status).not.toBe('down');
+    }
+    const out = JSON.parse(await pumped(clock, provider.handleToolCall('honcho_search', { query: 'z' })));
+    expect(out.error).toBeUndefined();
+  });
+});
