@@ -265,7 +265,7 @@ export class TemplateProvider extends MemoryProvider {
 
   /** Runs behind the queued writes; waits for them within the boundary's budget. */
   override async onSessionEnd(_messages: unknown, options?: HookOptions): Promise<void> {
-    await this.waitForQueue(options?.signal);
+    await this.queue.drain(undefined, options?.signal);
   }
 
   override health(): ProviderHealth | null {
@@ -322,7 +322,7 @@ export class TemplateProvider extends MemoryProvider {
     if (this.closed) return;
     this.closed = true;
     this.queue.close();
-    const drained = await this.waitForQueue(options?.signal, options?.timeoutMs ?? DEFAULT_SHUTDOWN_MS);
+    const drained = await this.queue.drain(options?.timeoutMs ?? DEFAULT_SHUTDOWN_MS, options?.signal);
     if (!drained) {
       const dropped = this.queue.abandon();
       this.logger.warn(`Template memory: ${dropped.length} queued write(s) not sent before shutdown.`);
@@ -361,22 +361,6 @@ export class TemplateProvider extends MemoryProvider {
         this.logger.warn(`Template memory: ${label} failed: ${describeError(error)}`);
       }
     }, label);
-  }
-
-  /** Drain the queue until it is empty, the signal aborts or `timeoutMs` passes. */
-  private async waitForQueue(signal?: AbortSignal, timeoutMs?: number): Promise<boolean> {
-    if (!signal) return this.queue.drain(timeoutMs);
-    if (signal.aborted) return this.queue.size === 0;
-    let onAbort = () => {};
-    const aborted = new Promise<boolean>((resolve) => {
-      onAbort = () => resolve(false);
-      signal.addEventListener('abort', onAbort, { once: true });
-    });
-    try {
-      return await Promise.race([this.queue.drain(timeoutMs), aborted]);
-    } finally {
-      signal.removeEventListener('abort', onAbort);
-    }
   }
 
   /** Run a write on the queue and wait for its result, so the tool reports real success. */

@@ -336,7 +336,7 @@ export class SupermemoryProvider extends MemoryProvider {
       return;
     const sessionId = this.sessionId;
     this.ingest(sessionId, conversation, { message_count: conversation.length });
-    await this.waitForQueue(options?.signal);
+    await this.queue.drain(undefined, options?.signal);
   }
 
   /** Flushes the old session's buffer under its id (`partial` unless it was a reset), in the background. */
@@ -433,7 +433,7 @@ export class SupermemoryProvider extends MemoryProvider {
     this.buffer = [];
     this.closed = true;
     this.queue.close();
-    const drained = await this.waitForQueue(options?.signal, options?.timeoutMs ?? DEFAULT_SHUTDOWN_MS);
+    const drained = await this.queue.drain(options?.timeoutMs ?? DEFAULT_SHUTDOWN_MS, options?.signal);
     if (!drained) {
       const dropped = this.queue.abandon();
       this.logger.warn(`Supermemory: ${dropped.length} write(s) not sent before shutdown.`);
@@ -571,21 +571,6 @@ export class SupermemoryProvider extends MemoryProvider {
         this.logger.warn(`Supermemory ${label} failed: ${describeError(error)}`);
       }
     }, label);
-  }
-
-  private async waitForQueue(signal?: AbortSignal, timeoutMs?: number): Promise<boolean> {
-    if (!signal) return this.queue.drain(timeoutMs);
-    if (signal.aborted) return this.queue.size === 0;
-    let onAbort = () => {};
-    const aborted = new Promise<boolean>((resolve) => {
-      onAbort = () => resolve(false);
-      signal.addEventListener('abort', onAbort, { once: true });
-    });
-    try {
-      return await Promise.race([this.queue.drain(timeoutMs), aborted]);
-    } finally {
-      signal.removeEventListener('abort', onAbort);
-    }
   }
 }
 

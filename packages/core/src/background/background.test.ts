@@ -1,6 +1,7 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createRecordingLogger } from '../logging/logger';
 import { TimeoutError } from '../errors/memory-error';
+import { ManualClock } from '../resilience/clock';
 import { SerialQueue, withTimeout } from './index';
 
 function deferred<T = void>() {
@@ -127,5 +128,89 @@ describe('SerialQueue start', () => {
     order.push('caller-microtask');
     expect(await queue.drain()).toBe(true);
     expect(order).toEqual(['caller', 'caller-microtask', 'task']);
+  });
+});
+
+describe('SerialQueue.drain with a timeout and a signal', () => {
+  function blocked(clock = new ManualClock()) {
+    const queue = new SerialQueue({ clock });
+    const gate = deferred();
+    const ran: string[] = [];
+    queue.push(() => gate.promise, 'blocking');
+    queue.push(() => void ran.push('next'), 'next');
+    return { queue, gate, ran, clock };
+  }
+
+  it('is true at once when nothing is queued, even under an aborted signal', async () => {
+    const queue = new SerialQueue({ clock: new ManualClock() });
+    expect(await queue.drain(10, AbortSignal.abort())).toBe(true);
+    expect(await queue.drain(undefined, new AbortController().signal)).toBe(true);
+  });
+
+  it('is false at once when the signal aborted before the wait; the work stays queued', async () => {
+    const { queue, gate, ran, clock } = blocked();
+    expect(await queue.drain(1000, AbortSignal.abort())).toBe(false);
+    expect(clock.pendingTimers).toBe(0);
+    expect(queue.size).toBe(2);
+    gate.resolve();
+    expect(await queue.drain()).toBe(true);
+    expect(ran).toEqual(['next']);
+  });
+
+  it('is false when the signal aborts while waiting, and lets go of its timer and listener', async () => {
+    const { queue, gate, ran, clock } = blocked();
+    const controller = new AbortController();
+    const removed = vi.spyOn(controller.signal, 'removeEventListener');
+    const waiting = queue.drain(60_000, controller.signal);
+    await clock.advance(10);
+    controller.abort();
+    expect(await waiting).toBe(false);
+    expect(clock.pendingTimers).toBe(0);
+    expect(removed).toHaveBeenCalledWith('abort', expect.any(Function));
+    gate.resolve();
+    expect(await queue.drain()).toBe(true);
+    expect(ran).toEqual(['next']);
+  });
+
+  it('is false when the timeout elapses first (ManualClock), and stops listening to the signal', async () => {
+    const { queue, gate, clock } = blocked();
+    const controller = new AbortController();
+    const removed = vi.spyOn(controller.signal, 'removeEventListener');
+    let answer: boolean | undefined;
+    void queue.drain(500, controller.signal).then((drained) => {
+      answer = drained;
+    });
+    await clock.advance(499);
+    expect(answer).toBeUndefined();
+    await clock.advance(1);
+    expect(answer).toBe(false);
+    expect(removed).toHaveBeenCalledWith('abort', expect.any(Function));
+    controller.abort(); // late abort: nothing left listening, nothing thrown
+    gate.resolve();
+    expect(await queue.drain()).toBe(true);
+  });
+
+  it('is true when the queue empties in time, clearing its timer; a later abort changes nothing', async () => {
+    const { queue, gate, ran, clock } = blocked();
+    const controller = new AbortController();
+    const waiting = queue.drain(500, controller.signal);
+    expect(clock.pendingTimers).toBe(1);
+    gate.resolve();
+    expect(await waiting).toBe(true);
+    expect(clock.pendingTimers).toBe(0);
+    controller.abort();
+    expect(ran).toEqual(['next']);
+  });
+
+  it('waits without a timeout until the signal aborts', async () => {
+    const { queue, gate, clock } = blocked();
+    const controller = new AbortController();
+    const waiting = queue.drain(undefined, controller.signal);
+    expect(clock.pendingTimers).toBe(0);
+    await clock.advance(3_600_000);
+    controller.abort();
+    expect(await waiting).toBe(false);
+    gate.resolve();
+    expect(await queue.drain()).toBe(true);
   });
 });

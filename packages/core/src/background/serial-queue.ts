@@ -14,7 +14,7 @@ export interface SerialQueueOptions {
   name?: string;
   /** Failures of individual tasks are reported here (WARNING) and never stop the queue. */
   logger?: Logger;
-  /** Times `drain(timeoutMs)`. Default the system clock. */
+  /** Times `drain`'s timeout. Default the system clock. */
   clock?: Clock;
 }
 
@@ -81,25 +81,27 @@ export class SerialQueue {
 
   /**
    * Wait until every task queued so far (and any queued meanwhile) has finished. True when the
-   * queue is empty, false when `timeoutMs` elapsed first. Without a timeout it waits as long as it takes.
+   * queue is empty, false when `timeoutMs` elapsed or `signal` aborted first (an empty queue is
+   * true even under an aborted signal: nothing is left to lose). Without a timeout or signal it
+   * waits as long as it takes. Giving up leaves the tasks queued; `abandon()` drops them.
    */
-  drain(timeoutMs?: number): Promise<boolean> {
+  drain(timeoutMs?: number, signal?: AbortSignal): Promise<boolean> {
     if (this.size === 0) return Promise.resolve(true);
+    if (signal?.aborted) return Promise.resolve(false);
     return new Promise<boolean>((resolve) => {
       let timer: ClockTimer | undefined;
-      const done = () => {
+      const finish = (drained: boolean) => {
         if (timer !== undefined) this.clock.clearTimeout(timer);
-        resolve(true);
+        signal?.removeEventListener('abort', onAbort);
+        if (!drained) this.idleWaiters = this.idleWaiters.filter((w) => w !== onIdle);
+        resolve(drained);
       };
-      this.idleWaiters.push(done);
+      const onIdle = () => finish(true);
+      const onAbort = () => finish(false);
+      this.idleWaiters.push(onIdle);
+      signal?.addEventListener('abort', onAbort, { once: true });
       if (timeoutMs !== undefined && Number.isFinite(timeoutMs)) {
-        timer = this.clock.setTimeout(
-          () => {
-            this.idleWaiters = this.idleWaiters.filter((w) => w !== done);
-            resolve(false);
-          },
-          Math.max(0, timeoutMs),
-        );
+        timer = this.clock.setTimeout(() => finish(false), Math.max(0, timeoutMs));
       }
     });
   }

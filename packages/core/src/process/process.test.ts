@@ -1,9 +1,10 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { spawnSync } from 'node:child_process';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { ManualClock } from '../resilience/clock';
-import { childEnv, findExecutable, forgetExecutable, parseNdjson, runCommand } from './index';
+import { childEnv, findExecutable, forgetExecutable, parseNdjson, processAlive, runCommand } from './index';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hm-process-'));
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
@@ -168,5 +169,46 @@ describe('parseNdjson', () => {
     expect(parsed.firstInvalid).toBe('Warning: something printed on stdout');
     expect(parseNdjson('')).toEqual({ records: [], invalidLines: 0 });
     expect(parseNdjson('x'.repeat(500)).firstInvalid).toHaveLength(200);
+  });
+});
+
+describe('processAlive', () => {
+  it('is true for this process and for pid 1 (alive under another user counts: EPERM)', () => {
+    expect(processAlive(process.pid)).toBe(true);
+    expect(processAlive(1)).toBe(true);
+  });
+
+  it('is false for a process that has exited and been reaped (ESRCH)', () => {
+    const child = spawnSync(process.execPath, ['-e', '']);
+    expect(child.status).toBe(0);
+    expect(processAlive(child.pid)).toBe(false);
+  });
+
+  it('is false for what is not a pid, never signalling a process group', () => {
+    const kill = vi.spyOn(process, 'kill');
+    try {
+      for (const pid of [0, -1, -process.pid, 1.5, Number.NaN, Number.POSITIVE_INFINITY, 2 ** 53]) {
+        expect(processAlive(pid)).toBe(false);
+      }
+      expect(kill).not.toHaveBeenCalled();
+    } finally {
+      kill.mockRestore();
+    }
+  });
+
+  it('maps kill errors: EPERM is alive, anything else is gone', () => {
+    const fail = (code: string) => () => {
+      throw Object.assign(new Error(code), { code });
+    };
+    const kill = vi.spyOn(process, 'kill');
+    try {
+      kill.mockImplementationOnce(fail('EPERM'));
+      expect(processAlive(4242)).toBe(true);
+      kill.mockImplementationOnce(fail('ESRCH'));
+      expect(processAlive(4242)).toBe(false);
+      expect(kill).toHaveBeenCalledWith(4242, 0);
+    } finally {
+      kill.mockRestore();
+    }
   });
 });

@@ -1,10 +1,10 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { describeError, type Logger, writeNewFile } from '@hermes-memory/core';
+import { describeError, type Logger, processAlive, writeNewFile } from '@hermes-memory/core';
 import type { OpenvikingClient } from '../client';
 import { listMarkers, removeMarker, writeMarker } from './markers';
-import { processAlive, removeRunLock, runState, runsDir } from './run-lock';
+import { removeRunLock, runState, runsDir } from './run-lock';
 import { isNotFound } from './session-sync';
 
 export interface RecoveryReport {

@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { readFileNoFollow, writeNewFile } from '@hermes-memory/core';
+import { processAlive, readFileNoFollow, writeNewFile } from '@hermes-memory/core';
 
 /**
  * Each running provider holds `<home>/openviking/runs/<run_id>.lock`. The reference takes an
@@ -96,15 +96,4 @@ export function removeRunLock(hermesHome: string, runId: string): void {
   try {
     fs.unlinkSync(path.join(runsDir(hermesHome), `${runId}.lock`));
   } catch {}
-}
-
-/** `kill(pid, 0)`: ESRCH means gone; EPERM means alive under another user. */
-export function processAlive(pid: number): boolean {
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ensureDir } from '@hermes-memory/core';
+import { ensureDir, processAlive } from '@hermes-memory/core';
 import Database from 'better-sqlite3';
 
 /** The queue's file in the Hermes home: the reference's name, so a Python Hermes home keeps working. */
@@ -126,13 +126,3 @@ export function ownerIsDead(owner: string | null): boolean {
   return host === os.hostname() && !processAlive(Number(pid));
 }
 
-/** `kill(pid, 0)`: ESRCH means gone; EPERM means alive under another user. */
-export function processAlive(pid: number): boolean {
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}

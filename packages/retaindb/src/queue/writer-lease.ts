@@ -1,5 +1,5 @@
-import type { Clock } from '@hermes-memory/core';
-import { type QueueDatabase, type WriterIdentity, processAlive } from './queue-db';
+import { type Clock, processAlive } from '@hermes-memory/core';
+import type { QueueDatabase, WriterIdentity } from './queue-db';
 import os from 'node:os';
 
 export interface LeaseHolder {
