@@ -6,9 +6,12 @@
  * Hot path: `syncTurn` only appends to the session log and, every N turns, queues a retain on the
  * single writer (no I/O on the caller's stack). Recall is prepared in the background after each
  * turn (`queuePrefetch`, on core's `PrefetchSlot`), after waiting — bounded — for the writer to
- * drain and the server to finish its async retains, so the next turn sees the last one. `prefetch`
- * serves it without waiting, except on a session's first turn (bounded by 2.5 s and the manager's
- * signal) and in `recall_sync` mode (a live recall for the current message, bounded the same way).
+ * drain and the server to finish its async retains, so the next turn sees the last one; the block
+ * is formatted when the answer arrives. `prefetch` serves that string without waiting, except on a
+ * session's first turn (bounded by 2.5 s and the manager's signal) and in `recall_sync` mode (a
+ * live recall for the current message, bounded the same way). A recall `prefetch` itself asks for
+ * starts once the turn yields to the event loop: the SDK builds and sends a request on this thread
+ * (about 1 ms of CPU), which must not sit inside the turn's `prefetchAll`.
  */
 import { randomUUID } from 'node:crypto';
 import {
@@ -100,6 +103,12 @@ const PREFETCH_JOIN_MS = 5000;
 const OPERATION_POLL_MS = 500;
 const FIRST_TURN_KEY = 'first-turn';
 
+/** A recall as the prompt gets it: the formatted block ('' for nothing) and how many memories it holds. */
+interface Served {
+  block: string;
+  count: number;
+}
+
 interface PendingOperation {
   bankId: string;
   id: string;
@@ -122,8 +131,13 @@ export class HindsightProvider extends MemoryProvider {
   /** The session's first prefetch may wait (bounded) for recall; later ones never wait. */
   private firstPrefetch = true;
   private queuedKey: string | undefined;
+  /** Whether the host calls `queuePrefetch` itself (then `prefetch` starts recall only as a fallback). */
+  private hostQueues = false;
+  /** The query whose recall starts once the turn yields (`scheduleRecall`), and that start. */
+  private scheduledQuery: string | undefined;
+  private scheduledRun: Promise<void> | null = null;
   private writer = new SerialQueue({ name: 'hindsight writer' });
-  private slot = new PrefetchSlot<Recalled>();
+  private slot = new PrefetchSlot<Served>();
   /** Async retains the server accepted and may not have made recall-visible yet. */
   private pendingOps: PendingOperation[] = [];
   /** Banks whose mission was sent this process (only when a mission is configured). */
@@ -180,12 +194,14 @@ export class HindsightProvider extends MemoryProvider {
     this.closed = false;
     this.firstPrefetch = true;
     this.queuedKey = undefined;
+    this.hostQueues = false;
+    this.scheduledQuery = undefined;
     this.pendingOps = [];
     this.lastRecall = null;
     this.log = newSessionLog(sessionId.trim(), (context.parentSessionId ?? '').trim(), this.clock.now());
     this.lifetime = new AbortController();
     this.writer = new SerialQueue({ name: 'hindsight writer', logger: this.logger, clock: this.clock });
-    this.slot = new PrefetchSlot<Recalled>({
+    this.slot = new PrefetchSlot<Served>({
       logger: this.logger,
       clock: this.clock,
       // A result older than the turn after it was prepared for is never served.
@@ -227,6 +243,11 @@ export class HindsightProvider extends MemoryProvider {
    * `prefetch_retain_drain_timeout`) until this turn's retain is recall-visible, then recall.
    */
   override queuePrefetch(query: string, _options?: PrefetchOptions): void {
+    this.hostQueues = true;
+    this.startRecall(query);
+  }
+
+  private startRecall(query: string): void {
     if (!this.api || this.recallDisabled() || this.config.recallSync) return;
     const q = this.truncate(query);
     if (q.trim() === '') return;
@@ -235,7 +256,7 @@ export class HindsightProvider extends MemoryProvider {
       async (signal) => {
         const bounded = this.signal(signal);
         if (this.config.prefetchWaitsForRetain) await this.waitForRetains(bounded);
-        return this.recallFor(q, bounded);
+        return this.served(await this.recallFor(q, bounded));
       },
       { timeoutMs: this.drainMs + this.timeoutMs * 2 },
     );
@@ -247,14 +268,14 @@ export class HindsightProvider extends MemoryProvider {
       this.lastRecall = null;
       return '';
     }
-    let recalled: Recalled | undefined;
+    let recalled: Served | undefined;
     if (this.config.recallSync) {
       // The reference's synchronous mode: this message's recall, inside the turn's budget.
       const q = this.truncate(query);
       recalled =
         q.trim() === ''
           ? undefined
-          : await withDeadline((signal) => this.recallFor(q, this.signal(signal)), {
+          : await withDeadline(async (signal) => this.served(await this.recallFor(q, this.signal(signal))), {
               timeoutMs: Math.min(this.timeoutMs, PREFETCH_WAIT_MS),
               clock: this.clock,
               label: 'hindsight recall',
@@ -264,14 +285,18 @@ export class HindsightProvider extends MemoryProvider {
               return undefined;
             });
     } else {
+      const first = this.firstPrefetch;
       recalled = this.slot.take();
-      if (recalled === undefined && this.firstPrefetch)
-        recalled = await this.firstTurnRecall(query, options?.signal);
-      // A host that never calls queuePrefetch still gets recall, one turn behind, never waiting.
-      else if (recalled === undefined && !this.slot.isInFlight()) this.queuePrefetch(query);
+      if (recalled === undefined && first) recalled = await this.firstTurnRecall(query, options?.signal);
+      // A host that never calls queuePrefetch still gets recall, one turn behind, never waiting
+      // (not after turn 1, which recalled this very query: a host that queues has not yet had the
+      // chance to); one that does gets this query recalled only when nothing is ready or running.
+      if (recalled === undefined ? !this.slot.isInFlight() : !this.hostQueues && !first)
+        this.scheduleRecall(query);
     }
     this.firstPrefetch = false;
-    const block = recalled ? formatRecallBlock(recalled.text, this.config.recallPromptPreamble) : '';
+    // Formatted and neutralised when it arrived: serving is a field read.
+    const block = recalled?.block ?? '';
     this.lastRecall =
       block === '' ? null : { providerLabel: 'Hindsight', count: recalled?.count ?? 0, glyph: GLYPH };
     return block;
@@ -341,6 +366,7 @@ export class HindsightProvider extends MemoryProvider {
     if (!this.closed && this.api && this.writable && old.turns.length > old.dispatched) this.dispatch(old);
     this.slot.newGeneration();
     this.queuedKey = undefined;
+    this.scheduledQuery = undefined;
     this.firstPrefetch = true;
     this.lastRecall = null;
     const parent = options.parentSessionId?.trim() || old.parentSessionId;
@@ -425,8 +451,14 @@ export class HindsightProvider extends MemoryProvider {
     return ['memory.hindsight'];
   }
 
-  override flush(timeoutMs?: number): Promise<boolean> {
-    return this.writer.drain(timeoutMs);
+  /** Queued retains, then a recall that is scheduled or running (hosts' "background work settled"). */
+  override async flush(timeoutMs?: number): Promise<boolean> {
+    const deadline = timeoutMs === undefined ? undefined : this.clock.now() + timeoutMs;
+    const left = () =>
+      deadline === undefined ? this.drainMs + this.timeoutMs * 3 : Math.max(0, deadline - this.clock.now());
+    const written = await this.writer.drain(timeoutMs);
+    await this.scheduledRun;
+    return (await this.slot.idle(left())) && written;
   }
 
   /**
@@ -438,6 +470,7 @@ export class HindsightProvider extends MemoryProvider {
     if (this.closed) return;
     if (this.api && this.writable && this.log.turns.length > this.log.dispatched) this.dispatch(this.log);
     this.closed = true;
+    this.scheduledQuery = undefined;
     this.writer.close();
     const budget = options?.timeoutMs ?? WRITER_DRAIN_MS;
     const started = this.clock.now();
@@ -461,12 +494,13 @@ export class HindsightProvider extends MemoryProvider {
 
   /** Queued or running background work (tests, the conformance harness, the bench). */
   get pendingWork(): number {
-    return this.writer.size + (this.slot.isInFlight() ? 1 : 0);
+    return this.writer.size + (this.scheduledQuery !== undefined || this.slot.isInFlight() ? 1 : 0);
   }
 
-  /** Resolves when queued retains and running recall have finished. */
+  /** Resolves when queued retains and scheduled or running recall have finished. */
   async idle(): Promise<void> {
     await this.writer.drain();
+    await this.scheduledRun;
     await this.slot.idle(this.drainMs + this.timeoutMs * 3);
   }
 
@@ -526,6 +560,29 @@ export class HindsightProvider extends MemoryProvider {
     return max > 0 && query.length > max ? query.slice(0, max) : query;
   }
 
+  /**
+   * Start recall for `query` once the turn yields to the event loop (the host's model call); a
+   * later call before then replaces the query. Dropped by a session switch or shutdown.
+   */
+  private scheduleRecall(query: string): void {
+    if (!this.api || this.recallDisabled() || this.config.recallSync) return;
+    this.scheduledQuery = query;
+    this.scheduledRun ??= new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
+      this.scheduledRun = null;
+      const q = this.scheduledQuery;
+      this.scheduledQuery = undefined;
+      if (q !== undefined) this.startRecall(q);
+    });
+  }
+
+  /** A recall as `prefetch` serves it, formatted once, when it arrives. */
+  private served(recalled: Recalled): Served {
+    return {
+      block: formatRecallBlock(recalled.text, this.config.recallPromptPreamble),
+      count: recalled.count,
+    };
+  }
+
   /** One recall (or reflect) for `query`. */
   private async recallFor(query: string, signal: AbortSignal): Promise<Recalled> {
     const api = this.api;
@@ -537,13 +594,15 @@ export class HindsightProvider extends MemoryProvider {
   }
 
   /** The session's first turn: join what runs (or recall this message), at most 2.5 s and the signal. */
-  private async firstTurnRecall(query: string, signal?: AbortSignal): Promise<Recalled | undefined> {
+  private async firstTurnRecall(query: string, signal?: AbortSignal): Promise<Served | undefined> {
     let key = this.queuedKey;
     if (key === undefined || !this.slot.isInFlight(key)) {
       const q = this.truncate(query);
       if (q.trim() === '') return undefined;
       key = FIRST_TURN_KEY;
-      this.slot.start(key, (s) => this.recallFor(q, this.signal(s)), { timeoutMs: this.timeoutMs });
+      this.slot.start(key, async (s) => this.served(await this.recallFor(q, this.signal(s))), {
+        timeoutMs: this.timeoutMs,
+      });
     }
     return this.slot.join(key, Math.min(this.timeoutMs, PREFETCH_WAIT_MS), signal);
   }
