@@ -31,12 +31,25 @@ export const DEFAULT_WEIGHTS: Readonly<RetrievalWeights> = {
   graphDecay: 0.7,
 };
 
+/** How far below its source a record that borrowed activation ranks. */
+const RANK_EPSILON = 1e-6;
+
 /** Smallest corpus size the coverage IDF assumes (see `idf`). */
 const MIN_IDF_CORPUS = 1_000;
 
 /** FTS5 column weights: title, summary, details, tags, entities, sources. */
 const COLUMN_WEIGHTS = [1.0, 1.0, 0.5, 1.0, 1.0, 0.3] as const;
 const BM25 = `bm25(records_fts, ${COLUMN_WEIGHTS.join(', ')})`;
+
+/** FTS5's bm25() constants (fixed in SQLite). */
+const FTS5_K1 = 1.2;
+const FTS5_B = 0.75;
+/**
+ * The length normalisation we want instead. Records are a sentence or a short passage, and a longer
+ * one is usually more detailed, not about more topics: FTS5's 0.75 ranked a two-line answer below a
+ * one-line remark with the same words. Holographic settled on the same value (decision 0401).
+ */
+const BM25_B = 0.3;
 
 export type RankedRecord = ContextRecord & { seq: number };
 
@@ -134,6 +147,27 @@ export class Ranker {
     return stats;
   }
 
+  /**
+   * Each row's length relative to the index's mean, in tokens over all columns — the numbers FTS5's
+   * own bm25() uses: per-row column sizes in `records_fts_docsize`, the row count and per-column
+   * totals in the averages record (`records_fts_data`, id 1), all SQLite varints.
+   */
+  relativeLengths(seqs: readonly number[]): Map<number, number> {
+    const out = new Map<number, number>();
+    if (seqs.length === 0) return out;
+    const averages = this.store.stmt('SELECT block FROM records_fts_data WHERE id = 1').get() as
+      | { block: Uint8Array }
+      | undefined;
+    const [rows = 0, ...columns] = averages ? varints(averages.block) : [];
+    const mean = columns.reduce((a, b) => a + b, 0) / rows;
+    if (!(rows > 0 && mean > 0)) return out;
+    const sizes = this.store
+      .stmt('SELECT id, sz FROM records_fts_docsize WHERE id IN (SELECT value FROM json_each(?))')
+      .all(JSON.stringify(seqs)) as Array<{ id: number; sz: Uint8Array }>;
+    for (const r of sizes) out.set(r.id, varints(r.sz).reduce((a, b) => a + b, 0) / mean);
+    return out;
+  }
+
   /** How many records (of every status, as the IDF counts them) contain all of `terms`. */
   sharedBy(terms: readonly string[]): { records: number; corpus: number } {
     const total = (this.store.stmt('SELECT count(*) AS n FROM records_fts').get() as { n: number }).n;
@@ -217,9 +251,10 @@ export class Ranker {
            WHERE records_fts MATCH ? ${statusFilter} ORDER BY rank LIMIT ?`,
         )
         .all(match, pool) as Array<{ seq: number; rank: number }>;
+      const lengths = this.relativeLengths(rows.map((r) => r.seq));
       for (const r of rows) {
         seqs.add(r.seq);
-        bm25.set(r.seq, -r.rank);
+        bm25.set(r.seq, -r.rank * lengthRenormalisation(lengths.get(r.seq) ?? 1));
       }
     }
     let denseFloor = 0;
@@ -325,7 +360,10 @@ export class Ranker {
       if (!c || a.parent === id) continue;
       const borrowed = weights.graph * a.value;
       c.signals.graph = borrowed;
-      c.score = c.direct + borrowed;
+      // Borrowing lifts a record toward its source, never past it: a neighbour is context for the
+      // record that matched, not a better answer than it (decision 0905).
+      const source = byId.get(a.parent)?.direct ?? Number.POSITIVE_INFINITY;
+      c.score = Math.max(c.direct, Math.min(c.direct + borrowed, source - RANK_EPSILON));
       if (borrowed > c.direct) {
         c.via = 'associated';
         c.parent = a.parent;
@@ -360,4 +398,35 @@ export function metadataSignal(
 /** Confidence and trust, mildly: relevance decides, quality breaks near-ties. */
 export function qualityFactor(record: Pick<ContextRecord, 'confidence' | 'trustLevel'>): number {
   return 0.8 + 0.2 * (0.5 * record.confidence + 0.5 * TRUST_WEIGHT[record.trustLevel]);
+}
+
+/**
+ * Factor that turns FTS5's bm25() term score into one with length normalisation `BM25_B`, for a
+ * row `relative` times the mean length: 1 at the mean length, above 1 for longer rows. Exact for a
+ * term found once in a column of weight 1 (the usual case in a record); a close reshaping otherwise.
+ */
+export function lengthRenormalisation(relative: number): number {
+  const fts5 = 1 + FTS5_K1 * (1 - FTS5_B + FTS5_B * relative);
+  const ours = 1 + FTS5_K1 * (1 - BM25_B + BM25_B * relative);
+  return fts5 / ours;
+}
+
+/** SQLite varints (big-endian, 7 bits a byte, the ninth byte whole), as FTS5 stores its sizes. */
+export function varints(bytes: Uint8Array): number[] {
+  const out: number[] = [];
+  let i = 0;
+  while (i < bytes.length) {
+    let value = 0;
+    for (let n = 0; i < bytes.length; n++) {
+      const byte = bytes[i++]!;
+      if (n === 8) {
+        value = value * 256 + byte;
+        break;
+      }
+      value = value * 128 + (byte & 0x7f);
+      if ((byte & 0x80) === 0) break;
+    }
+    out.push(value);
+  }
+  return out;
 }
