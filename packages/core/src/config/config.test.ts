@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { SettingsError } from '../errors/memory-error';
 import {
   getConfigValue,
@@ -199,6 +199,31 @@ describe('.env files', () => {
     expect(text).not.toContain('BAD-NAME');
     expect(loadEnvFile(home)).toEqual({ A: 'new value', B: 'keep', C: 'x"y$z' });
     expect(mode(file)).toBe(0o600);
+  });
+  it('writeEnvValues keeps other lines byte for byte (undecodable bytes, CRLF), tolerates a BOM, drops NUL', () => {
+    const file = path.join(home, '.env');
+    const latin1 = Buffer.from('NAME=Jos\xe9\r\n', 'latin1'); // cp1252 text: not valid UTF-8
+    fs.writeFileSync(file, Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('A=old\n'), latin1]));
+    writeEnvValues(home, { A: 'new', B: 'x\0y' });
+    const bytes = fs.readFileSync(file);
+    expect(bytes.subarray(0, 6).toString()).toBe('A=new\n'); // the BOM did not hide A
+    expect(bytes.includes(Buffer.from('NAME=Jos\xe9\n', 'latin1'))).toBe(true);
+    expect(loadEnvFile(home).B).toBe('xy');
+  });
+  it('writeEnvValues logs a failure to set mode 0600 when given a logger, and still writes', () => {
+    const failure = Object.assign(new Error('EPERM: operation not permitted, fchmod'), { code: 'EPERM' });
+    const spy = vi.spyOn(fs, 'fchmodSync').mockImplementation(() => {
+      throw failure;
+    });
+    try {
+      expect(() => writeEnvValues(home, { A: '1' })).toThrow(/EPERM/);
+      const warnings: string[] = [];
+      writeEnvValues(home, { A: '2' }, { logger: { warn: (m: string) => warnings.push(m) } });
+      expect(warnings).toEqual([expect.stringMatching(/Could not restrict .*\.env to mode 0600: EPERM/)]);
+      expect(loadEnvFile(home)).toEqual({ A: '2' });
+    } finally {
+      spy.mockRestore();
+    }
   });
   it('writeEnvValues removes a variable given undefined', () => {
     writeEnvValues(home, { A: '1', B: '2' });

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { SettingsError } from '../errors/memory-error';
 import { writeFileAtomic } from '../fs/atomic-write';
+import type { Logger } from '../logging/logger';
 
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
@@ -95,49 +96,91 @@ export interface EnvWriteResult {
   skipped: string[];
 }
 
+export interface EnvWriteOptions {
+  /**
+   * Where a failure to set mode 0600 goes (a filesystem without permissions); the write then goes
+   * on, as the reference's does. Without it such a failure fails the write.
+   */
+  logger?: Pick<Logger, 'warn'>;
+}
+
+const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
+const ASSIGNMENT = /^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=/;
+
 /**
  * Set variables in `<hermesHome>/.env`: existing assignments are replaced where they stand,
- * new ones appended, comments and other lines kept. Invalid names are skipped and reported, never
- * written. `undefined` removes a variable. The file is written atomically with mode 0600.
+ * new ones appended, comments and other lines kept byte for byte (a line in another encoding, or
+ * with bytes that are not UTF-8, is carried over unchanged; a leading byte-order mark is dropped
+ * so the first name still matches). Invalid names are skipped and reported, never written.
+ * `undefined` removes a variable; NUL characters are dropped from values (no environment variable
+ * can hold one). The file is written atomically with mode 0600.
  */
 export function writeEnvValues(
   hermesHome: string,
   values: Readonly<Record<string, string | undefined>>,
+  options: EnvWriteOptions = {},
 ): EnvWriteResult {
   const file = envFilePath(hermesHome);
-  let text = '';
+  let bytes = Buffer.alloc(0);
   try {
-    text = fs.readFileSync(file, 'utf8').replace(/^\uFEFF/, '');
+    bytes = fs.readFileSync(file);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') {
       throw new SettingsError(file, `Cannot read ${file}: ${(error as Error).message}`, { cause: error });
     }
   }
+  if (bytes.subarray(0, 3).equals(BOM)) bytes = bytes.subarray(3);
   const result: EnvWriteResult = { written: [], skipped: [] };
   const pending = new Map<string, string | undefined>();
   for (const [name, value] of Object.entries(values)) {
     if (!NAME.test(name)) result.skipped.push(name);
-    else pending.set(name, value);
+    else pending.set(name, value?.replace(/\0/g, ''));
   }
-  const lines = text === '' ? [] : text.replace(/\r?\n$/, '').split(/\r?\n/);
-  const kept: string[] = [];
+  const assignment = (name: string, value: string) => Buffer.from(`${name}=${formatValue(value)}`, 'utf8');
+  const kept: Buffer[] = [];
   const done = new Set<string>();
-  for (const line of lines) {
-    const m = /^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=/.exec(line);
-    const name = m?.[1];
+  for (const line of splitLines(bytes)) {
+    // Names are ASCII: latin1 reads them whatever the rest of the line holds.
+    const name = ASSIGNMENT.exec(line.toString('latin1'))?.[1];
     if (name !== undefined && pending.has(name)) {
       if (done.has(name)) continue; // a duplicate assignment would shadow the new value
       done.add(name);
       const value = pending.get(name);
-      if (value !== undefined) kept.push(`${name}=${formatValue(value)}`);
+      if (value !== undefined) kept.push(assignment(name, value));
       continue;
     }
     kept.push(line);
   }
   for (const [name, value] of pending) {
-    if (!done.has(name) && value !== undefined) kept.push(`${name}=${formatValue(value)}`);
+    if (!done.has(name) && value !== undefined) kept.push(assignment(name, value));
   }
   for (const name of pending.keys()) result.written.push(name);
-  writeFileAtomic(file, kept.length > 0 ? `${kept.join('\n')}\n` : '');
+  const lf = Buffer.from('\n');
+  const body = kept.length > 0 ? Buffer.concat(kept.flatMap((line) => [line, lf])) : Buffer.alloc(0);
+  const logger = options.logger;
+  writeFileAtomic(
+    file,
+    body,
+    logger
+      ? {
+          onModeError: (error) =>
+            logger.warn(`Could not restrict ${file} to mode 0600: ${(error as Error).message}`),
+        }
+      : {},
+  );
   return result;
+}
+
+/** Lines of a file as bytes, without their LF or CRLF ending; no trailing empty line. */
+function splitLines(bytes: Buffer): Buffer[] {
+  const lines: Buffer[] = [];
+  let start = 0;
+  while (start < bytes.length) {
+    let end = bytes.indexOf(0x0a, start);
+    if (end < 0) end = bytes.length;
+    const stop = end > start && bytes[end - 1] === 0x0d ? end - 1 : end;
+    lines.push(bytes.subarray(start, stop));
+    start = end + 1;
+  }
+  return lines;
 }

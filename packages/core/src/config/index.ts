@@ -1,4 +1,5 @@
 export {
+  type EnvWriteOptions,
   type EnvWriteResult,
   envFilePath,
   isValidEnvName,

@@ -21,6 +21,12 @@ export interface AtomicWriteOptions {
   createDirs?: boolean;
   /** With `createDirs`: folders strictly below `root` must not be links (see `ensureDir`). */
   root?: string;
+  /**
+   * Called when the exact mode cannot be set (a filesystem without permissions, e.g. some network
+   * or FAT mounts): the write then goes on — the file was created with `mode` minus the umask, so
+   * never wider. Without it, such a failure fails the write.
+   */
+  onModeError?: (error: Error) => void;
 }
 
 /**
@@ -46,7 +52,7 @@ export function writeFileAtomic(
   const prefix = options.tempPrefix ?? `.${path.basename(target)}.`;
   const { fd, tmp } = createTemp(dir, prefix, mode, target);
   try {
-    writeAndClose(fd, bytes, target, mode, true);
+    writeAndClose(fd, bytes, target, mode, true, options.onModeError);
     fs.renameSync(tmp, target);
   } catch (error) {
     try {
@@ -151,7 +157,14 @@ function writeAll(fd: number, bytes: Uint8Array, target: string): void {
  * Write every byte, fsync (when `durable`), set the exact mode and close. On failure the fd is
  * closed and a FileWriteError names the stage; the caller removes the file.
  */
-function writeAndClose(fd: number, bytes: Uint8Array, target: string, mode: number, durable: boolean): void {
+function writeAndClose(
+  fd: number,
+  bytes: Uint8Array,
+  target: string,
+  mode: number,
+  durable: boolean,
+  onModeError?: (error: Error) => void,
+): void {
   let stage: FileWriteStage = 'write';
   let open = true;
   try {
@@ -160,7 +173,7 @@ function writeAndClose(fd: number, bytes: Uint8Array, target: string, mode: numb
       stage = 'fsync';
       fs.fsyncSync(fd);
     }
-    setMode(fd, mode);
+    setMode(fd, mode, onModeError);
     stage = 'close';
     open = false;
     fs.closeSync(fd);
@@ -170,11 +183,13 @@ function writeAndClose(fd: number, bytes: Uint8Array, target: string, mode: numb
   }
 }
 
-function setMode(fd: number, mode: number): void {
+function setMode(fd: number, mode: number, onModeError?: (error: Error) => void): void {
   try {
     fs.fchmodSync(fd, mode); // exact mode whatever the umask
   } catch (error) {
-    if (process.platform !== 'win32') throw error;
+    if (process.platform === 'win32') return;
+    if (!onModeError) throw error;
+    onModeError(error as Error);
   }
 }
 
