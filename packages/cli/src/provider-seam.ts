@@ -13,6 +13,7 @@ import {
 import { type CommandContext, parseCommandArgs } from './context';
 import { CliError, usageError } from './errors';
 import { findProviderPackages, loadProvider, notFoundMessage } from './providers';
+import { type Prompter, clackPrompter } from './setup/prompter';
 
 /**
  * The CLI side of the provider seam (decision 0603): find a provider's CLI module through core's
@@ -123,6 +124,8 @@ export function providerCliContext(
     style: ctx.style,
     logger,
     signal: ctx.signal,
+    // The same rule as `setup`: an injected prompter (front ends, tests) counts as a terminal.
+    ...(ctx.json ? {} : prompterFor(ctx)),
     out: (line) => ctx.out(line),
     err: (line) => ctx.err(line),
     printJson: (value) => ctx.printJson(value),
@@ -132,6 +135,11 @@ export function providerCliContext(
     fail: (message, hint) => new CliError(message, hint ? { hint } : {}),
     loadProvider: async () => (await loadProvider(id, ctx.io.cwd, ctx.home)).provider,
   };
+}
+
+function prompterFor(ctx: CommandContext): { prompter?: Prompter } {
+  const prompter = ctx.io.prompter ?? (ctx.interactive ? clackPrompter() : undefined);
+  return prompter ? { prompter } : {};
 }
 
 function firstLine(text: string): string {

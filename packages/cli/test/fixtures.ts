@@ -30,6 +30,13 @@ export default {
         if (ctx.json) ctx.printJson({ count: notes.length }); else ctx.out('noted');
         return 0;
       } },
+    { name: 'ask', summary: 'ask a question when a prompter is there', usage: 'Usage: hermes-memory acme ask',
+      async run(ctx) {
+        if (!ctx.prompter) { ctx.out('no prompter'); return 0; }
+        const colour = await ctx.prompter.select('Colour?', [{ value: 'red', label: 'Red' }, { value: 'blue', label: 'Blue' }]);
+        ctx.out(typeof colour === 'string' ? 'colour ' + colour : 'cancelled');
+        return 0;
+      } },
     { name: 'whoami', summary: 'settings as the provider sees them', usage: 'Usage: hermes-memory acme whoami',
       async run(ctx) {
         ctx.printJson({ workspace: ctx.providerConfig.workspace ?? null, env: ctx.env.ACME_WORKSPACE ?? null });

@@ -253,4 +253,31 @@ describe('setup wizard (interactive, scripted prompter)', () => {
     // --off changes memory.provider only: the provider's settings stay for next time.
     expect(loadHermesConfig(h).memory.providerConfig('acme')).toMatchObject({ mode: 'local' });
   });
+
+  it("a provider's own commands get the same prompter (ctx.prompter); none under --json or without a terminal", async () => {
+    const h = home();
+    const ask = async (argv: string[], prompter?: Prompter) => {
+      let stdout = '';
+      const code = await runCli(['--home', h, ...argv], {
+        stdout: (t) => {
+          stdout += t;
+        },
+        stderr: () => {},
+        env: {},
+        stdoutIsTTY: false,
+        stderrIsTTY: false,
+        stdinIsTTY: false,
+        cwd: project.cwd,
+        ...(prompter ? { prompter } : {}),
+      });
+      return { code, stdout };
+    };
+    const p = scriptedPrompter(['blue']);
+    expect(await ask(['acme', 'ask'], p.prompter)).toEqual({ code: 0, stdout: 'colour blue\n' });
+    expect(p.asked.map((q) => q.message)).toEqual(['Colour?']);
+    const cancelled = scriptedPrompter([CANCELLED]);
+    expect((await ask(['acme', 'ask'], cancelled.prompter)).stdout).toBe('cancelled\n');
+    expect((await ask(['--json', 'acme', 'ask'], scriptedPrompter([]).prompter)).stdout).toBe('no prompter\n');
+    expect((await ask(['acme', 'ask'])).stdout).toBe('no prompter\n');
+  });
 });

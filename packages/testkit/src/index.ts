@@ -97,6 +97,12 @@ export {
   runProviderCliCommand,
 } from './helpers/provider-cli';
 export {
+  type AskedQuestion,
+  type ScriptedAnswer,
+  type ScriptedPrompter,
+  scriptedPrompter,
+} from './helpers/scripted-prompter';
+export {
   runUnderWriteLimit,
   tmpfsMountPrefix,
   type WriteLimitKind,

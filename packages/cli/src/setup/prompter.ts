@@ -1,32 +1,21 @@
 import * as clack from '@clack/prompts';
+import {
+  PROMPT_CANCELLED,
+  type PromptCancelled,
+  type PromptOption,
+  type ProviderPrompter,
+} from '@hermes-memory/core';
 
-export const CANCELLED: unique symbol = Symbol('cancelled');
-export type Cancelled = typeof CANCELLED;
-
-export interface SelectOption {
-  value: string;
-  label: string;
-  hint?: string;
-}
+/** The core seam's cancel marker, so a provider's wizard and the CLI's agree on it. */
+export const CANCELLED: typeof PROMPT_CANCELLED = PROMPT_CANCELLED;
+export type Cancelled = PromptCancelled;
+export type SelectOption = PromptOption;
 
 /**
- * The questions a wizard can ask. The terminal implementation uses @clack/prompts; tests and other
- * front ends can supply their own.
+ * The questions a wizard can ask (core's `ProviderPrompter`, also handed to provider CLI modules).
+ * The terminal implementation uses @clack/prompts; tests and other front ends can supply their own.
  */
-export interface Prompter {
-  intro(title: string): void;
-  outro(message: string): void;
-  note(message: string): void;
-  select(message: string, options: readonly SelectOption[], initial?: string): Promise<string | Cancelled>;
-  text(
-    message: string,
-    options: { initial?: string; placeholder?: string; validate?: (value: string) => string | undefined },
-  ): Promise<string | Cancelled>;
-  password(
-    message: string,
-    options: { validate?: (value: string) => string | undefined },
-  ): Promise<string | Cancelled>;
-}
+export type Prompter = ProviderPrompter;
 
 export function clackPrompter(): Prompter {
   const unwrap = (value: unknown): string | Cancelled => (clack.isCancel(value) ? CANCELLED : String(value));

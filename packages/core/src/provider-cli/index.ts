@@ -1,4 +1,5 @@
 export type * from './types';
+export { PROMPT_CANCELLED } from './types';
 export {
   defineProviderCli,
   isProviderCliModule,

@@ -97,6 +97,11 @@ export interface ProviderCliContext {
   readonly logger: Logger;
   /** Aborted on Ctrl-C: pass it to network calls. */
   readonly signal: AbortSignal;
+  /**
+   * Asks questions (the terminal's prompts, or a front end's). Present only when the command may
+   * ask: an interactive terminal without `--json`, or a prompter injected by a front end or test.
+   */
+  readonly prompter?: ProviderPrompter;
   out(line?: string): void;
   err(line: string): void;
   printJson(value: unknown): void;
@@ -113,6 +118,40 @@ export interface ProviderCliContext {
    * initialised). For commands that need its settings resolution, health or connection probe.
    */
   loadProvider(): Promise<MemoryProvider>;
+}
+
+/** What a prompt returns when the person cancels it (Ctrl-C, Escape). */
+export const PROMPT_CANCELLED: unique symbol = Symbol.for('hermes-memory.prompt-cancelled');
+export type PromptCancelled = typeof PROMPT_CANCELLED;
+
+export interface PromptOption {
+  value: string;
+  label: string;
+  hint?: string;
+}
+
+/**
+ * The questions a command or wizard can ask. The CLI answers them on the terminal
+ * (@clack/prompts); tests and other front ends supply their own (testkit's `scriptedPrompter`).
+ */
+export interface ProviderPrompter {
+  intro(title: string): void;
+  outro(message: string): void;
+  note(message: string): void;
+  select(
+    message: string,
+    options: readonly PromptOption[],
+    initial?: string,
+  ): Promise<string | PromptCancelled>;
+  text(
+    message: string,
+    options: { initial?: string; placeholder?: string; validate?: (value: string) => string | undefined },
+  ): Promise<string | PromptCancelled>;
+  /** Input that is never echoed (keys, passwords). */
+  password(
+    message: string,
+    options: { validate?: (value: string) => string | undefined },
+  ): Promise<string | PromptCancelled>;
 }
 
 /** One option of `ctx.parseArgs`, as node:util `parseArgs` takes it. */

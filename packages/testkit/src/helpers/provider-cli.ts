@@ -6,6 +6,7 @@ import {
   type PortableRecord,
   type ProviderCliContext,
   type ProviderCliModule,
+  type ProviderPrompter,
   cliUsageError,
   createLogger,
   describeError,
@@ -27,8 +28,10 @@ export interface ProviderCliTestOptions {
   env?: Readonly<Record<string, string | undefined>>;
   /** `--json`. */
   json?: boolean;
-  /** Whether commands may prompt. Default false. */
+  /** Whether commands may prompt. Default false (true when a `prompter` is given). */
   interactive?: boolean;
+  /** Answers the commands' questions (`ctx.prompter`), e.g. testkit's `scriptedPrompter`. */
+  prompter?: ProviderPrompter;
   /** Lets commands draw progress into the captured stderr, as on a terminal. Default false. */
   progress?: boolean;
   signal?: AbortSignal;
@@ -71,7 +74,8 @@ export function providerCliTestContext(
     providerConfig: readProviderConfig(config, module.configPaths ?? [`memory.${id}`]).values,
     env: resolveEnv(options.home, options.env ?? {}),
     json: options.json === true,
-    interactive: options.interactive === true,
+    interactive: options.interactive ?? options.prompter !== undefined,
+    ...(options.prompter ? { prompter: options.prompter } : {}),
     style: PLAIN,
     logger: createLogger({
       level: 'warn',
