@@ -36,7 +36,12 @@ export {
   resolveOpenvikingSettings,
   type SettingSource,
 } from './openviking-settings';
-export { listOvcliProfiles, type OvcliProfile, readOvcliProfile } from './ovcli';
+export {
+  type DiscoveredOvcliProfile,
+  discoverOvcliProfiles,
+  type OvcliProfile,
+  readOvcliProfile,
+} from './ovcli';
 export { forgettableUri, TOOL_NAMES } from './tools';
 export { VERSION } from './version';
 

@@ -37,6 +37,7 @@ import {
 } from '@hermes-memory/core';
 import type { OpenvikingClient, VikingMessage } from './client';
 import { Connection } from './connection';
+import { saveOpenvikingConfig } from './setup-config';
 import {
   type OpenvikingProviderSettings,
   type ResolvedOpenvikingSettings,
@@ -426,6 +427,11 @@ export class OpenvikingProvider extends MemoryProvider {
         envVar: 'OPENVIKING_AGENT',
       },
     ];
+  }
+
+  /** config.yaml `memory.openviking`: the endpoint normalised, the key never (see `saveOpenvikingConfig`). */
+  override saveConfig(values: Readonly<Record<string, unknown>>, hermesHome: string): void {
+    saveOpenvikingConfig(hermesHome, values);
   }
 
   override backupPaths(): string[] {

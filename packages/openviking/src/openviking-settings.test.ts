@@ -4,7 +4,7 @@ import { tempHermesHome } from '@hermes-memory/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createOpenvikingProvider } from './index';
 import { connectionFingerprint, identityProblem, resolveOpenvikingSettings } from './openviking-settings';
-import { listOvcliProfiles } from './ovcli';
+import { discoverOvcliProfiles } from './ovcli';
 
 const homes: Array<{ cleanup(): void }> = [];
 afterEach(() => {
@@ -108,23 +108,39 @@ describe('settings', () => {
     });
   });
 
-  it('§4.9.2 OPENVIKING_CLI_CONFIG_FILE beats the saved path; profiles are discovered with the active one marked', () => {
+  it('§4.9.2 OPENVIKING_CLI_CONFIG_FILE beats the saved path; profiles are discovered (env, saved; .bak and invalid skipped; active marked)', () => {
     const saved = ovcli({ url: 'http://saved.example' });
     const pointed = ovcli({ url: 'http://pointed.example' }, 'ovcli.conf.work');
     const config = { use_ovcli_config: true, ovcli_config_path: saved.file };
     expect(resolveOpenvikingSettings({}, config, { OPENVIKING_CLI_CONFIG_FILE: pointed.file }).endpoint).toBe(
       'http://pointed.example',
     );
-    fs.writeFileSync(path.join(pointed.home, '.openviking', 'ovcli.conf'), '{"url":"http://active.example"}');
-    fs.writeFileSync(
-      path.join(pointed.home, '.openviking', 'ovcli.conf.bak'),
-      '{"url":"http://old.example"}',
-    );
-    fs.writeFileSync(path.join(pointed.home, '.openviking', 'ovcli.conf.broken'), 'not json');
-    expect(listOvcliProfiles({ HOME: pointed.home }).map((p) => [p.name, p.active])).toEqual([
-      ['active', true],
-      ['work', false],
+    const dir = path.join(pointed.home, '.openviking');
+    fs.writeFileSync(path.join(dir, 'ovcli.conf'), '{"url":"http://active.example"}');
+    fs.writeFileSync(path.join(dir, 'ovcli.conf.bak'), '{"url":"http://old.example"}');
+    fs.writeFileSync(path.join(dir, 'ovcli.conf.broken'), 'not json');
+    fs.writeFileSync(path.join(dir, 'ovcli.conf.home'), '{"url":"active.example"}'); // same connection
+    const invalid: string[] = [];
+    const discovered = discoverOvcliProfiles({ HOME: pointed.home }, (file) => invalid.push(file));
+    expect(discovered.map((p) => [p.name, p.source, p.active])).toEqual([
+      ['home', 'saved', true],
+      ['work', 'saved', false],
     ]);
+    expect(invalid).toEqual([path.join(dir, 'ovcli.conf.broken')]);
+    // The env-pointed file comes first (listed once); the active file alone only when nothing else is found.
+    const env = { HOME: pointed.home, OPENVIKING_CLI_CONFIG_FILE: pointed.file };
+    expect(discoverOvcliProfiles(env).map((p) => [p.name, p.path])).toEqual([
+      ['OPENVIKING_CLI_CONFIG_FILE', pointed.file],
+      ['home', path.join(dir, 'ovcli.conf.home')],
+    ]);
+    const lone = ovcli({ url: 'http://lone.example' });
+    expect(discoverOvcliProfiles({ HOME: lone.home }).map((p) => [p.name, p.source, p.active])).toEqual([
+      ['ovcli.conf', 'active', true],
+    ]);
+    // An invalid env-pointed profile is skipped and left exactly as it was.
+    fs.writeFileSync(saved.file, '[1, 2]');
+    expect(discoverOvcliProfiles({ HOME: lone.home, OPENVIKING_CLI_CONFIG_FILE: saved.file })).toHaveLength(1);
+    expect(fs.readFileSync(saved.file, 'utf8')).toBe('[1, 2]');
   });
 
   it('§4.9.2 recall settings are clamped; invalid values fall back with one warning', () => {

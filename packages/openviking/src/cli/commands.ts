@@ -8,9 +8,11 @@ import {
 } from '@hermes-memory/core';
 import { checkEndpoint } from '../endpoint';
 import { identityProblem } from '../openviking-settings';
-import { defaultOvcliPath, listOvcliProfiles, readOvcliProfile } from '../ovcli';
+import { defaultOvcliPath, discoverOvcliProfiles, readOvcliProfile } from '../ovcli';
+import { envLineSafe, linkOvcliProfile, saveOpenvikingConfig } from '../setup-config';
 import { type ConnectionTest, testConnection } from './connection';
 import { openvikingChecks, openvikingStatus } from './inspect';
+import { runSetupWizard, type SetupWizardOptions } from './setup-wizard';
 
 function printTest(ctx: ProviderCliContext, result: ConnectionTest): void {
   const latency = result.latencyMs !== undefined ? ctx.style.gray(` ${result.latencyMs} ms`) : '';
@@ -80,60 +82,64 @@ export const doctorCommand: ProviderCommand = {
 };
 
 /**
- * The reference's setup, without prompts: link an OpenViking CLI profile (`--profile <name|path>`,
- * stale `OPENVIKING_*` lines removed from `.env`) or save an endpoint, tenant and peer
- * (`--endpoint`, `--account`, `--user`, `--agent`), the key only ever to `.env` (`--api-key-env`
- * names a variable to copy it from, so it never appears in argv). Then the connection test.
+ * The reference's setup. Without flags, on a terminal (or with a front end's prompter), the
+ * interactive wizard (`setup-wizard.ts`). With flags, no questions: link an OpenViking CLI
+ * profile (`--profile <name|path>`, stale `OPENVIKING_*` lines removed from `.env`) or save an
+ * endpoint, tenant and peer (`--endpoint`, `--account`, `--user`, `--agent`), the key only ever to
+ * `.env` (`--api-key-env` names a variable to copy it from, so it never appears in argv).
  */
-export const setupCommand: ProviderCommand = {
-  name: 'setup',
-  summary: 'link an OpenViking CLI profile or save an endpoint, then test it',
-  usage: `Usage: hermes-memory openviking setup --profile <name|path>
+export function createSetupCommand(options: SetupWizardOptions = {}): ProviderCommand {
+  return {
+    name: 'setup',
+    summary: 'the setup wizard, or link an OpenViking CLI profile / save an endpoint by flags',
+    usage: `Usage: hermes-memory openviking setup                 (interactive wizard)
+       hermes-memory openviking setup --profile <name|path>
        hermes-memory openviking setup --endpoint <url> [--api-key-env VAR] [--account A] [--user U] [--agent P]
        hermes-memory openviking setup --list-profiles`,
-  async run(ctx, argv) {
-    const { values } = ctx.parseArgs(argv, {
-      profile: { type: 'string' },
-      endpoint: { type: 'string' },
-      'api-key-env': { type: 'string' },
-      account: { type: 'string' },
-      user: { type: 'string' },
-      agent: { type: 'string' },
-      'list-profiles': { type: 'boolean' },
-    });
-    if (values['list-profiles']) {
-      const profiles = listOvcliProfiles(ctx.env);
-      if (ctx.json) ctx.printJson({ profiles });
-      else if (profiles.length === 0)
-        ctx.out(`No OpenViking CLI profiles under ${path.dirname(defaultOvcliPath(ctx.env))}.`);
-      else for (const p of profiles) ctx.out(`${p.active ? '*' : ' '} ${p.name.padEnd(16)}${p.path}`);
-      return 0;
-    }
-    if (values.profile && values.endpoint) throw ctx.usageError('Give --profile or --endpoint, not both.');
-    if (values.profile) {
-      const named = listOvcliProfiles(ctx.env).find((p) => p.name === values.profile);
-      const file = named?.path ?? path.resolve(values.profile);
-      if (!fs.existsSync(file) || !readOvcliProfile(file))
-        throw ctx.fail(`No readable OpenViking CLI profile at ${file}.`);
-      saveConfigValues(ctx.home, {
-        'memory.provider': 'openviking',
-        'memory.openviking.use_ovcli_config': true,
-        'memory.openviking.ovcli_config_path': file,
+    async run(ctx, argv) {
+      const { values } = ctx.parseArgs(argv, {
+        profile: { type: 'string' },
+        endpoint: { type: 'string' },
+        'api-key-env': { type: 'string' },
+        account: { type: 'string' },
+        user: { type: 'string' },
+        agent: { type: 'string' },
+        'list-profiles': { type: 'boolean' },
       });
-      // The profile is the source now: stale values in .env would override it.
-      writeEnvValues(ctx.home, {
-        OPENVIKING_ENDPOINT: undefined,
-        OPENVIKING_API_KEY: undefined,
-        OPENVIKING_ACCOUNT: undefined,
-        OPENVIKING_USER: undefined,
-      });
-      ctx.out(`Linked the OpenViking CLI profile ${file}.`);
-    } else {
-      if (!values.endpoint)
+      const profiles = () =>
+        discoverOvcliProfiles(ctx.env, (file, reason) =>
+          ctx.logger.warn(`Skipping invalid OpenViking CLI config ${file}: ${reason}`),
+        );
+      if (values['list-profiles']) {
+        const found = profiles().map(({ name, source, path: file, active }) => ({
+          name,
+          source,
+          path: file,
+          active,
+        }));
+        if (ctx.json) ctx.printJson({ profiles: found });
+        else if (found.length === 0)
+          ctx.out(`No OpenViking CLI profiles under ${path.dirname(defaultOvcliPath(ctx.env))}.`);
+        else for (const p of found) ctx.out(`${p.active ? '*' : ' '} ${p.name.padEnd(16)}${p.path}`);
+        return 0;
+      }
+      if (values.profile && values.endpoint) throw ctx.usageError('Give --profile or --endpoint, not both.');
+      if (values.profile) {
+        const named = profiles().find((p) => p.name === values.profile);
+        const file = named?.path ?? path.resolve(values.profile);
+        if (!fs.existsSync(file) || !readOvcliProfile(file))
+          throw ctx.fail(`No readable OpenViking CLI profile at ${file}.`);
+        linkOvcliProfile(ctx.home, ctx.env, file, ctx.logger);
+        ctx.out(`Linked the OpenViking CLI profile ${file}.`);
+        return 0;
+      }
+      if (!values.endpoint) {
+        if (ctx.prompter && !ctx.json) return runSetupWizard(ctx, ctx.prompter, options);
         throw ctx.usageError(
-          'Give --endpoint <url> or --profile <name|path>.',
+          'Give --endpoint <url> or --profile <name|path>, or run it on a terminal for the wizard.',
           'hermes-memory openviking setup --help',
         );
+      }
       const checked = checkEndpoint(values.endpoint);
       if (!checked.ok) throw ctx.usageError(checked.reason);
       for (const field of ['account', 'user', 'agent'] as const) {
@@ -141,21 +147,21 @@ export const setupCommand: ProviderCommand = {
         const problem = value !== undefined ? identityProblem(field, value) : null;
         if (problem) throw ctx.usageError(problem);
       }
-      const patch: Record<string, unknown> = {
-        'memory.provider': 'openviking',
-        'memory.openviking.endpoint': checked.endpoint,
-      };
+      const patch: Record<string, unknown> = { endpoint: checked.endpoint };
       for (const field of ['account', 'user', 'agent'] as const)
-        if (values[field] !== undefined) patch[`memory.openviking.${field}`] = values[field];
-      saveConfigValues(ctx.home, patch);
+        if (values[field] !== undefined) patch[field] = values[field];
+      saveConfigValues(ctx.home, { 'memory.provider': 'openviking' });
+      saveOpenvikingConfig(ctx.home, patch);
       const keyVar = values['api-key-env'];
       if (keyVar) {
         const key = ctx.env[keyVar];
         if (!key) throw ctx.fail(`The variable ${keyVar} is not set; the key was not saved.`);
-        writeEnvValues(ctx.home, { OPENVIKING_API_KEY: key.replace(/[\r\n\0]/g, '') });
+        writeEnvValues(ctx.home, { OPENVIKING_API_KEY: envLineSafe(key) }, { logger: ctx.logger });
       }
       ctx.out(`Saved endpoint ${checked.endpoint}${keyVar ? ' (key in .env)' : ''}.`);
-    }
-    return 0;
-  },
-};
+      return 0;
+    },
+  };
+}
+
+export const setupCommand: ProviderCommand = createSetupCommand();
