@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { loadEnvFile, loadHermesConfig } from '@hermes-memory/core';
 import { describe, expect, it } from 'vitest';
@@ -279,5 +280,67 @@ describe('setup wizard (interactive, scripted prompter)', () => {
     expect((await ask(['acme', 'ask'], cancelled.prompter)).stdout).toBe('cancelled\n');
     expect((await ask(['--json', 'acme', 'ask'], scriptedPrompter([]).prompter)).stdout).toBe('no prompter\n');
     expect((await ask(['acme', 'ask'])).stdout).toBe('no prompter\n');
+  });
+
+  it("a provider's own setupWizard replaces the schema walk; --set and --yes still walk the schema", async () => {
+    // A second third-party package whose CLI module brings its own wizard (as OpenViking's does).
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'hm-cli-zeta-'));
+    try {
+      const dir = path.join(root, 'node_modules', 'zeta-memory');
+      fs.mkdirSync(dir, { recursive: true });
+      fs.writeFileSync(
+        path.join(dir, 'package.json'),
+        JSON.stringify({ name: 'zeta-memory', type: 'module', main: 'index.js', hermesMemory: { provider: 'zeta', cli: './cli.js' } }),
+      );
+      fs.writeFileSync(
+        path.join(dir, 'index.js'),
+        `export function createProvider() {
+  return { name: 'zeta', isAvailable: () => true, initialize() {}, getToolSchemas: () => [],
+    getConfigSchema: () => [{ key: 'colour', description: 'Colour', default: 'red' }],
+    saveConfig(values, home) { (globalThis.zetaSaved ??= []).push(values); } };
+}
+`,
+      );
+      fs.writeFileSync(
+        path.join(dir, 'cli.js'),
+        `export default { provider: 'zeta', summary: 'zeta',
+  async setupWizard(ctx, prompter) {
+    const answer = await prompter.text('Zeta colour?', {});
+    if (typeof answer !== 'string') return 1;
+    ctx.out('zeta wizard saved ' + answer + (ctx.prompter === prompter ? ' (same prompter)' : ''));
+    return 0;
+  } };
+`,
+      );
+      const cwd = path.join(root, 'app');
+      fs.mkdirSync(cwd);
+      const h = home();
+      const run = async (argv: string[], script: Answer[]) => {
+        const p = scriptedPrompter(script);
+        let stdout = '';
+        const code = await runCli(['--home', h, 'setup', ...argv], {
+          stdout: (t) => {
+            stdout += t;
+          },
+          stderr: () => {},
+          env: {},
+          stdoutIsTTY: false,
+          stderrIsTTY: false,
+          stdinIsTTY: false,
+          cwd,
+          prompter: p.prompter,
+        });
+        return { code, stdout, asked: p.asked.map((q) => q.message), remaining: p.remaining };
+      };
+      const own = await run(['zeta'], ['blue']);
+      expect(own).toMatchObject({ code: 0, asked: ['Zeta colour?'], remaining: [] });
+      expect(own.stdout).toBe('zeta wizard saved blue (same prompter)\n');
+      expect((await run(['zeta'], [CANCELLED])).code).toBe(1);
+      const flagged = await run(['zeta', '--set', 'colour=green'], [keep]);
+      expect(flagged).toMatchObject({ code: 0, asked: ['Colour'] });
+      expect((await run(['zeta', '--yes'], [])).asked).toEqual([]);
+    } finally {
+      fs.rmSync(root, { recursive: true, force: true });
+    }
   });
 });

@@ -102,6 +102,13 @@ export const setupCommand: Command = {
     }
 
     const { provider } = await loadProvider(name, ctx.io.cwd, ctx.home);
+    // A provider with a wizard of its own asks its questions and saves its choices itself.
+    const wizard = prompter && Object.keys(sets).length === 0 ? await setupWizardOf(ctx, name) : undefined;
+    if (wizard && prompter) {
+      ensureHome(ctx.home);
+      const context = providerCliContext(ctx, wizard, { command: 'setup' });
+      return wizard.module.setupWizard!(context, prompter);
+    }
     const fields = provider.getConfigSchema();
     let answers: SetupAnswers;
     // Settings already saved (in any place the provider reads) are kept unless changed here.
@@ -162,6 +169,14 @@ async function runPostSetup(
       ...(CliError.isInstance(error) && error.hint ? { hint: error.hint } : {}),
     });
   }
+}
+
+/** The provider's CLI module when it has its own setup wizard (decision 0603). */
+async function setupWizardOf(ctx: CommandContext, id: string) {
+  const pkg = findProviderPackages(ctx.io.cwd, ctx.home).packages.find((p) => p.name === id);
+  if (!pkg?.cli) return undefined;
+  const loaded = await requireProviderCli(ctx, id);
+  return loaded.module.setupWizard ? loaded : undefined;
 }
 
 async function pickProvider(prompter: Prompter, providers: readonly DiscoveredProvider[]) {

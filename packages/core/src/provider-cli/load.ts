@@ -7,7 +7,15 @@ export function defineProviderCli<const M extends ProviderCliModule>(module: M):
   return module;
 }
 
-const HOOKS = ['status', 'doctor', 'exportRecords', 'validateRecord', 'importRecords', 'postSetup'] as const;
+const HOOKS = [
+  'status',
+  'doctor',
+  'exportRecords',
+  'validateRecord',
+  'importRecords',
+  'postSetup',
+  'setupWizard',
+] as const;
 
 /**
  * Why a value is not a provider CLI module, or undefined when it is one. Structural, so a module

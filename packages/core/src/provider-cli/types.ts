@@ -62,6 +62,13 @@ export interface ProviderCliModule {
    * (exit 1); the saved settings stay.
    */
   postSetup?(ctx: ProviderCliContext, saved: SavedSetup): Promise<void>;
+  /**
+   * The provider's own interactive setup (the reference's `post_setup` wizard). When present,
+   * `hermes-memory setup <id>` with questions allowed and no `--set` runs it instead of walking
+   * the config schema: it saves what was chosen itself (then `postSetup` does not run) and returns
+   * the exit code (1 when cancelled). `--yes` and `--set` still take the schema path.
+   */
+  setupWizard?(ctx: ProviderCliContext, prompter: ProviderPrompter): Promise<number>;
 }
 
 /** One `hermes-memory <id> <name>` command. */

@@ -4,6 +4,7 @@ import { getConfigValue, loadHermesConfig, ManualClock, PROMPT_CANCELLED } from 
 import {
   type AskedQuestion,
   createFakeExecutable,
+  providerCliTestContext,
   runProviderCliCommand,
   type ScriptedAnswer,
   scriptedPrompter,
@@ -396,5 +397,10 @@ describe('hermes-memory openviking setup — the interactive wizard', () => {
     });
     expect(flagged.code).toBe(0);
     expect(p.asked).toEqual([]);
+    // `hermes-memory setup openviking` on a terminal runs the same wizard (the seam's setupWizard).
+    const generic = scriptedPrompter([PROMPT_CANCELLED]);
+    const { ctx } = providerCliTestContext(openvikingCli, { home: h.home, env: h.env });
+    expect(await openvikingCli.setupWizard!(ctx, generic.prompter)).toBe(1);
+    expect(generic.asked.map((q) => q.message)).toEqual(['OpenViking connection']);
   });
 });
