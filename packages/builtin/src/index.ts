@@ -66,13 +66,16 @@ export {
   type StagedWrite,
   handleMemoryTool,
 } from './memory/memory-tool';
+// The lock moved to core (decision 0304); re-exported so existing imports keep working.
 export {
   withFileLock,
-  memoryLockMechanism,
+  fileLockMechanism as memoryLockMechanism,
   LockTimeoutError,
   type FileLockOptions,
-} from './memory/file-lock';
-export { breakAbandonedLock, judgeLock, type LockState } from './memory/exclusive-lock';
+  breakAbandonedLock,
+  judgeLock,
+  type LockState,
+} from '@hermes-memory/core';
 
 // Session store and search.
 export {

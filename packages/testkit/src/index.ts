@@ -87,7 +87,7 @@ export {
 export { type TempHermesHome, tempHermesHome } from './helpers/temp-home';
 export { timeExponent, timeRatio } from './helpers/scaling';
 export { type CollectedLogs, collectLogs } from './helpers/logs';
-export { requirePython, runPythonJson, spawnPython } from './helpers/python';
+export { requirePython, runPythonJson, spawnPython, stdoutLines } from './helpers/python';
 export {
   type ProviderCliRun,
   type ProviderCliTestContext,

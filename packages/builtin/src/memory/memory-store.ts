@@ -12,6 +12,7 @@ import {
   scanWrite,
   scanWriteInContext,
   silentLogger,
+  withFileLock,
 } from '@hermes-memory/core';
 import {
   MEMORY_TEMP_PREFIX,
@@ -37,7 +38,6 @@ import {
   pyStrip,
   renderSnapshotBlock,
 } from './entries';
-import { withFileLock } from './file-lock';
 import {
   type NewPendingWrite,
   type PendingAction,
@@ -727,7 +727,7 @@ export class MemoryStore {
             note: SUCCESS_NOTE,
           };
         },
-        { timeoutMs: this.lockTimeoutMs, logger: this.logger },
+        { timeoutMs: this.lockTimeoutMs, logger: this.logger, description: 'memory file lock' },
       );
     })().catch((error: unknown): MemoryResult => {
       const reason = error instanceof Error ? error.message : String(error);

@@ -1,9 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import * as path from 'node:path';
-import { type MemoryWriteMetadata, ensureDir } from '@hermes-memory/core';
+import { type MemoryWriteMetadata, ensureDir, withFileLock } from '@hermes-memory/core';
 import { readRawChecked, writeMemoryFile } from './atomic-file';
 import type { MemoryTarget } from './entries';
-import { withFileLock } from './file-lock';
 
 /** The staged-writes file inside `<HERMES_HOME>/memories/` (JSON Lines, one record a line). */
 export const PENDING_FILE_NAME = 'pending-writes.jsonl';
@@ -159,7 +158,7 @@ export class PendingStore {
         }
         return value;
       },
-      { timeoutMs: this.lockTimeoutMs },
+      { timeoutMs: this.lockTimeoutMs, description: 'memory file lock' },
     );
   }
 }

@@ -5,11 +5,11 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { withFileLock } from '@hermes-memory/core';
 import { describe, expect, it } from 'vitest';
 import { py, pySpawn, requirePython } from '../../test/helpers/python';
 import { tempHome } from '../../test/helpers/temp';
 import { parseEntries } from './entries';
-import { withFileLock } from './file-lock';
 import { MemoryStore } from './memory-store';
 
 const LIMIT = 10_000_000;

@@ -3,3 +3,10 @@ export { checkDir, type DirOptions, ensureDir } from './dirs';
 export { assertRegularFileOrMissing, readFileNoFollow } from './no-follow';
 export { findStaleTempFiles, removeStaleTempFiles, type SweepOptions } from './temp-files';
 export { type SecretPathOptions, secretPathReason } from './secret-paths';
+export {
+  breakAbandonedLock,
+  judgeLock,
+  type LockState,
+} from './exclusive-lock';
+export { fileLockMechanism, withFileLock } from './file-lock';
+export { type FileLockOptions, LockTimeoutError } from './lock-common';

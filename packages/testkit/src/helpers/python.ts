@@ -37,3 +37,39 @@ export function spawnPython(script: string, ...args: string[]): ChildProcess {
   requirePython();
   return spawn('python3', [script, ...args], { stdio: ['pipe', 'pipe', 'inherit'] });
 }
+
+/**
+ * A child's stdout line by line, for handshakes with a spawned helper ("locked", then a JSON
+ * answer): `next()` resolves with the next line, or rejects if the child exits first.
+ */
+export function stdoutLines(child: ChildProcess): { next(): Promise<string> } {
+  const buffered: string[] = [];
+  const waiting: Array<{ resolve: (line: string) => void; reject: (error: Error) => void }> = [];
+  let rest = '';
+  let exited: number | null | undefined;
+  child.stdout?.setEncoding('utf8');
+  child.stdout?.on('data', (chunk: string) => {
+    rest += chunk;
+    for (let at = rest.indexOf('\n'); at >= 0; at = rest.indexOf('\n')) {
+      const line = rest.slice(0, at);
+      rest = rest.slice(at + 1);
+      const waiter = waiting.shift();
+      if (waiter) waiter.resolve(line);
+      else buffered.push(line);
+    }
+  });
+  child.once('close', (code) => {
+    exited = code;
+    for (const waiter of waiting.splice(0))
+      waiter.reject(new Error(`the child exited (${code}) before a line`));
+  });
+  return {
+    next: () =>
+      new Promise<string>((resolve, reject) => {
+        const line = buffered.shift();
+        if (line !== undefined) resolve(line);
+        else if (exited !== undefined) reject(new Error(`the child exited (${exited}) before a line`));
+        else waiting.push({ resolve, reject });
+      }),
+  };
+}

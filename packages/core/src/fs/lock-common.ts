@@ -1,4 +1,5 @@
-import { type Logger, MemoryError } from '@hermes-memory/core';
+import { MemoryError } from '../errors/memory-error';
+import type { Logger } from '../logging/logger';
 
 export interface FileLockOptions {
   /** Give up after this long (default 10 s). */
@@ -7,6 +8,8 @@ export interface FileLockOptions {
   foreignStaleMs?: number;
   /** Told once per process when flock is unavailable and the fallback is used. */
   logger?: Logger;
+  /** Names the lock in a timeout error (default "file lock"; builtin says "memory file lock"). */
+  description?: string;
 }
 
 export class LockTimeoutError extends MemoryError {
@@ -16,6 +19,7 @@ export class LockTimeoutError extends MemoryError {
   }
 }
 
+/** Real time on purpose: the other holder is another process, not something a test clock drives. */
 export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }

@@ -1,5 +1,5 @@
 import * as fs from 'node:fs';
-import { UnsafePathError } from '@hermes-memory/core';
+import { UnsafePathError } from '../errors/memory-error';
 import { acquireExclusiveFile } from './exclusive-lock';
 import { type Flock, loadFlock } from './flock';
 import { type FileLockOptions, LockTimeoutError, sleep } from './lock-common';
@@ -7,9 +7,10 @@ import { type FileLockOptions, LockTimeoutError, sleep } from './lock-common';
 export { type FileLockOptions, LockTimeoutError } from './lock-common';
 
 /**
- * The cross-process lock of a memory file, shared with the Python agent: `flock(LOCK_EX)` on the
- * sidecar `<file>.lock`, exactly the lock the reference takes (`fcntl.flock` on the same file), so
- * neither program can interleave a read-modify-write with the other's. The sidecar is persistent:
+ * The cross-process lock of a file shared with the Python agent (memory files, honcho.json, the
+ * Honcho migration ledger): `flock(LOCK_EX)` on the sidecar `<file>.lock`, exactly the lock the
+ * reference takes (`fcntl.flock` on the same file), so neither program can interleave a
+ * read-modify-write with the other's. The sidecar is persistent:
  * it is never deleted (another process may hold it), and a crashed holder's lock is released by
  * the kernel. Where flock is unavailable (Windows, or the koffi binding failed to load) the
  * exclusive-create lock of 0300 is taken on `<file>.lock.excl` instead, with one warning: other
@@ -46,8 +47,8 @@ export async function withFileLock<T>(
   }
 }
 
-/** Which lock the memory files get in this process (for `doctor` and logs). */
-export async function memoryLockMechanism(): Promise<
+/** Which lock `withFileLock` takes in this process (for `doctor` and logs). */
+export async function fileLockMechanism(): Promise<
   { kind: 'flock' } | { kind: 'exclusive-file'; reason: string }
 > {
   const flock = await loadFlock();
@@ -62,7 +63,7 @@ async function acquire(lockPath: string, options: FileLockOptions): Promise<() =
   if (!warned) {
     warned = true;
     options.logger?.warn(
-      `Memory file locks fall back to exclusive files: ${flock.reason}. Sessions of this package still exclude each other; a Python Hermes agent writing the same files at the same time is not excluded.`,
+      `File locks fall back to exclusive files: ${flock.reason}. Processes of this package still exclude each other; a Python Hermes agent writing the same files at the same time is not excluded.`,
     );
   }
   return acquireExclusiveFile(`${lockPath}.excl`, options);
@@ -96,8 +97,8 @@ async function acquireFlock(lockPath: string, flock: Flock, options: FileLockOpt
       }
       if (Date.now() >= deadline) {
         throw new LockTimeoutError(
-          `Could not acquire the memory file lock ${lockPath} within ${timeoutMs} ms: another process ` +
-            '(a Hermes agent or another session) is writing. Retry shortly.',
+          `Could not acquire the ${options.description ?? 'file lock'} ${lockPath} within ${timeoutMs} ms: another process ` +
+            '(a Hermes agent or another session) holds it. Retry shortly.',
         );
       }
       // Short polls: the Python agent blocks in flock and would otherwise win every race.

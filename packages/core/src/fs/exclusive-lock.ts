@@ -1,7 +1,9 @@
 import * as fs from 'node:fs';
 import { hostname } from 'node:os';
-import { FileWriteError, UnsafePathError, readFileNoFollow, writeNewFile } from '@hermes-memory/core';
+import { FileWriteError, UnsafePathError } from '../errors/memory-error';
+import { writeNewFile } from './atomic-write';
 import { type FileLockOptions, LockTimeoutError, sleep } from './lock-common';
+import { readFileNoFollow } from './no-follow';
 
 /**
  * The fallback lock, for where flock is unavailable (Windows, or koffi missing): exclusive create
@@ -58,7 +60,7 @@ async function acquire(lockPath: string, options: FileLockOptions): Promise<stri
     else {
       if (Date.now() >= deadline) {
         throw new LockTimeoutError(
-          `Could not acquire the memory file lock ${lockPath} within ${timeoutMs} ms` +
+          `Could not acquire the ${options.description ?? 'file lock'} ${lockPath} within ${timeoutMs} ms` +
             (seen.state === 'held' ? ` (held by pid ${seen.pid}).` : '.') +
             ' Another session is writing; retry shortly.',
         );
