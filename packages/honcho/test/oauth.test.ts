@@ -8,7 +8,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { ManualClock, silentLogger } from '@hermes-memory/core';
-import { runProviderCliCommand, type TempHermesHome, tempHermesHome } from '@hermes-memory/testkit';
+import {
+  runProviderCliCommand,
+  spawnPython,
+  stdoutLines,
+  type TempHermesHome,
+  tempHermesHome,
+} from '@hermes-memory/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   credentialFingerprint,
@@ -37,6 +43,9 @@ afterEach(async () => {
 });
 
 const tick = () => new Promise((resolve) => setImmediate(resolve));
+
+/** The reference's refresh under flock on honcho.json.lock (test/python/honcho_refresh.py). */
+const REFRESH_PY = path.join(__dirname, 'python', 'honcho_refresh.py');
 
 async function setup(file: Record<string, unknown> = {}) {
   const fake = await startFakeHoncho({ requireAuth: true });
@@ -415,6 +424,37 @@ describe('honcho OAuth refresh', () => {
     expect(await sibling.fresh()).toBe(tokens[0]);
     expect(fake.oauth.refreshes).toBe(1);
   });
+
+  it('a Python Hermes refreshing under flock on honcho.json.lock: our refresh waits for it and adopts its rotated token (one exchange, grant intact)', async () => {
+    const { fake, honchoJson, clock } = await setup();
+    const cli = createHonchoCli({ clock, openUrl: browser });
+    const home = path.dirname(honchoJson);
+    const env = { HOME: home, HONCHO_OAUTH_DASHBOARD: fake.url };
+    expect((await runProviderCliCommand(cli, ['login', '--browser'], { home, json: true, env })).code).toBe(
+      0,
+    );
+    const source = new OAuthTokenSource({
+      file: honchoJson,
+      host: 'hermes',
+      credential: grantIn(honchoJson),
+      clock,
+    });
+    await clock.advance(3_600_000);
+    expect(source.stale).toBe(true);
+
+    // The Python agent takes the lock first and refreshes only after our refresh has started.
+    const python = spawnPython(REFRESH_PY, honchoJson, 'hermes', String(clock.now() / 1000));
+    const lines = stdoutLines(python);
+    expect(await lines.next()).toBe('locked');
+    const ours = source.fresh(); // reads honcho.json and exchanges at once unless it waits for the lock
+    python.stdin?.write('go\n');
+    const theirs = JSON.parse(await lines.next()) as { accessToken: string };
+    expect(await ours).toBe(theirs.accessToken);
+    expect(fake.oauth.refreshes).toBe(1);
+    expect(fake.oauth.revokedGrants).toBe(0);
+    expect(grantIn(honchoJson).accessToken).toBe(theirs.accessToken);
+    expect(source.state).toBe('ok');
+  }, 30_000);
 
   it('a grant the server rejected for good (replayed refresh token): no retry storm, health says to sign in again, tools still answer JSON', async () => {
     const { fake, home, honchoJson, clock, provider } = await signedIn();

@@ -1,9 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { ManualClock } from '@hermes-memory/core';
+import { LockTimeoutError, ManualClock } from '@hermes-memory/core';
+import { spawnPython, stdoutLines } from '@hermes-memory/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
 import { chunkMessage } from '../src/index';
-import { LEDGER_FILE } from '../src/session/migration';
+import { LEDGER_FILE, migrateMemoryFiles } from '../src/session/migration';
 import { type Rig, startRig, WORKSPACE } from './harness';
 
 let rig: Rig;
@@ -144,4 +145,42 @@ describe('honcho writes', () => {
     expect(text).toContain('Deploys on Fridays.');
     expect(text).toContain('prior_memory_file');
   });
+
+  it("§2.7.30 the migration runs under the Python agent's flock on state/honcho_migration.json.lock: skipped while it is held past the timeout, done once it is released; its ledger keys are kept", async () => {
+    rig = await startRig();
+    const home = rig.home.path;
+    fs.mkdirSync(path.join(home, 'memories'), { recursive: true });
+    fs.writeFileSync(path.join(home, 'memories', 'MEMORY.md'), 'Project uses pnpm.\n');
+    const ledger = path.join(home, LEDGER_FILE);
+    fs.mkdirSync(path.dirname(ledger), { recursive: true });
+    const pythonLedger = { version: 1, targets: { abc: { sources: {} } } };
+    fs.writeFileSync(ledger, JSON.stringify(pythonLedger));
+    const uploaded: string[] = [];
+    const ctx = {
+      hermesHome: home,
+      workspaceId: WORKSPACE,
+      userPeerId: 'alice',
+      aiPeerId: 'hermes',
+      now: () => new Date(0),
+      upload: async (_peer: string, name: string) => {
+        uploaded.push(name);
+      },
+    };
+    const python = spawnPython(HOLD_LOCK_PY, `${ledger}.lock`);
+    const exited = new Promise((resolve) => python.once('exit', resolve));
+    expect(await stdoutLines(python).next()).toBe('locked');
+    await expect(migrateMemoryFiles(ctx, 100)).rejects.toBeInstanceOf(LockTimeoutError);
+    expect(uploaded).toEqual([]);
+    const waiting = migrateMemoryFiles(ctx);
+    python.stdin?.write('release\n');
+    await exited;
+    expect((await waiting).uploaded).toEqual(['consolidated_memory.md']);
+    expect(uploaded).toEqual(['consolidated_memory.md']);
+    const written = JSON.parse(fs.readFileSync(ledger, 'utf8'));
+    expect(written.targets).toEqual(pythonLedger.targets);
+    expect(Object.keys(written.uploaded)).toEqual(['hermes/alice/consolidated_memory.md']);
+  }, 30_000);
 });
+
+/** Holds flock on a file the way the Python agent does (test/python/hold_lock.py). */
+const HOLD_LOCK_PY = path.join(__dirname, 'python', 'hold_lock.py');

@@ -3,11 +3,14 @@
  * (checked synchronously per request — no I/O while it is valid) and again when the server answers
  * 401, the rotated grant persisted to honcho.json before the new token is used. Concurrent
  * refreshes share one exchange: refresh tokens are single-use, and a replay revokes the grant.
+ * Across processes the exchange runs under the lock a Python Hermes takes (`flock` on
+ * `honcho.json.lock`, core's `withFileLock`), and honcho.json is re-read under it, so a rotation
+ * another program just saved is adopted rather than replayed (decision 0924).
  * A failed refresh never throws into the agent: the current token is kept (the request then fails
  * as it would have), a transient failure waits out a cooldown, and a grant the server rejected for
  * good (invalid_grant) is reported as needing a new sign-in.
  */
-import { type Clock, type Logger, silentLogger, systemClock } from '@hermes-memory/core';
+import { type Clock, type Logger, silentLogger, systemClock, withFileLock } from '@hermes-memory/core';
 import {
   credentialFingerprint,
   credentialFromTokenResponse,
@@ -19,6 +22,12 @@ import { OAuthError, oauthErrorOf, postForm } from './token-endpoint';
 
 /** After a transient refresh failure, requests keep the current token this long before trying again. */
 export const REFRESH_COOLDOWN_MS = 30_000;
+/**
+ * How long a refresh waits for another process's hold on honcho.json.lock: longer than one
+ * exchange (the reference gives it 15 s), so we wait out a Python refresh rather than race it.
+ * Callers stop waiting on their own signals before this.
+ */
+export const REFRESH_LOCK_TIMEOUT_MS = 20_000;
 
 export type GrantState = 'ok' | 'refresh-failing' | 'sign-in-required';
 
@@ -30,6 +39,8 @@ export interface TokenSourceOptions {
   clock?: Clock;
   logger?: Logger;
   timeoutMs?: number;
+  /** Wait for honcho.json.lock at most this long (default {@link REFRESH_LOCK_TIMEOUT_MS}). */
+  lockTimeoutMs?: number;
 }
 
 export class OAuthTokenSource {
@@ -123,7 +134,23 @@ export class OAuthTokenSource {
     });
   }
 
+  /** Under honcho.json.lock; a lock that cannot be had counts as a transient refresh failure. */
   private async refreshOnce(): Promise<string> {
+    try {
+      return await withFileLock(`${this.options.file}.lock`, () => this.refreshLocked(), {
+        timeoutMs: this.options.lockTimeoutMs ?? REFRESH_LOCK_TIMEOUT_MS,
+        logger: this.logger,
+        description: 'honcho.json lock',
+      });
+    } catch (error) {
+      this.lastError = error instanceof Error ? error.message : String(error);
+      this.failedAt = this.clock.now();
+      this.logger.warn(`Honcho: ${this.problem}; the current token is kept.`);
+      return this.credential.accessToken;
+    }
+  }
+
+  private async refreshLocked(): Promise<string> {
     const { file, host } = this.options;
     // Another process (a Python Hermes, another agent) may have rotated the grant since it was
     // read: use its token rather than replay a refresh token the server already superseded.

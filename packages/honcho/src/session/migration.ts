@@ -2,12 +2,15 @@
  * The one-time move of the builtin memory files into Honcho: MEMORY.md and USER.md to the user
  * peer, SOUL.md to the AI peer, each wrapped in a "prior memory" envelope. Each upload is recorded
  * in `state/honcho_migration.json` (atomic, 0600) by workspace, peer and file, so a restart, a new
- * session or a second process never uploads the same file to the same peer twice. A file the write
+ * session or a second process never uploads the same file to the same peer twice. The whole
+ * migration runs under the reference's lock — `flock` on `state/honcho_migration.json.lock`, 5 s,
+ * skipped (until the next session) when another process holds it longer — and keys of the ledger
+ * we do not write (a Python Hermes's `targets`) are kept. A file the write
  * scanner blocks is not uploaded (nor recorded, so it goes up once fixed): Honcho would recall it.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { readJsonConfig, writeFileAtomic } from '@hermes-memory/core';
+import { ensureDir, readJsonConfig, withFileLock, writeFileAtomic } from '@hermes-memory/core';
 import { guardWrite } from '../guard';
 
 export interface MigrationSource {
@@ -32,19 +35,25 @@ export const MIGRATION_SOURCES: readonly MigrationSource[] = [
 
 export const LEDGER_FILE = path.join('state', 'honcho_migration.json');
 
+/** The reference's wait for the ledger lock; past it the migration is skipped until the next session. */
+export const MIGRATION_LOCK_TIMEOUT_MS = 5_000;
+
 interface Ledger {
+  [key: string]: unknown;
   version: 1;
   /** `<workspace>/<peer>/<uploadAs>` → ISO time of the upload. */
   uploaded: Record<string, string>;
 }
 
+/** The ledger, every key kept (the Python agent records its uploads under `targets`). */
 function readLedger(file: string): Ledger {
   const read = readJsonConfig(file);
+  const data = read.status === 'ok' ? read.data : {};
   const uploaded =
-    read.status === 'ok' && typeof read.data.uploaded === 'object' && read.data.uploaded !== null
-      ? (read.data.uploaded as Record<string, string>)
+    typeof data.uploaded === 'object' && data.uploaded !== null
+      ? (data.uploaded as Record<string, string>)
       : {};
-  return { version: 1, uploaded: { ...uploaded } };
+  return { ...data, version: 1, uploaded: { ...uploaded } };
 }
 
 export function wrapPriorMemory(source: MigrationSource, text: string): string {
@@ -72,9 +81,23 @@ export interface MigrationResult {
   refused: Array<{ file: string; error: string }>;
 }
 
-/** Upload what is not in the ledger yet. A failure leaves that file for next time. */
-export async function migrateMemoryFiles(ctx: MigrationContext): Promise<MigrationResult> {
+/**
+ * Upload what is not in the ledger yet, under the ledger's lock. A failure leaves that file for
+ * next time; a lock held elsewhere past `lockTimeoutMs` rejects with core's `LockTimeoutError`.
+ */
+export async function migrateMemoryFiles(
+  ctx: MigrationContext,
+  lockTimeoutMs = MIGRATION_LOCK_TIMEOUT_MS,
+): Promise<MigrationResult> {
   const ledgerPath = path.join(ctx.hermesHome, LEDGER_FILE);
+  ensureDir(path.dirname(ledgerPath), { root: ctx.hermesHome });
+  return withFileLock(`${ledgerPath}.lock`, () => migrateLocked(ctx, ledgerPath), {
+    timeoutMs: lockTimeoutMs,
+    description: 'Honcho migration lock',
+  });
+}
+
+async function migrateLocked(ctx: MigrationContext, ledgerPath: string): Promise<MigrationResult> {
   const done: string[] = [];
   const refused: MigrationResult['refused'] = [];
   for (const source of MIGRATION_SOURCES) {
