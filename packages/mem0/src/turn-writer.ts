@@ -30,6 +30,9 @@ export class TurnWriter {
   private closed = false;
   /** Turns skipped because the previous write was still running. */
   skipped = 0;
+  /** A write already found still running after `waitMs`: later turns skip it at once, not 5 s each. */
+  private stuck: Promise<void> | undefined;
+  private skippedWhileStuck = 0;
 
   constructor(private readonly options: { waitMs: number; clock?: Clock; logger?: Logger }) {}
 
@@ -37,19 +40,38 @@ export class TurnWriter {
     return this.options.clock ?? systemClock;
   }
 
-  /** Queue one turn's write; returns at once. `send` must not throw synchronously. */
+  /**
+   * Queue one turn's write; returns at once. `send` must not throw synchronously. Once the write in
+   * flight has outlived one turn's wait, every later turn is skipped at once until it settles —
+   * the condition the wait tests is already known — so a hung backend queues nothing, however many
+   * turns arrive (the reference's caller blocks in that wait and could not queue either).
+   */
   push(send: () => Promise<unknown>): void {
     if (this.closed) return;
+    if (this.stuck !== undefined && this.stuck === this.active) {
+      this.skipped += 1;
+      this.skippedWhileStuck += 1;
+      return;
+    }
     this.waiting += 1;
     this.decisions = this.decisions.then(async () => {
       try {
         const previous = this.active;
-        if (previous && !(await settlesWithin(previous, this.options.waitMs, this.clock))) {
-          this.skipped += 1;
-          (this.options.logger ?? silentLogger).warn(
-            `Mem0: the previous turn's write is still running after ${this.options.waitMs} ms; this turn was skipped to avoid duplicate ingestion.`,
-          );
-          return;
+        if (previous !== undefined) {
+          if (previous === this.stuck) {
+            this.skipped += 1;
+            this.skippedWhileStuck += 1;
+            return;
+          }
+          if (!(await settlesWithin(previous, this.options.waitMs, this.clock))) {
+            this.skipped += 1;
+            this.stuck = previous;
+            void previous.then(() => this.unstick(previous));
+            (this.options.logger ?? silentLogger).warn(
+              `Mem0: the previous turn's write is still running after ${this.options.waitMs} ms; this turn was skipped to avoid duplicate ingestion (and so is every turn until that write ends).`,
+            );
+            return;
+          }
         }
         const write: Promise<void> = send().then(
           () => undefined,
@@ -63,6 +85,18 @@ export class TurnWriter {
         this.waiting -= 1;
       }
     });
+  }
+
+  /** The stuck write ended: turns are sent again; the ones skipped meanwhile are told once. */
+  private unstick(write: Promise<void>): void {
+    if (this.stuck !== write) return;
+    this.stuck = undefined;
+    const skipped = this.skippedWhileStuck;
+    this.skippedWhileStuck = 0;
+    if (skipped > 0)
+      (this.options.logger ?? silentLogger).warn(
+        `Mem0: ${skipped} more turn(s) were skipped while a write was stuck; turns are sent again.`,
+      );
   }
 
   /** Turns waiting for their decision plus the write in flight. */

@@ -224,7 +224,11 @@ describe('hermes-memory setup mem0 (the reference setup flow)', () => {
     provider.saveConfig({ mode: 'platform', api_key: 'secret-key-999', user_id: 'ann' }, home);
     expect(provider.savedConfig(home)).toEqual({ mode: 'platform', host: '', user_id: 'ann' });
     provider.saveConfig({ mode: 'selfhosted', host: 'http://localhost:8888' }, home);
-    expect(provider.savedConfig(home)).toMatchObject({ mode: 'selfhosted', host: 'http://localhost:8888', user_id: 'ann' });
+    expect(provider.savedConfig(home)).toMatchObject({
+      mode: 'selfhosted',
+      host: 'http://localhost:8888',
+      user_id: 'ann',
+    });
     fs.writeFileSync(path.join(home, 'mem0.json'), '{ torn');
     expect(() => provider.savedConfig(home)).toThrow(/mem0.json|Mem0 config/);
   });

@@ -303,6 +303,29 @@ describe('§3.8 Platform through the mem0ai SDK', () => {
     expect(sent[1]).toContain('basil');
   });
 
+  it("§3.8.19 once a write has outlived one turn's 5 s wait, later turns are skipped at once until it ends: a hung backend queues nothing", async () => {
+    const fake = await platformFake();
+    const clock = new ManualClock();
+    const provider = await openProvider(platformSettings(fake, { clock }));
+    const release = fake.hold('POST /v3/memories/add/');
+    provider.syncTurn('Turn one is about gardening tomatoes.', 'ok');
+    await until(() => fake.heldRequests() === 1, 'the held add');
+    provider.syncTurn('Turn two is about pruning roses.', 'ok');
+    await clock.advance(5000);
+    expect(provider.skippedTurns).toBe(1);
+    for (let i = 0; i < 50; i++) provider.syncTurn(`Later turn ${i} about compost.`, 'ok');
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(provider.skippedTurns).toBe(51);
+    expect(provider.pendingWork).toBe(1); // the stuck write only: no turn waits behind it
+    release();
+    await provider.idle();
+    provider.syncTurn('Turn three is about watering basil.', 'ok');
+    await provider.idle();
+    const sent = fake.requestsTo('POST /v3/memories/add/').map((r) => JSON.stringify(bodyOf(r).messages));
+    expect(sent).toHaveLength(2);
+    expect(sent[1]).toContain('basil');
+  });
+
   it('§3.8.20 mem0_search clamps top_k (0 → 1, 500 → 50); results carry id, memory and score', async () => {
     const fake = await platformFake();
     const provider = await openProvider(platformSettings(fake));
