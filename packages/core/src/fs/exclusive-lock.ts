@@ -3,6 +3,7 @@ import { hostname } from 'node:os';
 import { FileWriteError, UnsafePathError } from '../errors/memory-error';
 import { writeNewFile } from './atomic-write';
 import { type FileLockOptions, LockTimeoutError, sleep } from './lock-common';
+import { processAlive } from '../process/process-alive';
 import { readFileNoFollow } from './no-follow';
 
 /**
@@ -107,18 +108,12 @@ function readInfo(lockPath: string): LockInfo | null {
 }
 
 /**
- * Whether a lock holder still runs. Only a pid on this host can be checked; a holder elsewhere
- * (a shared folder) is assumed alive. EPERM means the process exists but belongs to someone else.
+ * Whether a lock holder still runs. Only a pid on this host can be checked (`processAlive`); a
+ * holder elsewhere (a shared folder) is assumed alive.
  */
 function holderAlive(info: LockInfo): boolean {
   if (info.host !== HOST && info.host !== '') return true;
-  if (!Number.isInteger(info.pid) || info.pid <= 0) return false;
-  try {
-    process.kill(info.pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
+  return processAlive(info.pid);
 }
 
 /** Read a fallback lock file and say what it is (see `LockState`). Never changes anything. */
