@@ -474,11 +474,7 @@ export class HindsightProvider extends MemoryProvider {
     this.writer.close();
     const budget = options?.timeoutMs ?? WRITER_DRAIN_MS;
     const started = this.clock.now();
-    const drained = await this.waitFor(
-      (ms) => this.writer.drain(ms),
-      Math.min(WRITER_DRAIN_MS, budget),
-      options?.signal,
-    );
+    const drained = await this.writer.drain(Math.min(WRITER_DRAIN_MS, budget), options?.signal);
     if (!drained) {
       const dropped = this.writer.abandon();
       this.logger.warn(
@@ -486,8 +482,13 @@ export class HindsightProvider extends MemoryProvider {
       );
     }
     const left = Math.max(0, budget - (this.clock.now() - started));
-    await this.waitFor((ms) => this.slot.idle(ms), Math.min(PREFETCH_JOIN_MS, left), options?.signal);
-    this.lifetime.abort(new Error('Hindsight shut down.'));
+    // Running recall may finish within 5 s; the manager's signal ends that wait by aborting it.
+    const stop = () => this.lifetime.abort(new Error('Hindsight shut down.'));
+    options?.signal?.addEventListener('abort', stop, { once: true });
+    if (options?.signal?.aborted) stop();
+    await this.slot.idle(Math.min(PREFETCH_JOIN_MS, left));
+    options?.signal?.removeEventListener('abort', stop);
+    stop();
     this.slot.close();
     this.api = null;
   }
@@ -615,7 +616,7 @@ export class HindsightProvider extends MemoryProvider {
    */
   private async waitForRetains(signal: AbortSignal): Promise<void> {
     const deadline = this.clock.now() + this.drainMs;
-    const drained = await this.waitFor((ms) => this.writer.drain(ms), this.drainMs, signal);
+    const drained = await this.writer.drain(this.drainMs, signal);
     if (!drained || this.pendingOps.length === 0) return;
     const api = this.api;
     if (!api) return;
@@ -746,25 +747,5 @@ export class HindsightProvider extends MemoryProvider {
 
   private signal(extra?: AbortSignal): AbortSignal {
     return extra ? AbortSignal.any([extra, this.lifetime.signal]) : this.lifetime.signal;
-  }
-
-  /** `wait(ms)` raced against `signal`; false when the signal fired first. */
-  private async waitFor(
-    wait: (ms: number) => Promise<boolean>,
-    timeoutMs: number,
-    signal?: AbortSignal,
-  ): Promise<boolean> {
-    if (!signal) return wait(timeoutMs);
-    if (signal.aborted) return false;
-    let onAbort = () => {};
-    const aborted = new Promise<boolean>((resolve) => {
-      onAbort = () => resolve(false);
-      signal.addEventListener('abort', onAbort, { once: true });
-    });
-    try {
-      return await Promise.race([wait(timeoutMs), aborted]);
-    } finally {
-      signal.removeEventListener('abort', onAbort);
-    }
   }
 }
