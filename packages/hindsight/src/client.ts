@@ -317,6 +317,36 @@ export class HindsightApi {
     return { total: Number(data?.total ?? 0) };
   }
 
+  /** `GET …/{bank}/export`: the bank's template-level settings (config, mental models, directives). */
+  async exportBankTemplate(bankId: string, signal?: AbortSignal): Promise<Record<string, unknown>> {
+    const data = await this.call('GET', `${BANKS}/${bankId}/export`, true, signal, (s) =>
+      sdk.exportBankTemplate({ client: this.client, path: { bank_id: bankId }, signal: s }),
+    );
+    return data as Record<string, unknown>;
+  }
+
+  /**
+   * `POST …/{bank}/import`: apply a template manifest (creates the bank; config overwritten, mental
+   * models and directives upserted). Not repeated: a lost answer may mean it was applied.
+   */
+  async importBankTemplate(
+    bankId: string,
+    manifest: Record<string, unknown>,
+    signal?: AbortSignal,
+  ): Promise<Record<string, unknown>> {
+    const data = await this.call('POST', `${BANKS}/${bankId}/import`, false, signal, (s) =>
+      sdk.importBankTemplate({
+        client: this.client,
+        path: { bank_id: bankId },
+        // The generated types omit the body this route takes (a BankTemplateManifest).
+        body: manifest as never,
+        headers: { 'Content-Type': 'application/json' },
+        signal: s,
+      }),
+    );
+    return data as Record<string, unknown>;
+  }
+
   /**
    * Setup's, `status --probe`'s and doctor's connection test: the version, then the bank's memory
    * count (which proves URL, key and bank). Never throws.

@@ -164,6 +164,21 @@ export function saveHindsightConfig(hermesHome: string, values: Source): Record<
 }
 
 /**
+ * The browser connect flow's result, where the reference's `oauth_flow.py` puts it: `apiKey` in
+ * `hindsight/config.json` (0600, atomic, merged), `mode` cloud unless one is set, and the API URL
+ * of the environment the key was minted in.
+ */
+export function saveConnectedKey(hermesHome: string, apiKey: string, apiURL: string | null): void {
+  const file = profileConfigPath(hermesHome);
+  const current = readJsonConfig(file);
+  mergeJsonConfig(file, {
+    apiKey,
+    ...(current.data.mode === undefined ? { mode: 'cloud' } : {}),
+    ...(apiURL ? { api_url: apiURL } : {}),
+  });
+}
+
+/**
  * Every setting, pure (no I/O). Priority: explicit settings, the chosen source (a config file;
  * without one, the `HINDSIGHT_*` variables the reference reads), `memory.hindsight` in config.yaml,
  * defaults. The key, URL, timeout, tags and prefixes also fall back to the environment when the

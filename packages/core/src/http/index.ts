@@ -9,3 +9,10 @@ export {
   type HttpResponse,
   type QueryValue,
 } from './http-client';
+export {
+  LOOPBACK_TIMEOUT_MS,
+  type LoopbackAnswer,
+  type LoopbackCallback,
+  type LoopbackCallbackOptions,
+  listenForLoopbackCallback,
+} from './loopback-callback';

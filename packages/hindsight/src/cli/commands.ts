@@ -1,8 +1,8 @@
 /**
  * `hermes-memory hindsight …`: `status` (settings in use; `--probe` adds a connection test),
- * `setup` (merge settings into hindsight/config.json, the key into `.env`, then test the
- * connection, as the reference's setup does), `test` (the connection test alone; exit 1 when it
- * fails) and `doctor` (this provider's checks).
+ * `setup` (merge settings into hindsight/config.json, the key into `.env`, test the connection,
+ * then offer a starter bank template, as the reference's setup does), `test` (the connection test
+ * alone; exit 1 when it fails) and `doctor` (this provider's checks).
  */
 import {
   type ProviderCliContext,
@@ -17,8 +17,16 @@ import {
   resolveHindsightConfig,
   saveHindsightConfig,
 } from '../config';
-import { cliSetup, testConnection } from './connection';
+import { cliApi, cliSetup, testConnection, unusable } from './connection';
 import { hindsightChecks } from './inspect';
+import { type Select, terminalSelect } from './prompt';
+import { flagChooser, promptChooser, runTemplateStep, TEMPLATE_MODES, templatesUrl } from './templates';
+
+/** What the commands take besides the context (tests answer the questions). */
+export interface HindsightCliOptions {
+  /** Setup's questions on a terminal. Default: a numbered list on stderr, read from stdin. */
+  select?: Select;
+}
 
 /** `setup` flags → config.json keys, with how each value is read. */
 const SETUP_FLAGS = {
@@ -79,58 +87,95 @@ export const statusCommand: ProviderCommand = {
   },
 };
 
-export const setupCommand: ProviderCommand = {
-  name: 'setup',
-  summary: 'write hindsight/config.json (merged, 0600), the key to .env, and test the connection',
-  usage:
-    'hermes-memory hindsight setup [--mode cloud|local_external] [--api-url URL] [--api-key KEY] [--bank-id B] [--bank-id-template T] [--bank-mission TEXT] [--recall-budget low|mid|high] [--memory-mode hybrid|context|tools] [--prefetch-method recall|reflect] [--retain-tags a,b] [--retain-every-n-turns N] [--auto-recall on|off] [--auto-retain on|off] [--recall-sync on|off] [--retain-async on|off] [--timeout S] [--no-test]',
-  async run(ctx, argv) {
-    const options = Object.fromEntries(
-      Object.keys(SETUP_FLAGS).map((flag) => [flag, { type: 'string' as const }]),
-    );
-    const { values, positionals } = ctx.parseArgs(argv, {
-      ...options,
-      'api-key': { type: 'string' },
-      'no-test': { type: 'boolean' },
+const SETUP_USAGE =
+  'hermes-memory hindsight setup [--mode cloud|local_external] [--api-url URL] [--api-key KEY] [--bank-id B] [--bank-id-template T] [--bank-mission TEXT] [--recall-budget low|mid|high] [--memory-mode hybrid|context|tools] [--prefetch-method recall|reflect] [--retain-tags a,b] [--retain-every-n-turns N] [--auto-recall on|off] [--auto-retain on|off] [--recall-sync on|off] [--retain-async on|off] [--timeout S] [--template ID|blank [--overwrite]] [--no-template] [--no-test]';
+
+export function createSetupCommand(options: HindsightCliOptions = {}): ProviderCommand {
+  const command: ProviderCommand = {
+    name: 'setup',
+    summary:
+      'write hindsight/config.json (merged, 0600), the key to .env, test the connection, offer a starter bank template',
+    usage: SETUP_USAGE,
+    run: (ctx, argv) => runSetup(ctx, argv, options.select ?? terminalSelect),
+  };
+  return command;
+}
+
+export const setupCommand = createSetupCommand();
+
+async function runSetup(ctx: ProviderCliContext, argv: readonly string[], select: Select): Promise<number> {
+  const options = Object.fromEntries(
+    Object.keys(SETUP_FLAGS).map((flag) => [flag, { type: 'string' as const }]),
+  );
+  const { values, positionals } = ctx.parseArgs(argv, {
+    ...options,
+    'api-key': { type: 'string' },
+    'no-test': { type: 'boolean' },
+    template: { type: 'string' },
+    overwrite: { type: 'boolean' },
+    'no-template': { type: 'boolean' },
+  });
+  if (positionals.length > 0) throw ctx.usageError(`unexpected argument '${positionals[0]}'`, SETUP_USAGE);
+  if (values.template !== undefined && values['no-template'] === true)
+    throw ctx.usageError('--template and --no-template exclude each other', SETUP_USAGE);
+  const patch: Record<string, unknown> = {};
+  for (const [flag, { key, kind }] of Object.entries(SETUP_FLAGS)) {
+    const raw = (values as Record<string, string | undefined>)[flag];
+    if (raw !== undefined) patch[key] = parseFlag(ctx, flag, kind, raw);
+  }
+  // A self-hosted server defaults to localhost:8888, as the reference's setup offers.
+  if (patch.mode === 'local_external' && patch.api_url === undefined) patch.api_url = 'http://localhost:8888';
+  const source = readHindsightConfigSource(ctx.home, ctx.env);
+  const current = source.source === 'profile' ? source.file : {};
+  const resolved = resolveHindsightConfig(
+    {},
+    { file: { ...current, ...patch }, source: 'profile', env: ctx.env },
+  );
+  const written = saveHindsightConfig(ctx.home, { ...configToJson(resolved), ...patch });
+  // The key and the timeout go to .env as the reference writes them (the key never to config.json).
+  const key = typeof values['api-key'] === 'string' ? values['api-key'].trim() : '';
+  writeEnvValues(ctx.home, {
+    ...(key ? { HINDSIGHT_API_KEY: key } : {}),
+    HINDSIGHT_TIMEOUT: String(resolved.timeout),
+  });
+  const file = profileConfigPath(ctx.home);
+  const setup = cliSetup(ctx, key ? { HINDSIGHT_API_KEY: key } : {});
+  const report = values['no-test'] === true ? undefined : await testConnection(ctx, setup);
+  if (!ctx.json) {
+    ctx.out(`Wrote ${file}`);
+    if (report) ctx.out(report.ok ? ctx.style.green(report.summary) : ctx.style.red(report.summary));
+  }
+  // The starter template: asked for by flag, or offered on a terminal (the reference's last step).
+  const asked = values.template;
+  // On a terminal it is offered when the service answered (a dead one would only fail the step).
+  const offer =
+    asked !== undefined ||
+    (ctx.interactive && !ctx.json && values['no-template'] !== true && report?.ok !== false);
+  let template: Awaited<ReturnType<typeof runTemplateStep>> | undefined;
+  if (offer && TEMPLATE_MODES.includes(setup.config.mode) && unusable(setup.config) === '') {
+    const chooser =
+      asked !== undefined ? flagChooser(asked, values.overwrite === true) : promptChooser(select);
+    template = await runTemplateStep({
+      api: cliApi(ctx, setup),
+      bankId: setup.bankId,
+      catalogUrl: templatesUrl(ctx.env),
+      chooser,
+      signal: ctx.signal,
     });
-    if (positionals.length > 0)
-      throw ctx.usageError(`unexpected argument '${positionals[0]}'`, setupCommand.usage);
-    const patch: Record<string, unknown> = {};
-    for (const [flag, { key, kind }] of Object.entries(SETUP_FLAGS)) {
-      const raw = (values as Record<string, string | undefined>)[flag];
-      if (raw !== undefined) patch[key] = parseFlag(ctx, flag, kind, raw);
-    }
-    // A self-hosted server defaults to localhost:8888, as the reference's setup offers.
-    if (patch.mode === 'local_external' && patch.api_url === undefined)
-      patch.api_url = 'http://localhost:8888';
-    const source = readHindsightConfigSource(ctx.home, ctx.env);
-    const current = source.source === 'profile' ? source.file : {};
-    const resolved = resolveHindsightConfig(
-      {},
-      { file: { ...current, ...patch }, source: 'profile', env: ctx.env },
-    );
-    const written = saveHindsightConfig(ctx.home, { ...configToJson(resolved), ...patch });
-    // The key and the timeout go to .env as the reference writes them (the key never to config.json).
-    const key = typeof values['api-key'] === 'string' ? values['api-key'].trim() : '';
-    writeEnvValues(ctx.home, {
-      ...(key ? { HINDSIGHT_API_KEY: key } : {}),
-      HINDSIGHT_TIMEOUT: String(resolved.timeout),
+    if (!ctx.json)
+      ctx.out(template.status === 'failed' ? ctx.style.yellow(template.message) : template.message);
+  } else if (asked !== undefined && !ctx.json) {
+    ctx.out(`Starter templates are offered for a reachable cloud or local_external service; skipped.`);
+  }
+  if (ctx.json)
+    ctx.printJson({
+      written: file,
+      settings: written,
+      ...(report ? { connection: report } : {}),
+      ...(template ? { template } : {}),
     });
-    const file = profileConfigPath(ctx.home);
-    if (values['no-test'] === true) {
-      if (ctx.json) ctx.printJson({ written: file, settings: written });
-      else ctx.out(`Wrote ${file}`);
-      return 0;
-    }
-    const report = await testConnection(ctx, cliSetup(ctx, key ? { HINDSIGHT_API_KEY: key } : {}));
-    if (ctx.json) ctx.printJson({ written: file, settings: written, connection: report });
-    else {
-      ctx.out(`Wrote ${file}`);
-      ctx.out(report.ok ? ctx.style.green(report.summary) : ctx.style.red(report.summary));
-    }
-    return 0;
-  },
-};
+  return 0;
+}
 
 export const testCommand: ProviderCommand = {
   name: 'test',

@@ -47,8 +47,26 @@ export interface FakeHindsightBank {
   retainMission: string | null;
 }
 
+/** What a bank's template import applied: its config, mental models (by id) and directives (by name). */
+export interface FakeHindsightBankTemplate {
+  bank: Record<string, unknown> | null;
+  mentalModels: Record<string, unknown>[];
+  directives: Record<string, unknown>[];
+}
+
+/** One entry of the Bank Templates catalog (`templates.json`) and the manifest its file holds. */
+export interface FakeHindsightTemplate {
+  id: string;
+  name: string;
+  description: string;
+  integrations: string[];
+  manifest: Record<string, unknown>;
+}
+
 export interface FakeHindsightState {
   banks: Record<string, FakeHindsightBank>;
+  /** Banks a template was imported into. */
+  bankTemplates: Record<string, FakeHindsightBankTemplate>;
   documents: FakeHindsightDocument[];
   memories: FakeHindsightMemory[];
   operations: Record<string, FakeHindsightOperation>;
@@ -76,10 +94,53 @@ export interface FakeHindsightOptions {
   evictCompleted?: boolean;
   /** Timestamps (default `Date.now`): tests pass a fixed clock. */
   now?: () => number;
+  /**
+   * The Bank Templates catalog served (no auth) at `/catalog/templates.json`, each manifest at
+   * `/catalog/templates/<id>.json` (relative to the catalog, as the real one is). Default
+   * `FAKE_HINDSIGHT_TEMPLATES`.
+   */
+  templates?: readonly FakeHindsightTemplate[];
   server?: Pick<FakeServerOptions<FakeHindsightState>, 'faultFor' | 'secrets' | 'name'>;
 }
 
 export const FAKE_HINDSIGHT_KEY = 'test-hindsight-key';
+/** Where the fake serves its Bank Templates catalog (append to `url`). */
+export const FAKE_TEMPLATES_PATH = '/catalog/templates.json';
+
+/** Two Hermes starters and one template for another integration (setup must not offer it). */
+export const FAKE_HINDSIGHT_TEMPLATES: readonly FakeHindsightTemplate[] = [
+  {
+    id: 'personal-assistant',
+    name: 'Personal assistant',
+    description: 'Remembers preferences, people and plans across conversations.',
+    integrations: ['hermes', 'openclaw'],
+    manifest: {
+      version: '1',
+      bank: { retain_mission: 'Keep facts about the user, their people and plans.' },
+      mental_models: [{ id: 'user-profile', name: 'User profile', source_query: 'Who is the user?' }],
+      directives: [{ name: 'no-secrets', content: 'Never store credentials.' }],
+    },
+  },
+  {
+    id: 'coding-agent',
+    name: 'Coding agent',
+    description: 'Project conventions, decisions and the state of ongoing work.',
+    integrations: ['hermes'],
+    manifest: {
+      version: '1',
+      bank: { retain_mission: 'Keep project decisions and conventions.' },
+      mental_models: [],
+      directives: [{ name: 'cite-files', content: 'Name the files a decision touches.' }],
+    },
+  },
+  {
+    id: 'support-desk',
+    name: 'Support desk',
+    description: 'Tickets and customers.',
+    integrations: ['zendesk'],
+    manifest: { version: '1', bank: { retain_mission: 'Tickets.' } },
+  },
+];
 const BUDGETS = new Set(['low', 'mid', 'high']);
 /** How many results a budget lets recall return (the service spends more search on higher budgets). */
 const BUDGET_RESULTS: Record<string, number> = { low: 5, mid: 10, high: 20 };
@@ -109,6 +170,8 @@ const BANK = '/v1/default/banks/:bank';
  * - `GET …/{bank}/memories/list` `?limit&offset&type&q&document_id` → `{items, total, limit, offset}`
  * - `GET …/{bank}/operations/{id}` → `{operation_id, status, …}` (404 when unknown or evicted)
  * - `GET …/{bank}/documents`, `GET|DELETE …/{bank}/documents/{id}`
+ * - `POST …/{bank}/import` (a template manifest; `?dry_run`), `GET …/{bank}/export` (404 for no bank)
+ * - the Bank Templates catalog, with no key: `GET /catalog/templates.json`, `GET /catalog/templates/{id}.json`
  */
 export async function startFakeHindsight(
   options: FakeHindsightOptions = {},
@@ -122,9 +185,9 @@ export async function startFakeHindsight(
     name: 'fake Hindsight',
     ...options.server,
     ...(key !== null ? { auth: { type: 'bearer' as const, token: key } } : {}),
-    publicRoutes: ['GET /health'],
+    publicRoutes: ['GET /health', `GET ${FAKE_TEMPLATES_PATH}`, 'GET /catalog/templates/:file'],
     errorBody: (_status, message) => ({ detail: message }),
-    state: () => ({ banks: {}, documents: [], memories: [], operations: {}, nextId: 1 }),
+    state: () => ({ banks: {}, bankTemplates: {}, documents: [], memories: [], operations: {}, nextId: 1 }),
   });
   const id = (state: FakeHindsightState, prefix: string) =>
     `${prefix}-${String(state.nextId++).padStart(6, '0')}`;
@@ -156,6 +219,77 @@ export async function startFakeHindsight(
     if (typeof body.mission === 'string') bank.mission = body.mission;
     if (typeof body.retain_mission === 'string') bank.retainMission = body.retain_mission;
     return reply.json(profile(bank));
+  });
+
+  // The Bank Templates catalog (hosted with the docs, not by the API: no key).
+  const templates = options.templates ?? FAKE_HINDSIGHT_TEMPLATES;
+  server.route('GET', FAKE_TEMPLATES_PATH, () =>
+    reply.json({
+      templates: templates.map((t) => ({
+        id: t.id,
+        name: t.name,
+        description: t.description,
+        integrations: t.integrations,
+        manifest_file: `templates/${t.id}.json`,
+      })),
+    }),
+  );
+  server.route('GET', '/catalog/templates/:file', (req) => {
+    const found = templates.find((t) => `${t.id}.json` === req.params.file);
+    return found ? reply.json(found.manifest) : reply.json({ detail: 'Not Found' }, 404);
+  });
+
+  // Template import: creates the bank; config replaced, mental models matched by id, directives by name.
+  server.route('POST', `${BANK}/import`, (req, state) => {
+    const body = record(req.body);
+    if (typeof body.version !== 'string') return invalid(['body', 'version'], 'Field required', 'missing');
+    const bankId = req.params.bank ?? '';
+    const models = Array.isArray(body.mental_models) ? body.mental_models.map(record) : [];
+    const directives = Array.isArray(body.directives) ? body.directives.map(record) : [];
+    const current = state.bankTemplates[bankId] ?? { bank: null, mentalModels: [], directives: [] };
+    const created = { models: [] as string[], directives: [] as string[] };
+    const updated = { models: [] as string[], directives: [] as string[] };
+    const upsert = (list: Record<string, unknown>[], item: Record<string, unknown>, key: string) => {
+      const at = list.findIndex((x) => x[key] === item[key]);
+      if (at >= 0) list[at] = item;
+      else list.push(item);
+      return at >= 0;
+    };
+    const next: FakeHindsightBankTemplate = {
+      bank: body.bank === undefined || body.bank === null ? current.bank : record(body.bank),
+      mentalModels: [...current.mentalModels],
+      directives: [...current.directives],
+    };
+    for (const m of models)
+      (upsert(next.mentalModels, m, 'id') ? updated : created).models.push(String(m.id));
+    for (const d of directives)
+      (upsert(next.directives, d, 'name') ? updated : created).directives.push(String(d.name));
+    const dryRun = req.query.get('dry_run') === 'true';
+    if (!dryRun) {
+      ensureBank(state, bankId);
+      state.bankTemplates[bankId] = next;
+    }
+    return reply.json({
+      bank_id: bankId,
+      config_applied: body.bank !== undefined && body.bank !== null,
+      mental_models_created: created.models,
+      mental_models_updated: updated.models,
+      directives_created: created.directives,
+      directives_updated: updated.directives,
+      dry_run: dryRun,
+    });
+  });
+
+  server.route('GET', `${BANK}/export`, (req, state) => {
+    const bankId = req.params.bank ?? '';
+    if (!state.banks[bankId]) return reply.json({ detail: `Bank ${bankId} not found` }, 404);
+    const template = state.bankTemplates[bankId];
+    return reply.json({
+      version: '1',
+      bank: template?.bank ?? null,
+      mental_models: template?.mentalModels ?? [],
+      directives: template?.directives ?? [],
+    });
   });
 
   server.route('GET', `${BANK}/profile`, (req, state) =>

@@ -5,11 +5,15 @@
  */
 export {
   FAKE_HINDSIGHT_KEY,
+  FAKE_HINDSIGHT_TEMPLATES,
+  FAKE_TEMPLATES_PATH,
   type FakeHindsightBank,
+  type FakeHindsightBankTemplate,
   type FakeHindsightDocument,
   type FakeHindsightMemory,
   type FakeHindsightOperation,
   type FakeHindsightOptions,
   type FakeHindsightState,
+  type FakeHindsightTemplate,
   startFakeHindsight,
 } from './fake-hindsight';

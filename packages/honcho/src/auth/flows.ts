@@ -7,9 +7,7 @@
  * Both end in `installGrant`, which writes the tokens to honcho.json's host block.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { type Clock, sleep, systemClock, TimeoutError } from '@hermes-memory/core';
+import { type Clock, listenForLoopbackCallback, sleep, systemClock } from '@hermes-memory/core';
 import { isObject, type JsonObject } from '../config/values';
 import { credentialFromTokenResponse, type OAuthCredential } from './credential';
 import type { OAuthEndpoints } from './endpoints';
@@ -122,13 +120,6 @@ function base64url(bytes: Buffer): string {
   return bytes.toString('base64url');
 }
 
-const page = (title: string, text: string) =>
-  `<!doctype html><meta charset=utf-8><title>${title}</title><body style="font:14px ui-monospace,monospace;display:flex;align-items:center;justify-content:center;height:100vh;margin:0"><div>${text}</div>`;
-
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-}
-
 export interface BrowserSignIn {
   /** Open this in the user's browser (it is also safe to print: it holds no secret). */
   authorizeUrl: string;
@@ -147,83 +138,36 @@ export async function startBrowserSignIn(
   endpoints: OAuthEndpoints,
   options: FlowOptions & { timeoutMs?: number; configPathLabel?: string } = {},
 ): Promise<BrowserSignIn> {
-  const clock = options.clock ?? systemClock;
   const verifier = base64url(randomBytes(48));
   const challenge = base64url(createHash('sha256').update(verifier).digest());
   const state = base64url(randomBytes(24));
-  let settle!: { resolve: (code: string) => void; reject: (error: unknown) => void };
-  const codeArrived = new Promise<string>((resolve, reject) => {
-    settle = { resolve, reject };
-  });
-  codeArrived.catch(() => undefined);
-
-  const server = http.createServer((req, res) => {
-    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
-    if (req.method !== 'GET' || url.pathname !== '/callback') {
-      res.writeHead(404).end();
-      return;
-    }
-    // A callback without our state (a stray or forged request) neither completes nor ends the flow.
-    if (url.searchParams.get('state') !== state) {
-      res.writeHead(400, { 'content-type': 'text/html; charset=utf-8' });
-      res.end(page('Honcho sign-in', 'This sign-in link is not the one Hermes is waiting for.'));
-      return;
-    }
-    const error = url.searchParams.get('error');
-    const code = url.searchParams.get('code');
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-    if (error || !code) {
-      const description = url.searchParams.get('error_description');
-      res.end(
-        page(
-          'Honcho sign-in failed',
-          `Sign-in was not completed (${escapeHtml(error ?? 'no code')}). You can close this tab.`,
-        ),
-      );
-      settle.reject(
-        new OAuthError(
+  const callback = await listenForLoopbackCallback({
+    state,
+    label: 'Honcho OAuth',
+    strayPage: { title: 'Honcho sign-in', text: 'This sign-in link is not the one Hermes is waiting for.' },
+    respond(params) {
+      const error = params.get('error');
+      if (!error && params.get('code'))
+        return {
+          title: 'Honcho connected',
+          text: 'Connected to Honcho. You can close this tab and return to Hermes.',
+        };
+      const description = params.get('error_description');
+      return {
+        title: 'Honcho sign-in failed',
+        text: `Sign-in was not completed (${error ?? 'no code'}). You can close this tab.`,
+        error: new OAuthError(
           `Honcho OAuth: authorization denied: ${error ?? 'no code'}${description ? ` (${description})` : ''}`,
           error ?? 'invalid_response',
           false,
         ),
-      );
-      return;
-    }
-    res.end(page('Honcho connected', 'Connected to Honcho. You can close this tab and return to Hermes.'));
-    settle.resolve(code);
+      };
+    },
+    timeoutMs: options.timeoutMs ?? BROWSER_TIMEOUT_MS,
+    ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.signal ? { signal: options.signal } : {}),
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const port = (server.address() as AddressInfo).port;
-  const redirectUri = `http://127.0.0.1:${port}/callback`;
-
-  let closed = false;
-  const timer = clock.setTimeout(
-    () =>
-      settle.reject(
-        new TimeoutError(
-          'Honcho OAuth: no answer from the browser in time',
-          options.timeoutMs ?? BROWSER_TIMEOUT_MS,
-        ),
-      ),
-    options.timeoutMs ?? BROWSER_TIMEOUT_MS,
-  );
-  const onAbort = () => settle.reject(options.signal?.reason);
-  options.signal?.addEventListener('abort', onAbort, { once: true });
-  const close = () => {
-    if (closed) return;
-    closed = true;
-    clock.clearTimeout(timer);
-    options.signal?.removeEventListener('abort', onAbort);
-    server.close();
-    server.closeAllConnections();
-    settle.reject(new Error('Honcho OAuth: the sign-in was closed'));
-  };
+  const { redirectUri } = callback;
 
   const params = new URLSearchParams({
     client_id: endpoints.clientId,
@@ -237,8 +181,9 @@ export async function startBrowserSignIn(
   if (options.source) params.set('source', options.source);
   if (options.configPathLabel) params.set('config_path', options.configPathLabel);
 
-  const result = codeArrived
-    .then(async (code) => {
+  const result = callback.result
+    .then(async (query) => {
+      const code = query.get('code') ?? '';
       const { status, body } = await postForm(
         endpoints.tokenUrl,
         {
@@ -253,10 +198,10 @@ export async function startBrowserSignIn(
       if (status !== 200) throw oauthErrorOf(endpoints.tokenUrl, status, body, [code, verifier]);
       return body;
     })
-    .finally(close);
+    .finally(callback.close);
   // Awaited by the caller once the browser is open; a denial may arrive before that.
   result.catch(() => undefined);
-  return { authorizeUrl: `${endpoints.authorizeUrl}?${params}`, redirectUri, result, close };
+  return { authorizeUrl: `${endpoints.authorizeUrl}?${params}`, redirectUri, result, close: callback.close };
 }
 
 // ---- installing a grant ------------------------------------------------------------------------

@@ -5,10 +5,15 @@
  * block of `$HERMES_HOME/honcho.json` (atomic, 0600, every other block kept). Tokens are never
  * printed: the credential is named by a fingerprint.
  */
-import { spawn } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
-import { type Clock, type ProviderCliContext, type ProviderCommand, systemClock } from '@hermes-memory/core';
+import {
+  type Clock,
+  openInBrowser,
+  type ProviderCliContext,
+  type ProviderCommand,
+  systemClock,
+} from '@hermes-memory/core';
 import { credentialFingerprint, type OAuthCredential } from '../auth/credential';
 import { resolveOAuthEndpoints } from '../auth/endpoints';
 import { installGrant, pollDeviceToken, requestDeviceCode, startBrowserSignIn } from '../auth/flows';
@@ -21,23 +26,6 @@ export interface AuthCommandOptions {
   clock?: Clock;
   /** Opens the browser flow's URL (default: the system's opener; `--no-open` skips it). */
   openUrl?: (url: string) => void | Promise<void>;
-}
-
-/** The system browser, without a shell; a failure only means the user opens the printed URL. */
-function openInBrowser(url: string): void {
-  const [command, args] =
-    process.platform === 'darwin'
-      ? ['open', [url]]
-      : process.platform === 'win32'
-        ? ['rundll32', ['url.dll,FileProtocolHandler', url]]
-        : ['xdg-open', [url]];
-  try {
-    const child = spawn(command as string, args as string[], { stdio: 'ignore', detached: true });
-    child.on('error', () => undefined);
-    child.unref();
-  } catch {
-    // The URL is printed; opening it is a convenience.
-  }
 }
 
 /** How the consent page names the file: home-relative, never an absolute path off this machine. */

@@ -1,0 +1,169 @@
+/**
+ * Setup's starter bank template, as the reference's `templates.py`: the Bank Templates catalog
+ * (`HINDSIGHT_TEMPLATES_URL`, default the file behind hindsight.vectorize.io/templates) filtered to
+ * entries whose `integrations` include `hermes`; the chosen entry's manifest, fetched relative to
+ * the catalog, applied with `POST …/banks/{bank}/import`. A bank that already has template-level
+ * settings (`GET …/export` with a non-empty `bank`, `mental_models` or `directives`) is only
+ * overwritten when confirmed. Offered for cloud and local_external; never fatal to setup.
+ */
+import { describeError, withDeadline } from '@hermes-memory/core';
+import type { HindsightApi } from '../client';
+import type { Select } from './prompt';
+
+export const DEFAULT_TEMPLATES_URL =
+  'https://raw.githubusercontent.com/vectorize-io/hindsight/main/hindsight-docs/src/data/templates.json';
+/** Modes whose API is reachable during setup. */
+export const TEMPLATE_MODES: readonly string[] = ['cloud', 'local_external'];
+/** The catalog and manifest fetches, as the reference bounds them. */
+const FETCH_TIMEOUT_MS = 15_000;
+
+export interface TemplateEntry {
+  id: string;
+  name: string;
+  description: string;
+  /** Relative to the catalog's URL (`templates/foo.json`). */
+  manifestFile: string;
+}
+
+export function templatesUrl(env: Readonly<Record<string, string | undefined>>): string {
+  return env.HINDSIGHT_TEMPLATES_URL?.trim() || DEFAULT_TEMPLATES_URL;
+}
+
+async function getJson(url: string, signal?: AbortSignal): Promise<unknown> {
+  return withDeadline(
+    async (s) => {
+      const res = await globalThis.fetch(url, { headers: { accept: 'application/json' }, signal: s });
+      if (!res.ok) throw new Error(`GET ${url} failed with HTTP ${res.status}`);
+      return res.json();
+    },
+    { timeoutMs: FETCH_TIMEOUT_MS, label: `GET ${url}`, ...(signal ? { signal } : {}) },
+  );
+}
+
+/** The catalog's entries for Hermes (entries without an id or manifest file are skipped). */
+export async function fetchHermesTemplates(url: string, signal?: AbortSignal): Promise<TemplateEntry[]> {
+  const catalog = (await getJson(url, signal)) as { templates?: unknown };
+  const entries = Array.isArray(catalog?.templates) ? catalog.templates : [];
+  const out: TemplateEntry[] = [];
+  for (const raw of entries) {
+    const e = (raw ?? {}) as Record<string, unknown>;
+    const integrations = Array.isArray(e.integrations) ? e.integrations : [];
+    if (!integrations.includes('hermes') || typeof e.id !== 'string' || typeof e.manifest_file !== 'string')
+      continue;
+    out.push({
+      id: e.id,
+      name: typeof e.name === 'string' && e.name !== '' ? e.name : e.id,
+      description: typeof e.description === 'string' ? e.description : '',
+      manifestFile: e.manifest_file,
+    });
+  }
+  return out;
+}
+
+export async function fetchManifest(
+  entry: TemplateEntry,
+  catalogUrl: string,
+  signal?: AbortSignal,
+): Promise<Record<string, unknown>> {
+  const manifest = await getJson(new URL(entry.manifestFile, catalogUrl).href, signal);
+  if (typeof manifest !== 'object' || manifest === null || Array.isArray(manifest))
+    throw new Error(`the manifest of '${entry.id}' is not a JSON object`);
+  return manifest as Record<string, unknown>;
+}
+
+/** Whether applying a template would overwrite the bank's settings. A missing bank or any error: no. */
+export async function bankIsCustomised(api: HindsightApi, bankId: string, signal?: AbortSignal) {
+  try {
+    const current = await api.exportBankTemplate(bankId, signal);
+    const filled = (v: unknown) =>
+      Array.isArray(v) ? v.length > 0 : typeof v === 'object' && v !== null && Object.keys(v).length > 0;
+    return filled(current.bank) || filled(current.mental_models) || filled(current.directives);
+  } catch {
+    return false;
+  }
+}
+
+/** How the step asks: which template (null: blank or cancelled), and whether to overwrite a customised bank. */
+export interface TemplateChooser {
+  choose(entries: readonly TemplateEntry[]): Promise<string | null>;
+  confirmOverwrite(bankId: string): Promise<boolean>;
+}
+
+/** `--template <id>|blank`, overwriting a customised bank only with `--overwrite`. */
+export function flagChooser(id: string, overwrite: boolean): TemplateChooser {
+  return {
+    choose: async () => (id === 'blank' ? null : id),
+    confirmOverwrite: async () => overwrite,
+  };
+}
+
+/** The reference's pickers: the Hermes templates plus Blank; then Apply / Keep existing (default Keep). */
+export function promptChooser(select: Select): TemplateChooser {
+  return {
+    async choose(entries) {
+      const items = [
+        ...entries.map((e) => ({ label: e.name, hint: e.description.slice(0, 72) })),
+        { label: 'Blank', hint: 'Start with an empty memory bank' },
+      ];
+      const index = await select('Starter memory template', items, 0);
+      return index === null ? null : (entries[index]?.id ?? null);
+    },
+    async confirmOverwrite(bankId) {
+      const options = [
+        { label: 'Apply', hint: 'Overwrite config; add/update mental models & directives' },
+        { label: 'Keep existing', hint: 'Leave the bank as-is' },
+      ];
+      const title = `Bank '${bankId}' already has memory settings — apply this template on top?`;
+      return (await select(title, options, 1)) === 0;
+    },
+  };
+}
+
+export interface TemplateStepResult {
+  status: 'applied' | 'blank' | 'kept' | 'unavailable' | 'failed';
+  template?: string;
+  message: string;
+}
+
+/** Offer, confirm and apply a starter template. Never throws. */
+export async function runTemplateStep(options: {
+  api: HindsightApi;
+  bankId: string;
+  catalogUrl: string;
+  chooser: TemplateChooser;
+  signal?: AbortSignal;
+}): Promise<TemplateStepResult> {
+  const { api, bankId, catalogUrl, chooser, signal } = options;
+  let entries: TemplateEntry[];
+  try {
+    entries = await fetchHermesTemplates(catalogUrl, signal);
+  } catch (error) {
+    return { status: 'unavailable', message: `Starter templates unavailable: ${describeError(error)}` };
+  }
+  if (entries.length === 0) return { status: 'unavailable', message: 'No starter templates for Hermes.' };
+  const chosen = await chooser.choose(entries);
+  if (chosen === null) return { status: 'blank', message: `Bank '${bankId}' starts blank.` };
+  const entry = entries.find((e) => e.id === chosen);
+  if (!entry) {
+    return {
+      status: 'failed',
+      message: `Unknown starter template '${chosen}' (available: ${entries.map((e) => e.id).join(', ')}).`,
+    };
+  }
+  if ((await bankIsCustomised(api, bankId, signal)) && !(await chooser.confirmOverwrite(bankId)))
+    return { status: 'kept', template: entry.id, message: `Kept existing settings for bank '${bankId}'.` };
+  try {
+    await api.importBankTemplate(bankId, await fetchManifest(entry, catalogUrl, signal), signal);
+    return {
+      status: 'applied',
+      template: entry.id,
+      message: `✓ Applied '${entry.name}' template to bank '${bankId}'.`,
+    };
+  } catch (error) {
+    return {
+      status: 'failed',
+      template: entry.id,
+      message: `⚠ Could not apply template (${describeError(error)}). You can apply one later from hindsight.vectorize.io/templates.`,
+    };
+  }
+}
