@@ -11,6 +11,8 @@ import { QUERIES } from './queries';
  */
 export interface RemoteProviderEntry {
   name: string;
+  /** What the rows say it ran against. Default "its fake". */
+  against?: string;
   /** Start the fake and say how to build a provider against it. */
   start(): Promise<RemoteBackend>;
 }
@@ -109,7 +111,7 @@ export async function remoteTurnOverhead(
   const backend = await entry.start();
   try {
     for (const mode of options.modes ?? REMOTE_MODES) {
-      const setup = `${entry.name} vs its fake, ${mode}`;
+      const setup = `${entry.name} vs ${entry.against ?? 'its fake'}, ${mode}`;
       log(`latency: remote ${setup}`);
       if (mode === 'every request 503') backend.failAll({ type: 'status', status: 503, retryAfter: 1 });
       if (mode === 'every request hangs') backend.failAll({ type: 'timeout' });

@@ -365,6 +365,30 @@ describe('memory text that reaches stores and tools (issue #12)', () => {
     expect(JSON.stringify(ext.first('onSessionEnd'))).not.toContain('memory-context');
   });
 
+  it('syncAll snapshots the transcript array at the call; recall blocks are stripped on the queue', async () => {
+    const { manager, builtin, ext } = await setup();
+    const apiCopy = `What do I drink?\n\n${recallBlock}`;
+    const messages: ChatMessage[] = [
+      { role: 'user', content: apiCopy },
+      { role: 'assistant', content: 'Tea.' },
+    ];
+    manager.syncAll(apiCopy, `Tea.\n\n${recallBlock}`, { messages });
+    // The host keeps using its transcript: what it does after the call reaches no store.
+    messages.push({ role: 'user', content: 'a later turn' });
+    messages.splice(1, 1);
+    await manager.flushPending();
+    for (const provider of [builtin, ext]) {
+      const [user, assistant, options] = provider.first('syncTurn') as [string, string, SyncTurnOptions];
+      expect(user).toBe('What do I drink?');
+      expect(assistant).toBe('Tea.');
+      expect(options.messages).toEqual([
+        { role: 'user', content: 'What do I drink?' },
+        { role: 'assistant', content: 'Tea.' },
+      ]);
+      expect(options.messages).not.toBe(messages);
+    }
+  });
+
   it('does not mirror a write the scanner blocks (a host store that does not scan)', async () => {
     const logger = createRecordingLogger();
     const { manager, ext } = await setup({ logger });

@@ -83,6 +83,8 @@ export class MemoryManager {
   private readonly recallBudgetChars: number;
 
   private readonly list: MemoryProvider[] = [];
+  /** `writers()`, computed once per registration (syncAll reads it every turn). */
+  private writerList: readonly MemoryProvider[] | undefined;
   /** Secondary providers (tiered memory) and their registration options. */
   private readonly secondaries = new Map<MemoryProvider, AddProviderOptions>();
   private readonly tools: ToolRouter;
@@ -185,6 +187,7 @@ export class MemoryManager {
     } else {
       this.list.unshift(provider);
     }
+    this.writerList = undefined;
     const routed =
       this.secondaries.size > 0
         ? this.tools.refresh(this.list).filter((s) => this.tools.get(s.name) === provider).length
@@ -246,8 +249,11 @@ export class MemoryManager {
    * Providers that receive the conversation's writes: builtin, the canonical provider, and
    * secondaries that declared `receivesWritesAsSecondary`.
    */
-  private writers(): MemoryProvider[] {
-    return this.list.filter((p) => !this.secondaries.has(p) || p.receivesWritesAsSecondary === true);
+  private writers(): readonly MemoryProvider[] {
+    this.writerList ??= this.list.filter(
+      (p) => !this.secondaries.has(p) || p.receivesWritesAsSecondary === true,
+    );
+    return this.writerList;
   }
 
   // ── Lifecycle ───────────────────────────────────────────────────────────────────────────────
@@ -457,17 +463,21 @@ export class MemoryManager {
     const extracted = extractUserInstruction(flattenContent(userContent));
     if (extracted === null || extracted.trim() === '') return;
     const sessionId = options.sessionId ?? this.currentSessionId;
-    // One snapshot for the builtin (the caller may keep mutating its transcript), one redacted
-    // hand-off for the external provider: a secret in any message is masked in all of them. A
-    // recall block the host left in its API copy never reaches a store. Redaction runs on the
-    // queue, not here: syncAll returns at once whatever the size of the turn.
-    const local = {
-      user: stripRecallBlocks(extracted),
-      assistant: stripRecallBlocks(String(assistantContent ?? '')),
-      messages: options.messages && [...stripTranscript(options.messages)],
-    };
-    let external: typeof local | undefined;
+    const assistant = String(assistantContent ?? '');
+    // The caller may keep mutating its transcript: the array is copied here. What scans the turn's
+    // text runs on the queue, once for all providers: removing recall blocks the host left in its
+    // API copy (none may reach a store), and the redacted hand-off for external providers (a
+    // secret in any message is masked in all of them). After an idle gap every cold call costs
+    // microseconds (`remote-run.ts noop`), so the caller's stack does only the bookkeeping.
+    const transcript = options.messages && [...options.messages];
+    let local: { user: string; assistant: string; messages: readonly ChatMessage[] | undefined } | undefined;
+    let external: typeof local;
     const turnFor = (provider: MemoryProvider) => {
+      local ??= {
+        user: stripRecallBlocks(extracted),
+        assistant: stripRecallBlocks(assistant),
+        messages: transcript && stripTranscript(transcript),
+      };
       if (!this.isRedacted(provider)) return local;
       external ??= redactSecretsDeep(local);
       return external;

@@ -9,6 +9,7 @@ import { hindsight } from './hindsight';
 import { hivemind } from './hivemind';
 import { honcho } from './honcho';
 import { mem0 } from './mem0';
+import { noop } from './noop';
 import { openviking } from './openviking';
 import { retaindb } from './retaindb';
 import { supermemory, supermemoryPerQuery } from './supermemory';
@@ -24,6 +25,7 @@ export const REMOTE_PROVIDERS: readonly RemoteProviderEntry[] = [
   hivemind,
   openviking,
   byterover,
+  noop,
 ];
 
 /** Run only when named (`remote-run.ts supermemory-per-query`): comparisons for a decision record. */
