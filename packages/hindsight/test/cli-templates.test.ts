@@ -1,6 +1,6 @@
-import { runProviderCliCommand } from '@hermes-memory/testkit';
+import { providerCliTestContext, runProviderCliCommand, scriptedPrompter } from '@hermes-memory/testkit';
 import { describe, expect, it } from 'vitest';
-import hindsightCli, { type Choice, createHindsightCli } from '../src/cli';
+import hindsightCli from '../src/cli';
 import { FAKE_TEMPLATES_PATH } from '../src/testing';
 import { fake, home, KEY } from './helpers';
 
@@ -86,39 +86,74 @@ describe('hermes-memory hindsight setup: the starter bank template (reference te
     ).toBe(2);
   });
 
-  it('on a terminal it offers the Hermes templates and Blank, confirms before overwriting, and --json reports the step', async () => {
+  it('with a prompter it offers the Hermes templates and Blank, confirms before overwriting (default Keep); --json and --no-template never ask', async () => {
     const { server, dir, env, base } = await setting();
-    const asked: { title: string; items: readonly Choice[]; initial: number }[] = [];
-    const answers = [0, 1, 0];
-    const cli = createHindsightCli({
-      select: async (title, items, initial) => {
-        asked.push({ title, items, initial });
-        return answers.shift() ?? null;
-      },
+    const first = scriptedPrompter(['personal-assistant']);
+    const applied = await runProviderCliCommand(hindsightCli, base, {
+      home: dir,
+      env,
+      prompter: first.prompter,
     });
-    const first = await runProviderCliCommand(cli, base, { home: dir, env, interactive: true });
-    expect(first.stdout).toContain("✓ Applied 'Personal assistant' template");
-    expect(asked[0]?.title).toBe('Starter memory template');
-    expect(asked[0]?.items.map((i) => i.label)).toEqual(['Personal assistant', 'Coding agent', 'Blank']);
+    expect(applied.stdout).toContain("✓ Applied 'Personal assistant' template");
+    expect(first.asked[0]?.message).toBe('Starter memory template');
+    expect(first.asked[0]?.options?.map((o) => o.label)).toEqual([
+      'Personal assistant',
+      'Coding agent',
+      'Blank',
+    ]);
     // Again on the now customised bank: pick Coding agent, then Apply when asked.
-    const second = await runProviderCliCommand(cli, base, { home: dir, env, interactive: true, json: true });
-    expect(asked).toHaveLength(1); // --json never asks
-    expect(JSON.parse(second.stdout).template).toBeUndefined();
-    const third = await runProviderCliCommand(cli, base, { home: dir, env, interactive: true });
-    expect(asked[2]?.title).toBe("Bank 'hermes' already has memory settings — apply this template on top?");
-    expect(asked[2]?.initial).toBe(1); // Keep existing is the default
-    expect(third.stdout).toContain("✓ Applied 'Coding agent' template");
-    const json = await runProviderCliCommand(hindsightCli, [...base, '--template', 'blank'], {
+    const again = scriptedPrompter(['coding-agent', 'apply']);
+    const over = await runProviderCliCommand(hindsightCli, base, {
+      home: dir,
+      env,
+      prompter: again.prompter,
+    });
+    expect(again.asked[1]?.message).toBe(
+      "Bank 'hermes' already has memory settings — apply this template on top?",
+    );
+    expect(again.asked[1]?.initial).toBe('keep');
+    expect(over.stdout).toContain("✓ Applied 'Coding agent' template");
+    const blank = scriptedPrompter(['']);
+    expect(
+      (await runProviderCliCommand(hindsightCli, base, { home: dir, env, prompter: blank.prompter })).stdout,
+    ).toContain("Bank 'hermes' starts blank.");
+    const silent = scriptedPrompter([]);
+    const json = await runProviderCliCommand(hindsightCli, base, {
+      home: dir,
+      env,
+      prompter: silent.prompter,
+      json: true,
+    });
+    expect(JSON.parse(json.stdout).template).toBeUndefined();
+    await runProviderCliCommand(hindsightCli, [...base, '--no-template'], {
+      home: dir,
+      env,
+      prompter: silent.prompter,
+    });
+    expect(silent.asked).toHaveLength(0);
+    const flagged = await runProviderCliCommand(hindsightCli, [...base, '--template', 'blank'], {
       home: dir,
       env,
       json: true,
     });
-    expect(JSON.parse(json.stdout).template).toEqual({
+    expect(JSON.parse(flagged.stdout).template).toEqual({
       status: 'blank',
       message: "Bank 'hermes' starts blank.",
     });
-    await runProviderCliCommand(cli, [...base, '--no-template'], { home: dir, env, interactive: true });
-    expect(asked).toHaveLength(3);
     expect(server.requestsTo(IMPORT)).toHaveLength(2);
+  });
+
+  it('after `hermes-memory setup hindsight` saved the settings, postSetup tests them and offers a template', async () => {
+    const { server, dir, env } = await setting();
+    const script = scriptedPrompter(['coding-agent']);
+    const harness = providerCliTestContext(hindsightCli, {
+      home: dir,
+      env: { ...env, HINDSIGHT_API_KEY: KEY, HINDSIGHT_API_URL: server.url },
+      prompter: script.prompter,
+    });
+    await hindsightCli.postSetup?.(harness.ctx, { values: {}, envNames: ['HINDSIGHT_API_KEY'] });
+    expect(harness.stdout()).toContain('✓ Connected · Hindsight 0.5.6 · bank: hermes');
+    expect(harness.stdout()).toContain("✓ Applied 'Coding agent' template to bank 'hermes'.");
+    expect(server.requestsTo(IMPORT)).toHaveLength(1);
   });
 });

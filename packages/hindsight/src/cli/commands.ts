@@ -17,16 +17,9 @@ import {
   resolveHindsightConfig,
   saveHindsightConfig,
 } from '../config';
-import { cliApi, cliSetup, testConnection, unusable } from './connection';
+import { cliSetup, testConnection } from './connection';
 import { hindsightChecks } from './inspect';
-import { type Select, terminalSelect } from './prompt';
-import { flagChooser, promptChooser, runTemplateStep, TEMPLATE_MODES, templatesUrl } from './templates';
-
-/** What the commands take besides the context (tests answer the questions). */
-export interface HindsightCliOptions {
-  /** Setup's questions on a terminal. Default: a numbered list on stderr, read from stdin. */
-  select?: Select;
-}
+import { offerTemplate } from './templates';
 
 /** `setup` flags → config.json keys, with how each value is read. */
 const SETUP_FLAGS = {
@@ -90,20 +83,15 @@ export const statusCommand: ProviderCommand = {
 const SETUP_USAGE =
   'hermes-memory hindsight setup [--mode cloud|local_external] [--api-url URL] [--api-key KEY] [--bank-id B] [--bank-id-template T] [--bank-mission TEXT] [--recall-budget low|mid|high] [--memory-mode hybrid|context|tools] [--prefetch-method recall|reflect] [--retain-tags a,b] [--retain-every-n-turns N] [--auto-recall on|off] [--auto-retain on|off] [--recall-sync on|off] [--retain-async on|off] [--timeout S] [--template ID|blank [--overwrite]] [--no-template] [--no-test]';
 
-export function createSetupCommand(options: HindsightCliOptions = {}): ProviderCommand {
-  const command: ProviderCommand = {
-    name: 'setup',
-    summary:
-      'write hindsight/config.json (merged, 0600), the key to .env, test the connection, offer a starter bank template',
-    usage: SETUP_USAGE,
-    run: (ctx, argv) => runSetup(ctx, argv, options.select ?? terminalSelect),
-  };
-  return command;
-}
+export const setupCommand: ProviderCommand = {
+  name: 'setup',
+  summary:
+    'write hindsight/config.json (merged, 0600), the key to .env, test the connection, offer a starter bank template',
+  usage: SETUP_USAGE,
+  run: runSetup,
+};
 
-export const setupCommand = createSetupCommand();
-
-async function runSetup(ctx: ProviderCliContext, argv: readonly string[], select: Select): Promise<number> {
+async function runSetup(ctx: ProviderCliContext, argv: readonly string[]): Promise<number> {
   const options = Object.fromEntries(
     Object.keys(SETUP_FLAGS).map((flag) => [flag, { type: 'string' as const }]),
   );
@@ -145,28 +133,12 @@ async function runSetup(ctx: ProviderCliContext, argv: readonly string[], select
     ctx.out(`Wrote ${file}`);
     if (report) ctx.out(report.ok ? ctx.style.green(report.summary) : ctx.style.red(report.summary));
   }
-  // The starter template: asked for by flag, or offered on a terminal (the reference's last step).
-  const asked = values.template;
-  // On a terminal it is offered when the service answered (a dead one would only fail the step).
-  const offer =
-    asked !== undefined ||
-    (ctx.interactive && !ctx.json && values['no-template'] !== true && report?.ok !== false);
-  let template: Awaited<ReturnType<typeof runTemplateStep>> | undefined;
-  if (offer && TEMPLATE_MODES.includes(setup.config.mode) && unusable(setup.config) === '') {
-    const chooser =
-      asked !== undefined ? flagChooser(asked, values.overwrite === true) : promptChooser(select);
-    template = await runTemplateStep({
-      api: cliApi(ctx, setup),
-      bankId: setup.bankId,
-      catalogUrl: templatesUrl(ctx.env),
-      chooser,
-      signal: ctx.signal,
-    });
-    if (!ctx.json)
-      ctx.out(template.status === 'failed' ? ctx.style.yellow(template.message) : template.message);
-  } else if (asked !== undefined && !ctx.json) {
-    ctx.out(`Starter templates are offered for a reachable cloud or local_external service; skipped.`);
-  }
+  // The starter template: asked for by flag, or offered when questions are allowed and the service answered.
+  const template = await offerTemplate(ctx, setup, {
+    ...(values.template !== undefined ? { flag: values.template } : {}),
+    overwrite: values.overwrite === true,
+    offer: !ctx.json && values['no-template'] !== true && report?.ok !== false,
+  });
   if (ctx.json)
     ctx.printJson({
       written: file,

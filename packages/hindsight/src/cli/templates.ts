@@ -6,9 +6,15 @@
  * settings (`GET …/export` with a non-empty `bank`, `mental_models` or `directives`) is only
  * overwritten when confirmed. Offered for cloud and local_external; never fatal to setup.
  */
-import { describeError, withDeadline } from '@hermes-memory/core';
+import {
+  describeError,
+  PROMPT_CANCELLED,
+  type ProviderCliContext,
+  type ProviderPrompter,
+  withDeadline,
+} from '@hermes-memory/core';
 import type { HindsightApi } from '../client';
-import type { Select } from './prompt';
+import { type CliSetup, cliApi, unusable } from './connection';
 
 export const DEFAULT_TEMPLATES_URL =
   'https://raw.githubusercontent.com/vectorize-io/hindsight/main/hindsight-docs/src/data/templates.json';
@@ -97,26 +103,63 @@ export function flagChooser(id: string, overwrite: boolean): TemplateChooser {
   };
 }
 
-/** The reference's pickers: the Hermes templates plus Blank; then Apply / Keep existing (default Keep). */
-export function promptChooser(select: Select): TemplateChooser {
+const BLANK = '';
+
+/** The reference's pickers on the CLI's prompter: the Hermes templates plus Blank; then Apply / Keep existing (default Keep). */
+export function promptChooser(prompter: ProviderPrompter): TemplateChooser {
   return {
     async choose(entries) {
-      const items = [
-        ...entries.map((e) => ({ label: e.name, hint: e.description.slice(0, 72) })),
-        { label: 'Blank', hint: 'Start with an empty memory bank' },
+      const options = [
+        ...entries.map((e) => ({ value: e.id, label: e.name, hint: e.description.slice(0, 72) })),
+        { value: BLANK, label: 'Blank', hint: 'Start with an empty memory bank' },
       ];
-      const index = await select('Starter memory template', items, 0);
-      return index === null ? null : (entries[index]?.id ?? null);
+      const picked = await prompter.select('Starter memory template', options, entries[0]?.id);
+      return picked === PROMPT_CANCELLED || picked === BLANK ? null : picked;
     },
     async confirmOverwrite(bankId) {
-      const options = [
-        { label: 'Apply', hint: 'Overwrite config; add/update mental models & directives' },
-        { label: 'Keep existing', hint: 'Leave the bank as-is' },
-      ];
-      const title = `Bank '${bankId}' already has memory settings — apply this template on top?`;
-      return (await select(title, options, 1)) === 0;
+      const picked = await prompter.select(
+        `Bank '${bankId}' already has memory settings — apply this template on top?`,
+        [
+          { value: 'apply', label: 'Apply', hint: 'Overwrite config; add/update mental models & directives' },
+          { value: 'keep', label: 'Keep existing', hint: 'Leave the bank as-is' },
+        ],
+        'keep',
+      );
+      return picked === 'apply';
     },
   };
+}
+
+/**
+ * Setup's last step: asked for by flag (`--template`), or offered with the CLI's prompter when
+ * the service answered. Prints its one line (or returns it for `--json`); never throws.
+ */
+export async function offerTemplate(
+  ctx: ProviderCliContext,
+  setup: CliSetup,
+  how: { flag?: string; overwrite?: boolean; offer: boolean },
+): Promise<TemplateStepResult | undefined> {
+  const chooser =
+    how.flag !== undefined
+      ? flagChooser(how.flag, how.overwrite === true)
+      : how.offer && ctx.prompter
+        ? promptChooser(ctx.prompter)
+        : undefined;
+  if (!chooser) return undefined;
+  if (!TEMPLATE_MODES.includes(setup.config.mode) || unusable(setup.config) !== '') {
+    if (how.flag !== undefined && !ctx.json)
+      ctx.out('Starter templates are offered for a reachable cloud or local_external service; skipped.');
+    return undefined;
+  }
+  const result = await runTemplateStep({
+    api: cliApi(ctx, setup),
+    bankId: setup.bankId,
+    catalogUrl: templatesUrl(ctx.env),
+    chooser,
+    signal: ctx.signal,
+  });
+  if (!ctx.json) ctx.out(result.status === 'failed' ? ctx.style.yellow(result.message) : result.message);
+  return result;
 }
 
 export interface TemplateStepResult {
