@@ -360,10 +360,10 @@ export class HonchoProvider extends MemoryProvider {
     try {
       const { uploaded, refused } = await migrateMemoryFiles({
         hermesHome: this.hermesHome,
+        endpoint: backend.client.baseUrl,
         workspaceId: backend.workspaceId,
         userPeerId: this.userPeerId,
         aiPeerId: this.aiPeerId,
-        now: () => new Date(this.clock.now()),
         upload: (peer, name, text, metadata) =>
           backend.uploadText(sessionKey, peer, name, text, metadata, this.lifetime.signal),
       });

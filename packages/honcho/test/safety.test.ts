@@ -183,7 +183,8 @@ describe('honcho content safety', () => {
     const uploads = rig.fake.requestsTo('POST /v3/workspaces/:workspace/sessions/:session/messages/upload');
     expect(uploads).toHaveLength(1);
     const ledger = JSON.parse(fs.readFileSync(path.join(rig.home.path, LEDGER_FILE), 'utf8'));
-    expect(Object.keys(ledger.uploaded)).toEqual(['hermes/alice/user_profile.md']);
+    const [target] = Object.values(ledger.targets) as Array<{ sources: Record<string, { files: object }> }>;
+    expect(Object.values(target!.sources).map((s) => s.files)).toEqual([{ 'USER.md': true }]);
     expect(warnings.join('\n')).toMatch(/memories\/MEMORY\.md was not migrated .*Blocked/);
     const stored = rig.fake.state.workspaces[WORKSPACE]!.messages.map((m) => m.content).join('\n');
     expect(stored).toContain('short answers');

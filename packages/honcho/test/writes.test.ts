@@ -1,10 +1,12 @@
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { LockTimeoutError, ManualClock } from '@hermes-memory/core';
-import { spawnPython, stdoutLines } from '@hermes-memory/testkit';
+import { runPythonJson, spawnPython, stdoutLines } from '@hermes-memory/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
+import { effectiveBaseUrl } from '../src/client/honcho-client';
 import { chunkMessage } from '../src/index';
-import { LEDGER_FILE, migrateMemoryFiles } from '../src/session/migration';
+import { LEDGER_FILE, MigrationStateError, migrateMemoryFiles, targetKey } from '../src/session/migration';
 import { type Rig, startRig, WORKSPACE } from './harness';
 
 let rig: Rig;
@@ -125,11 +127,13 @@ describe('honcho writes', () => {
     expect(peers.sort()).toEqual(['alice', 'alice', 'hermes']);
     const ledger = path.join(rig.home.path, LEDGER_FILE);
     expect(fs.statSync(ledger).mode & 0o777).toBe(0o600);
-    expect(Object.keys(JSON.parse(fs.readFileSync(ledger, 'utf8')).uploaded).sort()).toEqual([
-      'hermes/alice/consolidated_memory.md',
-      'hermes/alice/user_profile.md',
-      'hermes/hermes/agent_soul.md',
-    ]);
+    // The Python agent's key derivation finds every upload in the ledger we wrote.
+    const home = rig.home.path;
+    const memories = path.join(home, 'memories');
+    expect(await readLedgerAsPython(ledger, endpointOf(rig), 'alice', 'hermes', memories, home)).toEqual({
+      [memories]: { 'MEMORY.md': true, 'USER.md': true },
+      [home]: { 'SOUL.md': true },
+    });
     await first.shutdown();
 
     // A restart into a new, empty session (another directory): the ledger stops a second upload.
@@ -153,19 +157,9 @@ describe('honcho writes', () => {
     fs.writeFileSync(path.join(home, 'memories', 'MEMORY.md'), 'Project uses pnpm.\n');
     const ledger = path.join(home, LEDGER_FILE);
     fs.mkdirSync(path.dirname(ledger), { recursive: true });
-    const pythonLedger = { version: 1, targets: { abc: { sources: {} } } };
+    const pythonLedger = { version: 1, targets: { abc: { sources: {} } }, extra: 'kept' };
     fs.writeFileSync(ledger, JSON.stringify(pythonLedger));
-    const uploaded: string[] = [];
-    const ctx = {
-      hermesHome: home,
-      workspaceId: WORKSPACE,
-      userPeerId: 'alice',
-      aiPeerId: 'hermes',
-      now: () => new Date(0),
-      upload: async (_peer: string, name: string) => {
-        uploaded.push(name);
-      },
-    };
+    const { uploaded, ctx } = migrationContext(home);
     const python = spawnPython(HOLD_LOCK_PY, `${ledger}.lock`);
     const exited = new Promise((resolve) => python.once('exit', resolve));
     expect(await stdoutLines(python).next()).toBe('locked');
@@ -177,10 +171,127 @@ describe('honcho writes', () => {
     expect((await waiting).uploaded).toEqual(['consolidated_memory.md']);
     expect(uploaded).toEqual(['consolidated_memory.md']);
     const written = JSON.parse(fs.readFileSync(ledger, 'utf8'));
-    expect(written.targets).toEqual(pythonLedger.targets);
-    expect(Object.keys(written.uploaded)).toEqual(['hermes/alice/consolidated_memory.md']);
+    expect(written.targets.abc).toEqual(pythonLedger.targets.abc);
+    expect(written.extra).toBe('kept');
+    const memories = path.join(home, 'memories');
+    expect(await readLedgerAsPython(ledger, ctx.endpoint, 'alice', 'hermes', memories)).toEqual({
+      [memories]: { 'MEMORY.md': true },
+    });
   }, 30_000);
+
+  describe("§2.7.30 the ledger is the Python agent's", () => {
+    const homes: string[] = [];
+    afterEach(() => {
+      for (const home of homes.splice(0)) fs.rmSync(home, { recursive: true, force: true });
+    });
+    const setup = () => {
+      const home = fs.mkdtempSync(path.join(os.tmpdir(), 'honcho-ledger-'));
+      homes.push(home);
+      fs.mkdirSync(path.join(home, 'memories'));
+      fs.writeFileSync(path.join(home, 'memories', 'MEMORY.md'), 'Project uses pnpm.\n');
+      fs.writeFileSync(path.join(home, 'memories', 'USER.md'), 'Alice prefers short answers.\n');
+      fs.writeFileSync(path.join(home, 'SOUL.md'), 'You are Hermes.\n');
+      const { uploaded, ctx } = migrationContext(home);
+      return {
+        home,
+        memories: path.join(home, 'memories'),
+        ledger: path.join(home, LEDGER_FILE),
+        uploaded,
+        ctx,
+      };
+    };
+    const writeAsPython = (ledger: string, endpoint: string, user: string, dir: string, ...files: string[]) =>
+      runPythonJson(LEDGER_PY, 'write', ledger, endpoint, WORKSPACE, user, 'hermes', dir, ...files);
+
+    it('a ledger the Python agent wrote skips its uploads (same target and source); another target uploads, once', async () => {
+      const { home, memories, ledger, uploaded, ctx } = setup();
+      await writeAsPython(ledger, ctx.endpoint, 'alice', memories, 'MEMORY.md', 'USER.md');
+      expect((await migrateMemoryFiles(ctx)).uploaded).toEqual(['agent_soul.md']);
+      expect(uploaded).toEqual(['agent_soul.md']);
+      // Another endpoint is another target: everything goes up there, once.
+      const elsewhere = { ...ctx, endpoint: 'http://localhost:8000' };
+      expect((await migrateMemoryFiles(elsewhere)).uploaded).toHaveLength(3);
+      expect((await migrateMemoryFiles(elsewhere)).uploaded).toEqual([]);
+      expect(await readLedgerAsPython(ledger, elsewhere.endpoint, 'alice', 'hermes', memories, home)).toEqual(
+        {
+          [memories]: { 'MEMORY.md': true, 'USER.md': true },
+          [home]: { 'SOUL.md': true },
+        },
+      );
+      // A non-ASCII peer id hashes as Python's ASCII-escaped canonical JSON does.
+      await writeAsPython(ledger, ctx.endpoint, 'zoë', memories, 'MEMORY.md', 'USER.md');
+      expect((await migrateMemoryFiles({ ...ctx, userPeerId: 'zoë' })).uploaded).toEqual(['agent_soul.md']);
+    });
+
+    it('entries of our earlier ledger (`uploaded`) still count as done after an upgrade, kept and recorded for the Python agent', async () => {
+      const { home, memories, ledger, uploaded, ctx } = setup();
+      fs.mkdirSync(path.dirname(ledger));
+      const legacy = {
+        version: 1,
+        uploaded: { 'hermes/alice/consolidated_memory.md': '2026-01-01T00:00:00.000Z' },
+      };
+      fs.writeFileSync(ledger, JSON.stringify(legacy));
+      expect((await migrateMemoryFiles(ctx)).uploaded).toEqual(['user_profile.md', 'agent_soul.md']);
+      expect(uploaded).not.toContain('consolidated_memory.md');
+      const written = JSON.parse(fs.readFileSync(ledger, 'utf8'));
+      expect(written.uploaded).toEqual(legacy.uploaded);
+      expect(written.version).toBe(1);
+      expect(await readLedgerAsPython(ledger, ctx.endpoint, 'alice', 'hermes', memories, home)).toEqual({
+        [memories]: { 'MEMORY.md': true, 'USER.md': true },
+        [home]: { 'SOUL.md': true },
+      });
+      expect(fs.statSync(ledger).mode & 0o777).toBe(0o600);
+    });
+
+    it('corrupt or unknown state fails closed: nothing uploaded, the file left as it was', async () => {
+      const { ledger, uploaded, ctx } = setup();
+      fs.mkdirSync(path.dirname(ledger));
+      const key = targetKeyOf(ctx);
+      const broken = [
+        '{"version": 1, "targets": ',
+        '[]',
+        JSON.stringify({ version: 2, targets: {} }),
+        JSON.stringify({ version: 1, targets: [] }),
+        JSON.stringify({ version: 1 }),
+        JSON.stringify({ version: 1, targets: { [key]: 1 } }),
+        JSON.stringify({ version: 1, targets: { [key]: { sources: [] } } }),
+      ];
+      for (const text of broken) {
+        fs.writeFileSync(ledger, text);
+        await expect(migrateMemoryFiles(ctx)).rejects.toBeInstanceOf(MigrationStateError);
+        expect(fs.readFileSync(ledger, 'utf8')).toBe(text);
+      }
+      expect(uploaded).toEqual([]);
+    });
+  });
 });
 
 /** Holds flock on a file the way the Python agent does (test/python/hold_lock.py). */
 const HOLD_LOCK_PY = path.join(__dirname, 'python', 'hold_lock.py');
+/** A migration into the cloud endpoint for alice and hermes that records what it uploads. */
+function migrationContext(home: string) {
+  const uploaded: string[] = [];
+  const ctx = {
+    hermesHome: home,
+    endpoint: 'https://api.honcho.dev',
+    workspaceId: WORKSPACE,
+    userPeerId: 'alice',
+    aiPeerId: 'hermes',
+    upload: async (_peer: string, name: string) => {
+      uploaded.push(name);
+    },
+  };
+  return { uploaded, ctx };
+}
+/** Reads and builds the migration ledger with the Python agent's key derivation. */
+const LEDGER_PY = path.join(__dirname, 'python', 'migration_ledger.py');
+const targetKeyOf = (c: { endpoint: string; userPeerId: string; aiPeerId: string }) =>
+  targetKey({
+    endpoint: c.endpoint,
+    workspace_id: WORKSPACE,
+    user_peer_id: c.userPeerId,
+    ai_peer_id: c.aiPeerId,
+  });
+const endpointOf = (r: Rig) => effectiveBaseUrl(r.fake.url, 'production');
+const readLedgerAsPython = (ledger: string, endpoint: string, user: string, ai: string, ...dirs: string[]) =>
+  runPythonJson(LEDGER_PY, 'read', ledger, endpoint, WORKSPACE, user, ai, ...dirs);

@@ -206,7 +206,8 @@ const migrate: ProviderCommand = {
   usage:
     'Usage: hermes-memory honcho migrate\n\n' +
     'The agent does this by itself on the first session with Honcho; this runs it now. Each file goes\n' +
-    'up once per workspace and peer (state/honcho_migration.json); a file the write scanner blocks is left.',
+    'up once per endpoint, workspace and peers (state/honcho_migration.json, the Python agent\'s ledger);\n' +
+    'a file the write scanner blocks is left.',
   async run(ctx, argv) {
     ctx.parseArgs(argv, {});
     const config = loadConfig(ctx);
@@ -214,10 +215,10 @@ const migrate: ProviderCommand = {
     await c.backend.openSession(c.session, c.user, c.ai, config.observation, ctx.signal);
     const result = await migrateMemoryFiles({
       hermesHome: ctx.home,
+      endpoint: c.backend.client.baseUrl,
       workspaceId: c.backend.workspaceId,
       userPeerId: c.user,
       aiPeerId: c.ai,
-      now: () => new Date(),
       upload: (peer, name, text, metadata) =>
         c.backend.uploadText(c.session, peer, name, text, metadata, ctx.signal),
     });

@@ -1,20 +1,23 @@
 /**
  * The one-time move of the builtin memory files into Honcho: MEMORY.md and USER.md to the user
- * peer, SOUL.md to the AI peer, each wrapped in a "prior memory" envelope. Each upload is recorded
- * in `state/honcho_migration.json` (atomic, 0600) by workspace, peer and file, so a restart, a new
- * session or a second process never uploads the same file to the same peer twice. The whole
- * migration runs under the reference's lock — `flock` on `state/honcho_migration.json.lock`, 5 s,
- * skipped (until the next session) when another process holds it longer — and keys of the ledger
- * we do not write (a Python Hermes's `targets`) are kept. A file the write
- * scanner blocks is not uploaded (nor recorded, so it goes up once fixed): Honcho would recall it.
+ * peer, SOUL.md to the AI peer, each wrapped in a "prior memory" envelope. Uploads are recorded in
+ * `state/honcho_migration.json` (atomic, 0600) in the Python agent's ledger, so a home used by both
+ * never uploads a file twice: `targets[<target_key>].sources[<source_key>].files[<name>] = true`,
+ * where the target (endpoint, workspace, both peers) is hashed from its canonical JSON and the
+ * source is the directory the file lives in. Our older `uploaded` entries still count as done.
+ * Unreadable or unknown state fails closed (nothing uploaded): overwriting it could upload again.
+ * The whole migration runs under the reference's lock — `flock` on
+ * `state/honcho_migration.json.lock`, 5 s, skipped (until the next session) when held longer. A
+ * file the write scanner blocks is not uploaded (nor recorded, so it goes up once fixed).
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import path from 'node:path';
-import { ensureDir, readJsonConfig, withFileLock, writeFileAtomic } from '@hermes-memory/core';
+import { ensureDir, readJsonConfig, withFileLock, writeJsonConfig } from '@hermes-memory/core';
 import { guardWrite } from '../guard';
 
 export interface MigrationSource {
-  /** Path relative to HERMES_HOME. */
+  /** Path relative to HERMES_HOME; its directory is the ledger's source, its base name the file key. */
   file: string;
   /** The name Honcho stores it under. */
   uploadAs: string;
@@ -38,22 +41,81 @@ export const LEDGER_FILE = path.join('state', 'honcho_migration.json');
 /** The reference's wait for the ledger lock; past it the migration is skipped until the next session. */
 export const MIGRATION_LOCK_TIMEOUT_MS = 5_000;
 
-interface Ledger {
-  [key: string]: unknown;
-  version: 1;
-  /** `<workspace>/<peer>/<uploadAs>` → ISO time of the upload. */
-  uploaded: Record<string, string>;
+/** Where the uploads go, as the reference keys its ledger (`endpoint` is the effective base URL). */
+export interface MigrationTarget {
+  endpoint: string;
+  workspace_id: string;
+  user_peer_id: string;
+  ai_peer_id: string;
 }
 
-/** The ledger, every key kept (the Python agent records its uploads under `targets`). */
-function readLedger(file: string): Ledger {
+/** Python's `json.dumps(value, sort_keys=True, separators=(",", ":"))` (ASCII-escaped) for flat objects. */
+export function canonicalJson(value: Readonly<Record<string, string | number>>): string {
+  const body = Object.keys(value)
+    .sort()
+    .map((key) => `${JSON.stringify(key)}:${JSON.stringify(value[key])}`)
+    .join(',');
+  return `{${body}}`.replace(
+    /[\u0080-\uffff]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
+}
+
+const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
+
+export const targetKey = (target: MigrationTarget): string => sha256(canonicalJson({ ...target }));
+export const sourceKey = (sourcePath: string): string => sha256(sourcePath);
+
+/** Thrown when the ledger cannot be read or has a shape we do not know: nothing is uploaded. */
+export class MigrationStateError extends Error {
+  override name = 'MigrationStateError';
+}
+
+type Json = Record<string, unknown>;
+const isObject = (value: unknown): value is Json =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** The ledger (every key kept), or a MigrationStateError when the reference would refuse it too. */
+function readLedger(file: string): Json {
   const read = readJsonConfig(file);
-  const data = read.status === 'ok' ? read.data : {};
-  const uploaded =
-    typeof data.uploaded === 'object' && data.uploaded !== null
-      ? (data.uploaded as Record<string, string>)
-      : {};
-  return { ...data, version: 1, uploaded: { ...uploaded } };
+  if (read.status === 'missing') return { version: 1, targets: {} };
+  if (read.status === 'invalid')
+    throw new MigrationStateError(`Honcho migration state is unreadable: ${read.error}`);
+  const data = read.data;
+  // Our v1 ledger had `uploaded` and no `targets`: adopt it (its entries stay and still count).
+  if (data.version === 1 && data.targets === undefined && isObject(data.uploaded))
+    return { ...data, targets: {} };
+  if (data.version !== 1 || !isObject(data.targets))
+    throw new MigrationStateError(`Honcho migration state has an unsupported format: ${file}`);
+  return data;
+}
+
+/** `targets[tk].sources[sk].files`, created as the reference creates them; a wrong shape fails closed. */
+function completedFiles(ledger: Json, target: MigrationTarget, sourcePath: string): Json {
+  const tk = targetKey(target);
+  const steps: Array<[string, () => Json, string]> = [
+    [tk, () => ({ ...target, sources: {} }), `target ${tk}`],
+    ['sources', () => ({}), `target ${tk}`],
+    [sourceKey(sourcePath), () => ({ path: sourcePath, files: {} }), `source ${sourcePath}`],
+    ['files', () => ({}), `source ${sourcePath}`],
+  ];
+  let current = ledger.targets as Json;
+  for (const [key, make, what] of steps) {
+    if (current[key] === undefined && key !== 'files') current[key] = make();
+    const next = current[key];
+    if (!isObject(next)) throw new MigrationStateError(`Honcho migration ${what} state is invalid`);
+    current = next;
+  }
+  return current;
+}
+
+/** Python's `Path(dir).resolve()`: symlinks followed, absolute. */
+function resolveDir(dir: string): string {
+  try {
+    return realpathSync(dir);
+  } catch {
+    return path.resolve(dir);
+  }
 }
 
 export function wrapPriorMemory(source: MigrationSource, text: string): string {
@@ -62,10 +124,11 @@ export function wrapPriorMemory(source: MigrationSource, text: string): string {
 
 export interface MigrationContext {
   hermesHome: string;
+  /** The effective base URL requests go to (part of the ledger's target). */
+  endpoint: string;
   workspaceId: string;
   userPeerId: string;
   aiPeerId: string;
-  now: () => Date;
   upload: (
     peerId: string,
     fileName: string,
@@ -82,8 +145,9 @@ export interface MigrationResult {
 }
 
 /**
- * Upload what is not in the ledger yet, under the ledger's lock. A failure leaves that file for
- * next time; a lock held elsewhere past `lockTimeoutMs` rejects with core's `LockTimeoutError`.
+ * Upload what is not in the ledger yet, under the ledger's lock. A failed upload leaves that file
+ * for next time; a lock held elsewhere past `lockTimeoutMs` rejects with core's `LockTimeoutError`,
+ * a ledger we cannot read or do not know with `MigrationStateError` (before any upload).
  */
 export async function migrateMemoryFiles(
   ctx: MigrationContext,
@@ -98,30 +162,51 @@ export async function migrateMemoryFiles(
 }
 
 async function migrateLocked(ctx: MigrationContext, ledgerPath: string): Promise<MigrationResult> {
+  const target: MigrationTarget = {
+    endpoint: ctx.endpoint,
+    workspace_id: ctx.workspaceId,
+    user_peer_id: ctx.userPeerId,
+    ai_peer_id: ctx.aiPeerId,
+  };
+  const ledger = readLedger(ledgerPath);
+  const legacy = isObject(ledger.uploaded) ? ledger.uploaded : {};
   const done: string[] = [];
   const refused: MigrationResult['refused'] = [];
   for (const source of MIGRATION_SOURCES) {
     const file = path.join(ctx.hermesHome, source.file);
     if (!existsSync(file)) continue;
-    const text = readFileSync(file, 'utf8');
-    if (!text.trim()) continue;
+    const sourcePath = resolveDir(path.dirname(file));
+    const fileKey = path.basename(source.file);
+    const files = completedFiles(ledger, target, sourcePath);
     const peerId = source.peer === 'user' ? ctx.userPeerId : ctx.aiPeerId;
-    const key = `${ctx.workspaceId}/${peerId}/${source.uploadAs}`;
-    if (readLedger(ledgerPath).uploaded[key]) continue;
+    if (files[fileKey] === true) continue;
+    if (legacy[`${ctx.workspaceId}/${peerId}/${source.uploadAs}`]) {
+      // Uploaded by an earlier version of this package: recorded where the Python agent looks too.
+      files[fileKey] = true;
+      writeJsonConfig(ledgerPath, ledger);
+      continue;
+    }
+    const text = readFileSync(file, 'utf8').replace(/^\uFEFF/, '');
+    if (!text.trim()) continue;
     const guarded = guardWrite(text);
     if (!guarded.ok) {
       refused.push({ file: source.file, error: guarded.error });
       continue;
     }
     await ctx.upload(peerId, source.uploadAs, wrapPriorMemory(source, guarded.text), {
-      source: 'hermes_memory_migration',
-      original_file: source.file,
+      source: 'local_memory',
+      original_file: fileKey,
+      target_peer: source.peer,
+      migration_id: migrationId(targetKey(target), sourceKey(sourcePath), fileKey),
     });
-    // Re-read before writing so a concurrent migration's entries are kept.
-    const ledger = readLedger(ledgerPath);
-    ledger.uploaded[key] = ctx.now().toISOString();
-    writeFileAtomic(ledgerPath, `${JSON.stringify(ledger, null, 2)}\n`, { mode: 0o600 });
+    files[fileKey] = true;
+    writeJsonConfig(ledgerPath, ledger);
     done.push(source.uploadAs);
   }
   return { uploaded: done, refused };
+}
+
+/** The reference's per-file id (in the upload's metadata), so a remote copy can be recognised. */
+export function migrationId(target: string, source: string, filename: string): string {
+  return sha256(canonicalJson({ filename, source, target, version: 1 }));
 }
