@@ -20,6 +20,7 @@ export { type RuntimeIdentity, resolveAiPeerId, resolveUserPeer, type UserPeer }
 export { resolveSessionName, type SessionNameInput, sessionIdOf } from './identity/session-name';
 export { HonchoProvider, type HonchoProviderSettings, INIT_WAIT_MS } from './provider';
 export { chunkMessage } from './session/chunk';
+export { DEFAULT_HELD_LIMITS, type HeldLimits } from './session/writer';
 export { HONCHO_TOOL_SCHEMAS } from './tools/schemas';
 
 /** Create the provider; `context` is what plugin discovery passes (home, env with `<home>/.env`). */

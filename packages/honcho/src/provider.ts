@@ -65,7 +65,7 @@ import { cutAtWord, isTrivialHonchoPrompt, truncateToChars } from './recall/text
 import { type Snapshot, TwoLayerRecall } from './recall/two-layer';
 import { chunkMessage } from './session/chunk';
 import { migrateMemoryFiles } from './session/migration';
-import { MessageWriter, type OutgoingMessage } from './session/writer';
+import { type HeldLimits, MessageWriter, type OutgoingMessage } from './session/writer';
 import { routeObserver, runHonchoTool } from './tools/handlers';
 import { HONCHO_TOOL_SCHEMAS } from './tools/schemas';
 
@@ -89,6 +89,8 @@ export interface HonchoProviderSettings {
   breakerThreshold?: number;
   /** How long it stays open before one trial request, ms (default 120 000). */
   breakerCooldownMs?: number;
+  /** The cap on turns held while the breaker is open (default 2000 messages, 2 000 000 characters). */
+  heldLimits?: HeldLimits;
 }
 
 function isAuthFailure(error: unknown): boolean {
@@ -247,6 +249,7 @@ export class HonchoProvider extends MemoryProvider {
       ...(this.settings.writerRetryDelayMs !== undefined
         ? { retryDelayMs: this.settings.writerRetryDelayMs }
         : {}),
+      ...(this.settings.heldLimits ? { heldLimits: this.settings.heldLimits } : {}),
     });
     this.recall = this.createRecall(timeoutMs);
     this.active = true;
@@ -785,7 +788,7 @@ export class HonchoProvider extends MemoryProvider {
       return {
         ...report,
         status: 'down',
-        reason: `circuit breaker open: ${unavailableMessage(this.breaker, this.clock)}`,
+        reason: `circuit breaker open: ${unavailableMessage(this.breaker, this.clock)}${this.heldDroppedNote}`,
         since: this.breaker.openedAt,
         consecutiveFailures: this.breaker.failures,
       };
@@ -796,6 +799,12 @@ export class HonchoProvider extends MemoryProvider {
     const problem = this.oauth?.problem;
     if (problem && report.status === 'ok') return { ...report, status: 'degraded', reason: problem };
     return report;
+  }
+
+  /** Held turns an outage outgrew (the writer's cap), for health and status. */
+  private get heldDroppedNote(): string {
+    const dropped = this.writer?.heldDropped ?? 0;
+    return dropped > 0 ? ` ${dropped} held message(s) dropped (the oldest, over the cap).` : '';
   }
 
   /** Whether the breaker refuses requests now (half-open lets the trial through). */

@@ -157,6 +157,58 @@ describe('honcho circuit breaker', () => {
     ]);
   });
 
+  it('turns held while open are capped: the oldest go past the cap, one warning per outage, the count in health', async () => {
+    const clock = new ManualClock();
+    rig = await startRig({ clock });
+    const logs = collectLogs();
+    // 4 messages (2 turns) or 60 characters, whichever is reached first.
+    const provider = rig.provider(
+      { writeFrequency: 'turn' },
+      { breakerCooldownMs: 60_000, heldLimits: { messages: 4, chars: 60 } },
+    );
+    await rig.init(provider, 'session-1', { logger: logs.logger });
+    await pumped(clock, provider.idle());
+    rig.fake.fail({ type: 'status', status: 500, count: 100_000 });
+    await pumped(clock, provider.handleToolCall('honcho_search', { query: 'a' }));
+    await pumped(clock, provider.handleToolCall('honcho_search', { query: 'b' }));
+    expect(provider.health()?.status).toBe('down');
+    for (let n = 1; n <= 5; n++) await turn(provider, n, clock);
+    // 10 messages held, 4 kept: 6 dropped, one warning.
+    const capWarnings = () => logs.messages().filter((m) => m.includes('held turns exceed'));
+    expect(capWarnings()).toHaveLength(1);
+    expect(capWarnings()[0]).toMatch(/exceed 4 messages or 60 characters; dropping the oldest \(2 message/);
+    expect(provider.health()?.reason).toMatch(/ 6 held message\(s\) dropped \(the oldest, over the cap\)\.$/);
+    // The character limit binds too: one long turn pushes out all but itself.
+    const long = 'x'.repeat(40);
+    await pumped(clock, provider.syncTurn(long, 'ok'));
+    expect(provider.health()?.reason).toMatch(/ 9 held message\(s\) dropped/);
+    expect(capWarnings()).toHaveLength(1);
+
+    rig.fake.clearFaults();
+    await clock.advance(60_000);
+    await turn(provider, 6, clock);
+    await pumped(clock, provider.idle());
+    expect(provider.health()?.status).toBe('ok');
+    // The newest held turns, in order, then the turn that closed the breaker.
+    expect(rig.fake.messages(WORKSPACE, 'demo').map((m) => m.content)).toEqual([
+      'assistant reply 5',
+      long,
+      'ok',
+      'user turn 6',
+      'assistant reply 6',
+    ]);
+    expect(logs.messages().join('\n')).toMatch(
+      /reachable again; 9 held message\(s\) were dropped during the outage/,
+    );
+
+    // A second outage warns again.
+    rig.fake.fail({ type: 'status', status: 500, count: 100_000 });
+    await pumped(clock, provider.handleToolCall('honcho_search', { query: 'c' }));
+    await pumped(clock, provider.handleToolCall('honcho_search', { query: 'd' }));
+    for (let n = 7; n <= 9; n++) await turn(provider, n, clock);
+    expect(capWarnings()).toHaveLength(2);
+  });
+
   it('client errors are answers, not failures, and a success resets the count', async () => {
     const clock = new ManualClock();
     rig = await startRig({ clock });

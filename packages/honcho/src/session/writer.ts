@@ -7,7 +7,9 @@
  * - N: every Nth save flushes.
  * A flush sends only messages not yet sent, per session, in order; on error they stay unsent.
  * While the provider's circuit breaker is open nothing is sent: turns are held and a batch the
- * breaker refused goes back to the buffer (nothing reached the server, so nothing is dropped).
+ * breaker refused goes back to the buffer (nothing reached the server). What is held is bounded
+ * (`HeldLimits`): past the cap the oldest messages go, counted, with one warning per outage, so a
+ * long outage cannot grow the process without end.
  */
 import {
   CircuitOpenError,
@@ -41,7 +43,18 @@ export interface MessageWriterOptions {
   logger?: Logger;
   /** The async writer's wait before its one retry (default 2000 ms). */
   retryDelayMs?: number;
+  /** The cap on messages held while the breaker is open (default `DEFAULT_HELD_LIMITS`). */
+  heldLimits?: HeldLimits;
 }
+
+/** The most held while the breaker is open: the newest messages within both limits are kept. */
+export interface HeldLimits {
+  messages: number;
+  chars: number;
+}
+
+/** 2000 messages or 2 000 000 characters (a few MB): a longer outage keeps its newest turns. */
+export const DEFAULT_HELD_LIMITS: HeldLimits = { messages: 2_000, chars: 2_000_000 };
 
 /** The async writer retries a failed flush once after this long. */
 export const ASYNC_RETRY_DELAY_MS = 2_000;
@@ -56,10 +69,16 @@ export class MessageWriter {
   private readonly lifetime = new AbortController();
   /** Messages the async writer gave up on (after its retry). */
   dropped = 0;
+  /** Held messages dropped (oldest first) because an outage outgrew the cap, since the writer began. */
+  heldDropped = 0;
+  /** Dropped in the current outage (0 once a send succeeds again): the warning is logged at the first. */
+  private outageDropped = 0;
+  private readonly heldLimits: HeldLimits;
 
   constructor(private readonly options: MessageWriterOptions) {
     this.clock = options.clock ?? systemClock;
     this.logger = options.logger ?? silentLogger;
+    this.heldLimits = options.heldLimits ?? DEFAULT_HELD_LIMITS;
     this.queue = new SerialQueue({ name: 'honcho writer', logger: this.logger, clock: this.clock });
   }
 
@@ -90,6 +109,40 @@ export class MessageWriter {
   /** Buffer `messages` without sending (the breaker is open): the first flush after it closes sends them. */
   hold(messages: readonly OutgoingMessage[]): void {
     this.unsent.push(...messages);
+    this.capHeld();
+  }
+
+  /** Drop the oldest held messages beyond the cap; warn at the first drop of an outage. */
+  private capHeld(): void {
+    const { messages: maxMessages, chars: maxChars } = this.heldLimits;
+    let chars = 0;
+    let keep = 0;
+    // Walk from the newest: keep what fits in both limits.
+    for (let i = this.unsent.length - 1; i >= 0; i--) {
+      const size = this.unsent[i]!.content.length;
+      if (keep + 1 > maxMessages || chars + size > maxChars) break;
+      chars += size;
+      keep += 1;
+    }
+    const drop = this.unsent.length - keep;
+    if (drop === 0) return;
+    this.unsent = this.unsent.slice(drop);
+    this.heldDropped += drop;
+    if (this.outageDropped === 0)
+      this.logger.warn(
+        `Honcho: unavailable for long enough that held turns exceed ${maxMessages} messages or ${maxChars} characters; ` +
+          `dropping the oldest (${drop} message(s) so far; the total is in health()).`,
+      );
+    this.outageDropped += drop;
+  }
+
+  /** A send went through: the outage (if any) is over; say what it cost. */
+  private delivered(): void {
+    if (this.outageDropped === 0) return;
+    this.logger.info(
+      `Honcho: reachable again; ${this.outageDropped} held message(s) were dropped during the outage.`,
+    );
+    this.outageDropped = 0;
   }
 
   /** Send everything unsent (per session, in order) and wait for the async writer to drain, until `signal` aborts. */
@@ -158,6 +211,7 @@ export class MessageWriter {
       for (let i = 0; i < list.length; i += 100) {
         const part = list.slice(i, i + 100);
         await this.options.send(sessionId, part, signal);
+        this.delivered();
         for (const m of part) sent.add(m);
       }
     }
@@ -175,6 +229,7 @@ export class MessageWriter {
         if (CircuitOpenError.isInstance(error)) {
           // Refused before it went out: kept, in order, for the first flush after the breaker closes.
           this.unsent = [...remaining, ...this.unsent];
+          this.capHeld();
           return;
         }
         if (attempt === 0) {
