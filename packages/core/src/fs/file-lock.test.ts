@@ -4,7 +4,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { acquireExclusiveFile, breakAbandonedLock, judgeLock } from './exclusive-lock';
-import { fileLockMechanism, LockTimeoutError, withFileLock } from './file-lock';
+import { fileLockMechanism, LockTimeoutError, tryHoldFlock, withFileLock } from './file-lock';
 import { loadFlock } from './flock';
 
 const dirs: string[] = [];
@@ -103,6 +103,39 @@ describe('withFileLock (flock on the sidecar, as the Python agent)', () => {
     } finally {
       fs.closeSync(fd);
     }
+  });
+});
+
+describe('tryHoldFlock (a lock held for a whole run)', () => {
+  it('holds the file until released; a second open, here or in another process, is refused meanwhile', async () => {
+    const lock = path.join(tempHome(), 'run.lock');
+    fs.writeFileSync(lock, '{"pid":1}');
+    const mine = await tryHoldFlock(lock);
+    if (!mine.held) throw new Error(mine.reason);
+    expect(await tryHoldFlock(lock)).toEqual({ held: false, reason: 'busy' });
+    // The Python agent's probe: fcntl.flock(LOCK_EX | LOCK_NB) on its own open file.
+    const probe = `import fcntl,sys\nf=open(sys.argv[1],'a+')\ntry:\n  fcntl.flock(f,fcntl.LOCK_EX|fcntl.LOCK_NB); print('free')\nexcept BlockingIOError: print('busy')`;
+    expect(execFileSync('python3', ['-c', probe, lock]).toString().trim()).toBe('busy');
+    mine.release();
+    mine.release(); // twice is harmless
+    expect(execFileSync('python3', ['-c', probe, lock]).toString().trim()).toBe('free');
+    const again = await tryHoldFlock(lock);
+    expect(again.held).toBe(true);
+    if (again.held) again.release();
+    expect(fs.readFileSync(lock, 'utf8')).toBe('{"pid":1}');
+  });
+
+  it('never creates a missing file unless asked, and refuses a symlink', async () => {
+    const home = tempHome();
+    const lock = path.join(home, 'gone.lock');
+    expect(await tryHoldFlock(lock)).toEqual({ held: false, reason: 'missing' });
+    expect(fs.existsSync(lock)).toBe(false);
+    const created = await tryHoldFlock(lock, { create: true });
+    expect(created.held).toBe(true);
+    if (created.held) created.release();
+    expect(fs.statSync(lock).mode & 0o777).toBe(0o600);
+    fs.symlinkSync(lock, path.join(home, 'link.lock'));
+    await expect(tryHoldFlock(path.join(home, 'link.lock'))).rejects.toThrow(/symbolic link/);
   });
 });
 

@@ -55,6 +55,57 @@ export async function fileLockMechanism(): Promise<
   return flock.ok ? { kind: 'flock' } : { kind: 'exclusive-file', reason: flock.reason };
 }
 
+/** What `tryHoldFlock` found: the lock, now ours; another open file holding it; or no flock here. */
+export type FlockAttempt =
+  | { held: true; release: () => void }
+  | { held: false; reason: 'busy' | 'missing' | 'unsupported' };
+
+/**
+ * One non-blocking `flock(LOCK_EX | LOCK_NB)` on `lockPath` itself, for locks a process holds for
+ * its whole run (the reference's OpenViking run locks), where "someone holds it" means "that run is
+ * alive": the kernel drops the lock with its holder, so a crashed run's file is free at once.
+ * Without `create` a missing file is `missing` (probing another run's lock must not create it).
+ * `unsupported` where flock is unavailable (Windows, koffi not loadable): decide by other means.
+ * flock belongs to the open file, so a second open in this process is refused like another process.
+ */
+export async function tryHoldFlock(
+  lockPath: string,
+  options: { create?: boolean } = {},
+): Promise<FlockAttempt> {
+  const loaded = await loadFlock();
+  if (!loaded.ok) return { held: false, reason: 'unsupported' };
+  let fd: number;
+  try {
+    fd = openLockFile(lockPath, options.create ?? false);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { held: false, reason: 'missing' };
+    throw error;
+  }
+  if (!loaded.flock.tryLockExclusive(fd)) {
+    fs.closeSync(fd);
+    return { held: false, reason: 'busy' };
+  }
+  if (!sameFile(fd, lockPath)) {
+    // Replaced or removed between open and lock: what we hold is not the file that is there now.
+    loaded.flock.unlock(fd);
+    fs.closeSync(fd);
+    return { held: false, reason: fs.existsSync(lockPath) ? 'busy' : 'missing' };
+  }
+  let released = false;
+  return {
+    held: true,
+    release: () => {
+      if (released) return;
+      released = true;
+      try {
+        loaded.flock.unlock(fd);
+      } finally {
+        fs.closeSync(fd);
+      }
+    },
+  };
+}
+
 let warned = false;
 
 async function acquire(lockPath: string, options: FileLockOptions): Promise<() => void> {
@@ -111,12 +162,12 @@ async function acquireFlock(lockPath: string, flock: Flock, options: FileLockOpt
 }
 
 /** Open (creating it 0600) the sidecar; a symlink is refused; looser modes are tightened. */
-function openLockFile(lockPath: string): number {
+function openLockFile(lockPath: string, create = true): number {
   let fd: number;
   try {
     fd = fs.openSync(
       lockPath,
-      fs.constants.O_RDWR | fs.constants.O_CREAT | (fs.constants.O_NOFOLLOW ?? 0),
+      fs.constants.O_RDWR | (create ? fs.constants.O_CREAT : 0) | (fs.constants.O_NOFOLLOW ?? 0),
       0o600,
     );
   } catch (error) {

@@ -8,5 +8,5 @@ export {
   judgeLock,
   type LockState,
 } from './exclusive-lock';
-export { fileLockMechanism, withFileLock } from './file-lock';
+export { type FlockAttempt, fileLockMechanism, tryHoldFlock, withFileLock } from './file-lock';
 export { type FileLockOptions, LockTimeoutError } from './lock-common';

@@ -62,7 +62,7 @@ export const doctorCommand: ProviderCommand = {
   usage: 'Usage: hermes-memory openviking doctor',
   async run(ctx, argv) {
     ctx.parseArgs(argv, {});
-    const checks = openvikingChecks(ctx);
+    const checks = await openvikingChecks(ctx);
     if (ctx.json) ctx.printJson({ checks: checks.map(({ repair: _r, ...c }) => c) });
     else
       for (const c of checks) {

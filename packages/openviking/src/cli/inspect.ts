@@ -24,7 +24,7 @@ export function openvikingStatus(ctx: ProviderCliContext): ProviderStatusReport 
 }
 
 /** `hermes-memory doctor` lines: settings valid, no orphaned sessions, private state files. */
-export function openvikingChecks(ctx: ProviderCliContext): ProviderCheck[] {
+export async function openvikingChecks(ctx: ProviderCliContext): Promise<ProviderCheck[]> {
   const settings = cliSettings(ctx);
   const checks: ProviderCheck[] = [];
   const problem = settings.endpointError ?? settings.identityError;
@@ -52,7 +52,9 @@ export function openvikingChecks(ctx: ProviderCliContext): ProviderCheck[] {
       detail: warning,
     });
   const markers = listMarkers(ctx.home);
-  const orphaned = markers.filter((m) => !m.owner_run_id || runState(ctx.home, m.owner_run_id) === 'dead');
+  const orphaned = [];
+  for (const m of markers)
+    if (!m.owner_run_id || (await runState(ctx.home, m.owner_run_id)) === 'dead') orphaned.push(m);
   checks.push(
     orphaned.length === 0
       ? {

@@ -1,12 +1,40 @@
+import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { type ChildWorker, collectLogs, startChildWorker, tempHermesHome } from '@hermes-memory/testkit';
+import {
+  type ChildWorker,
+  collectLogs,
+  requirePython,
+  startChildWorker,
+  stdoutLines,
+  tempHermesHome,
+} from '@hermes-memory/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createOpenvikingProvider } from '../index';
 import { initContext } from '../test-support/rig';
 import { startFakeOpenviking } from '../testing';
-import { listMarkers, markerFile, markersDir } from './markers';
-import { runState, runsDir } from './run-lock';
+import { listMarkers, markerFile, markersDir, writeMarker } from './markers';
+import { type RunLock, runState, runsDir } from './run-lock';
+
+/** The Python agent's probe of a run lock: fcntl.flock(LOCK_EX | LOCK_NB) on its own open file. */
+const PYTHON_PROBE = `import fcntl,sys
+f=open(sys.argv[1],'a+')
+try:
+  fcntl.flock(f,fcntl.LOCK_EX|fcntl.LOCK_NB); print('free')
+except BlockingIOError: print('busy')`;
+
+/** A Python process holding `file`'s flock as the reference's run does, until it is killed. */
+function spawnHolder(file: string) {
+  requirePython();
+  const code = `import fcntl,sys,time
+f=open(sys.argv[1],'a+')
+fcntl.flock(f,fcntl.LOCK_EX)
+print('locked',flush=True)
+sys.stdin.readline()`;
+  const child = spawn('python3', ['-c', code, file], { stdio: ['pipe', 'pipe', 'inherit'] });
+  cleanup.push(() => child.kill('SIGKILL'));
+  return { child, lines: stdoutLines(child) };
+}
 
 const WORKER = new URL('../test-support/session-worker.ts', import.meta.url).pathname;
 const cleanup: Array<() => unknown> = [];
@@ -57,7 +85,7 @@ describe('crash recovery', () => {
         .sort(),
     ).toEqual(['alive-1', 'crashed-1']);
     await crashed.kill('SIGKILL');
-    expect(runState(home, crashedRun)).toBe('dead');
+    expect(await runState(home, crashedRun)).toBe('dead');
     expect(commitsOf(backend, 'crashed-1')).toBe(0);
 
     const { logs } = await next();
@@ -96,17 +124,43 @@ describe('crash recovery', () => {
     expect(fs.existsSync(path.join(runsDir(home), 'legacy-recovery.lock'))).toBe(false);
   });
 
-  it('§4.9.15 a lock file that cannot be read (another program, a flock file) counts as alive', async () => {
+  it('§4.9.15 a Python run holding its flock keeps its session; once it is gone the session is recovered', async () => {
     const { home, next, backend } = await setup();
     fs.mkdirSync(runsDir(home), { recursive: true });
-    fs.writeFileSync(path.join(runsDir(home), 'python-run.lock'), '');
-    fs.mkdirSync(markersDir(home), { recursive: true });
-    fs.writeFileSync(
-      markerFile(home, 'py-session'),
-      JSON.stringify({ session_id: 'py-session', owner_run_id: 'python-run' }),
-    );
+    const pyLock = path.join(runsDir(home), 'python-run.lock');
+    // The reference's run lock: the file opened "a+" and flocked for the run; nothing written in it.
+    const python = spawnHolder(pyLock);
+    expect(await python.lines.next()).toBe('locked');
+    writeMarker(home, 'py-session', 'python-run');
+    backend.state.sessions['py-session'] = {
+      id: 'py-session',
+      messages: [{ role: 'user', parts: [{ type: 'text', text: 'written by the Python agent' }] }],
+      archived: 0,
+      commits: 0,
+    };
+    expect(await runState(home, 'python-run')).toBe('alive');
     await next();
     expect(commitsOf(backend, 'py-session')).toBe(0);
     expect(fs.existsSync(markerFile(home, 'py-session'))).toBe(true);
-  });
+
+    python.child.kill('SIGKILL'); // a crash: the kernel drops the flock, the empty file stays
+    await new Promise((resolve) => python.child.once('close', resolve));
+    expect(fs.existsSync(pyLock)).toBe(true);
+    expect(await runState(home, 'python-run')).toBe('dead');
+    await next();
+    expect(commitsOf(backend, 'py-session')).toBe(1);
+    expect(fs.existsSync(markerFile(home, 'py-session'))).toBe(false);
+  }, 30_000);
+
+  it('§4.9.15 our run lock is a flock the Python agent sees held while we run, and free after', async () => {
+    const { next } = await setup();
+    const { provider } = await next();
+    const lock = provider['runLock'] as RunLock;
+    await lock.whenLocked();
+    const probe = (file: string) => execFileSync('python3', ['-c', PYTHON_PROBE, file]).toString().trim();
+    expect(probe(lock.file)).toBe('busy');
+    expect(JSON.parse(fs.readFileSync(lock.file, 'utf8')).pid).toBe(process.pid);
+    await provider.shutdown({ timeoutMs: 1000 });
+    expect(fs.existsSync(lock.file)).toBe(false);
+  }, 30_000);
 });

@@ -17,7 +17,7 @@ export interface RecoveryReport {
 
 /**
  * Commit the sessions a crashed run left pending: markers whose owner run is dead (its lock file
- * is gone or names a dead process). Each is claimed first (the marker is rewritten with this
+ * is gone or its flock free). Each is claimed first (the marker is rewritten with this
  * run's id, so a second recovering run leaves it alone), then committed; 404 drops it. Markers of
  * older versions without an owner are recovered under `runs/legacy-recovery.lock`.
  */
@@ -37,7 +37,7 @@ export async function recoverOrphanedSessions(options: {
       const sid = marker.session_id;
       if (marker.owner_run_id === runId) continue;
       if (marker.owner_run_id) {
-        if (runState(hermesHome, marker.owner_run_id) !== 'dead') {
+        if ((await runState(hermesHome, marker.owner_run_id)) !== 'dead') {
           report.kept.push(sid);
           continue;
         }
@@ -69,7 +69,7 @@ export async function recoverOrphanedSessions(options: {
   } finally {
     if (legacyLock) fs.rmSync(legacyLock, { force: true });
   }
-  for (const owner of deadOwners) removeRunLock(hermesHome, owner);
+  for (const owner of deadOwners) await removeRunLock(hermesHome, owner);
   if (report.committed.length > 0)
     logger.info(`OpenViking: committed ${report.committed.length} session(s) a previous run left pending.`);
   return report;

@@ -2,15 +2,24 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { processAlive, readFileNoFollow, writeNewFile } from '@hermes-memory/core';
+import {
+  type FlockAttempt,
+  processAlive,
+  readFileNoFollow,
+  tryHoldFlock,
+  writeNewFile,
+} from '@hermes-memory/core';
 
 /**
- * Each running provider holds `<home>/openviking/runs/<run_id>.lock`. The reference takes an
- * exclusive `flock` on it; Node has none, so the file itself is the lock: created exclusively
- * (0600, never through a link) holding `{pid, host, run_id}`, removed at shutdown. A run is alive
- * while its file exists and names a live process of this host (or one of another host, which we
- * cannot check). A file we cannot read (the Python agent's flock file is empty) counts as alive:
- * a live session is never committed from under its owner (decision 0980).
+ * Each running provider holds `<home>/openviking/runs/<run_id>.lock`, as the reference does: an
+ * exclusive `flock` on it for the whole run (through core's koffi binding), so the Python agent's
+ * recovery sees our run alive and ours sees its. The file also holds `{pid, host, run_id}`
+ * (created exclusively, 0600, never through a link; removed at shutdown) for where flock is
+ * unavailable. A run is alive while its file exists and its flock is held; a free flock means the
+ * holder is gone (the kernel released it), unless the file names a live process of this host (an
+ * older version of this package, which did not flock). Another host's file is alive (flock says
+ * nothing across hosts). Without flock, an unreadable file (the Python agent's is empty) counts as
+ * alive: a live session is never committed from under its owner (decision 0980).
  */
 export interface RunLockInfo {
   pid: number;
@@ -35,6 +44,8 @@ export class RunLock {
   readonly runId: string;
   readonly file: string;
   private held = false;
+  private flock: (() => void) | null = null;
+  private flockTaking: Promise<void> = Promise.resolve();
 
   constructor(hermesHome: string, runId: string = newRunId()) {
     this.runId = runId;
@@ -51,8 +62,24 @@ export class RunLock {
       this.held = true;
     } catch {
       this.held = false;
+      return false;
     }
-    return this.held;
+    // flock is taken off the caller's stack (loading the binding the first time is not free);
+    // until it is, the pid in the file says we are alive.
+    this.flockTaking = tryHoldFlock(this.file).then(
+      (attempt) => {
+        if (!attempt.held) return;
+        if (this.held) this.flock = attempt.release;
+        else attempt.release();
+      },
+      () => undefined,
+    );
+    return true;
+  }
+
+  /** Settles once the flock was taken (or could not be): for tests and orderly starts. */
+  whenLocked(): Promise<void> {
+    return this.flockTaking;
   }
 
   get isHeld(): boolean {
@@ -65,11 +92,13 @@ export class RunLock {
     try {
       fs.unlinkSync(this.file);
     } catch {}
+    this.flock?.();
+    this.flock = null;
   }
 }
 
 /** Whether the run that owns `runId` still runs (see the module comment). */
-export function runState(hermesHome: string, runId: string): RunState {
+export async function runState(hermesHome: string, runId: string): Promise<RunState> {
   if (!/^[A-Za-z0-9._-]+$/.test(runId)) return 'unknown';
   const file = path.join(runsDir(hermesHome), `${runId}.lock`);
   let buf: Uint8Array | undefined;
@@ -79,20 +108,37 @@ export function runState(hermesHome: string, runId: string): RunState {
     return 'unknown';
   }
   if (!buf) return 'dead';
-  let info: Partial<RunLockInfo>;
+  const info = parseInfo(buf);
+  if (info && info.host !== '' && info.host !== HOST) return 'alive';
+  let probe: FlockAttempt;
   try {
-    info = JSON.parse(new TextDecoder().decode(buf)) as Partial<RunLockInfo>;
+    probe = await tryHoldFlock(file);
   } catch {
     return 'unknown';
   }
-  if (typeof info.pid !== 'number') return 'unknown';
-  if (typeof info.host === 'string' && info.host !== '' && info.host !== HOST) return 'alive';
+  if (probe.held) {
+    probe.release();
+    return info && processAlive(info.pid) ? 'alive' : 'dead';
+  }
+  if (probe.reason === 'busy') return 'alive';
+  if (probe.reason === 'missing') return 'dead';
+  if (!info) return 'unknown';
   return processAlive(info.pid) ? 'alive' : 'dead';
 }
 
+function parseInfo(buf: Uint8Array): { pid: number; host: string } | undefined {
+  try {
+    const info = JSON.parse(new TextDecoder().decode(buf)) as Partial<RunLockInfo>;
+    if (typeof info.pid !== 'number') return undefined;
+    return { pid: info.pid, host: typeof info.host === 'string' ? info.host : '' };
+  } catch {
+    return undefined;
+  }
+}
+
 /** Remove a dead run's lock file (after its sessions were recovered). */
-export function removeRunLock(hermesHome: string, runId: string): void {
-  if (runState(hermesHome, runId) !== 'dead') return;
+export async function removeRunLock(hermesHome: string, runId: string): Promise<void> {
+  if ((await runState(hermesHome, runId)) !== 'dead') return;
   try {
     fs.unlinkSync(path.join(runsDir(hermesHome), `${runId}.lock`));
   } catch {}
