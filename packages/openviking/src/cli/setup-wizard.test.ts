@@ -329,9 +329,15 @@ describe('hermes-memory openviking setup — the interactive wizard', () => {
     await probe.close();
     const exe = await createFakeExecutable('openviking-server');
     cleanup.push(() => exe.close());
+    // The launched server comes up in real time; the wizard's 60 s wait runs on the ManualClock,
+    // which stands still from the "start" answer until the server listens (else, on a busy
+    // machine, the clock raced through the whole wait before the fake process had started).
+    let startChosen = false;
+    let serverUp = false;
     exe.respondWith(async (run) => {
       const local = await startFakeOpenviking({ port: Number(run.argv[run.argv.indexOf('--port') + 1]) });
       cleanup.push(() => local.close());
+      serverUp = true;
       return {};
     });
     const clock = new ManualClock(1_000_000);
@@ -340,7 +346,10 @@ describe('hermes-memory openviking setup — the interactive wizard', () => {
       [
         choose('Custom'),
         `http://127.0.0.1:${port}`,
-        choose('Start local OpenViking'),
+        (q) => {
+          startChosen = true;
+          return (choose('Start local OpenViking') as (q: AskedQuestion) => string)(q);
+        },
         choose('No API key'),
         choose('Keep in Hermes only'),
       ],
@@ -348,7 +357,7 @@ describe('hermes-memory openviking setup — the interactive wizard', () => {
     );
     let done = false;
     void running.finally(() => (done = true));
-    await advanceUntil(clock, () => done, { maxClockMs: 60_000 });
+    await advanceUntil(clock, () => done, { maxClockMs: 60_000, hold: () => startChosen && !serverUp });
     const run = await running;
     expect(run.code).toBe(0);
     expect(exe.invocations[0]!.argv).toEqual(['--host', '127.0.0.1', '--port', String(port)]);

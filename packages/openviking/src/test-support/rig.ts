@@ -117,11 +117,23 @@ export function toolTurn(user: string, reply: string) {
 export async function advanceUntil(
   clock: ManualClock,
   done: () => boolean,
-  options: { stepMs?: number; maxClockMs?: number } = {},
+  options: {
+    stepMs?: number;
+    maxClockMs?: number;
+    /**
+     * While true the clock stands still and real time passes instead: for a step that waits on
+     * another process (a server being spawned), which the clock must not race past.
+     */
+    hold?: () => boolean;
+  } = {},
 ): Promise<void> {
   const step = options.stepMs ?? 500;
   const limit = clock.now() + (options.maxClockMs ?? 120_000);
   for (let i = 0; i < 200_000 && !done(); i++) {
+    if (options.hold?.()) {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      continue;
+    }
     const next = clock.nextTimerAt;
     if (next !== undefined && next - clock.now() <= step) await clock.advance(next - clock.now());
     else await new Promise((resolve) => setImmediate(resolve));
