@@ -63,10 +63,10 @@ export async function callTool(
       `handleToolCall('${name}', ${preview(args)}) threw instead of returning a JSON error: ${errorText(error)}`,
     );
   }
-  ensure(
-    typeof out === 'string',
-    `handleToolCall('${name}', ${preview(args)}) returned ${typeof out}, not a JSON string`,
-  );
+  // The message is built only on failure: preview() stringifies hostile arguments (1 MB strings,
+  // 3,000-deep nests), which cost seconds per check when built for every passing call.
+  if (typeof out !== 'string')
+    fail(`handleToolCall('${name}', ${preview(args)}) returned ${typeof out}, not a JSON string`);
   try {
     return JSON.parse(out);
   } catch {
