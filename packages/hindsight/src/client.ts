@@ -14,6 +14,8 @@
  */
 import {
   APICallError,
+  type CircuitBreaker,
+  CircuitOpenError,
   type Clock,
   createScrubber,
   type HealthMonitor,
@@ -33,6 +35,7 @@ import {
   type RecallResponse,
   sdk,
 } from '@vectorize-io/hindsight-client';
+import { throughBreaker } from './breaker';
 import type { ObservationScopes, RecallBudget, TagsMatch } from './config';
 import { APPEND_MIN_SERVER, versionAtLeast } from './version';
 
@@ -48,6 +51,20 @@ export interface HindsightApiOptions {
   baseDelayMs?: number;
   health?: HealthMonitor;
   clock?: Clock;
+  /**
+   * Counts every attempt (server errors, timeouts, resets and malformed bodies fail; answered 4xx
+   * and our own aborts do not) and refuses attempts while open with a `CircuitOpenError`, which
+   * is never retried. The connection test (`probe`) bypasses it. Decision 0953.
+   */
+  breaker?: CircuitBreaker;
+}
+
+/** Per-call overrides of the client's defaults. */
+interface CallOptions {
+  timeoutMs?: number;
+  maxRetries?: number;
+  /** The connection test: goes out, uncounted, even while the breaker is open. */
+  bypassBreaker?: boolean;
 }
 
 /** One item of a retain, as the service takes it (`bank_id` and `async` are call-level). */
@@ -152,8 +169,7 @@ export class HindsightApi {
         true,
         signal,
         (s) => sdk.getVersion({ client: this.client, signal: s }),
-        Math.min(this.options.timeoutMs, VERSION_TIMEOUT_MS),
-        0,
+        { timeoutMs: Math.min(this.options.timeoutMs, VERSION_TIMEOUT_MS), maxRetries: 0 },
       );
       const raw = data as { api_version?: unknown; version?: unknown };
       const version =
@@ -166,7 +182,8 @@ export class HindsightApi {
       versionCache.set(this.baseURL, answer);
       return answer;
     } catch (error) {
-      if (signal?.aborted) throw error;
+      // Refused by the breaker: nothing was asked, so nothing may be decided from it.
+      if (signal?.aborted || CircuitOpenError.isInstance(error)) throw error;
       return { version: null, appends: false };
     }
   }
@@ -254,8 +271,7 @@ export class HindsightApi {
             path: { bank_id: bankId, operation_id: operationId },
             signal: s,
           }),
-        undefined,
-        0,
+        { maxRetries: 0 },
       );
       const status = String(data?.status ?? '').toLowerCase();
       return status === 'completed' || status === 'failed' || status === 'cancelled' || status === 'not_found'
@@ -310,9 +326,15 @@ export class HindsightApi {
   }
 
   /** One page of memory units (`status` counts them). */
-  async listMemories(bankId: string, limit: number, signal?: AbortSignal) {
-    const data = await this.call('GET', `${BANKS}/${bankId}/memories/list`, true, signal, (s) =>
-      sdk.listMemories({ client: this.client, path: { bank_id: bankId }, query: { limit }, signal: s }),
+  async listMemories(bankId: string, limit: number, signal?: AbortSignal, options: CallOptions = {}) {
+    const data = await this.call(
+      'GET',
+      `${BANKS}/${bankId}/memories/list`,
+      true,
+      signal,
+      (s) =>
+        sdk.listMemories({ client: this.client, path: { bank_id: bankId }, query: { limit }, signal: s }),
+      options,
     );
     return { total: Number(data?.total ?? 0) };
   }
@@ -349,7 +371,8 @@ export class HindsightApi {
 
   /**
    * Setup's, `status --probe`'s and doctor's connection test: the version, then the bank's memory
-   * count (which proves URL, key and bank). Never throws.
+   * count (which proves URL, key and bank). Never throws; never refused by the breaker, never
+   * counted by it (a user can always check the service).
    */
   async probe(
     bankId: string,
@@ -363,10 +386,13 @@ export class HindsightApi {
         true,
         signal,
         (s) => sdk.getVersion({ client: this.client, signal: s }),
-        Math.min(this.options.timeoutMs, VERSION_TIMEOUT_MS),
-        0,
+        {
+          timeoutMs: Math.min(this.options.timeoutMs, VERSION_TIMEOUT_MS),
+          maxRetries: 0,
+          bypassBreaker: true,
+        },
       );
-      const { total } = await this.listMemories(bankId, 1, signal);
+      const { total } = await this.listMemories(bankId, 1, signal, { maxRetries: 0, bypassBreaker: true });
       const v = typeof version?.api_version === 'string' ? version.api_version : 'unknown';
       return {
         status: 'ok',
@@ -386,21 +412,29 @@ export class HindsightApi {
     idempotent: boolean,
     signal: AbortSignal | undefined,
     attempt: (signal: AbortSignal) => Promise<SdkResult<T>>,
-    timeoutMs = this.options.timeoutMs,
-    maxRetries = this.options.maxRetries ?? 2,
+    options: CallOptions = {},
   ): Promise<T> {
     const health = this.options.health;
+    const timeoutMs = options.timeoutMs ?? this.options.timeoutMs;
+    const breaker = options.bypassBreaker ? undefined : this.options.breaker;
     try {
-      const result = await retry(() => this.once(method, path, idempotent, signal, attempt, timeoutMs), {
-        maxRetries,
-        baseDelayMs: this.options.baseDelayMs ?? 250,
-        clock: this.clock,
-        ...(signal ? { signal } : {}),
-      });
+      const result = await retry(
+        () =>
+          throughBreaker(breaker, this.clock, signal, () =>
+            this.once(method, path, idempotent, signal, attempt, timeoutMs),
+          ),
+        {
+          maxRetries: options.maxRetries ?? this.options.maxRetries ?? 2,
+          baseDelayMs: this.options.baseDelayMs ?? 250,
+          clock: this.clock,
+          ...(signal ? { signal } : {}),
+        },
+      );
       health?.recordSuccess();
       return result;
     } catch (error) {
-      if (health && !signal?.aborted) {
+      // A refused call asked nothing: it says nothing new about the service.
+      if (health && !signal?.aborted && !CircuitOpenError.isInstance(error)) {
         // A 4xx is an answer: the service is up, the request was wrong.
         if (isClientError(error)) health.recordSuccess();
         else health.recordFailure(error);

@@ -11,10 +11,13 @@
  * session's first turn (bounded by 2.5 s and the manager's signal) and in `recall_sync` mode (a
  * live recall for the current message, bounded the same way). A recall `prefetch` itself asks for
  * starts once the turn yields to the event loop: the SDK builds and sends a request on this thread
- * (about 1 ms of CPU), which must not sit inside the turn's `prefetchAll`.
+ * (about 1 ms of CPU), which must not sit inside the turn's `prefetchAll`. A circuit breaker
+ * (decision 0953) stops every call to a service that keeps failing; turns are held meanwhile.
  */
 import { randomUUID } from 'node:crypto';
 import {
+  type CircuitBreaker,
+  CircuitOpenError,
   type Clock,
   type ConfigField,
   canWrite,
@@ -49,6 +52,7 @@ import {
   withDeadline,
 } from '@hermes-memory/core';
 import { type BankPlaceholders, resolveBankId } from './banks';
+import { type BreakerSettings, countsAsFailure, hindsightBreaker, unavailableMessage } from './breaker';
 import { HindsightApi, type RetainItem } from './client';
 import {
   type HindsightConfig,
@@ -58,6 +62,7 @@ import {
   resolveHindsightConfig,
   saveHindsightConfig,
 } from './config';
+import { DEFAULT_HELD_LIMITS, type HeldLimits, HeldTurns, undelivered } from './held';
 import { formatRecallBlock, type Recalled, recalledFromHits, recalledFromReflect } from './recall';
 import {
   eventTimestamp,
@@ -74,7 +79,9 @@ import {
 import { recallParams, runTool, TOOL_NAMES, toolKind, toolSchemas } from './tools';
 import { exclusive } from './writer';
 
-export interface HindsightProviderOptions extends HindsightProviderSettings {
+export interface HindsightProviderOptions extends HindsightProviderSettings, BreakerSettings {
+  /** The cap on turns held while the breaker is open (default 1000 turns, 2 000 000 characters). */
+  heldLimits?: HeldLimits;
   /**
    * The agent's status line (the reference's `status_callback`): receives "👁️ Hindsight — saving to
    * memory…" when a retain is dispatched. Failures are ignored.
@@ -145,6 +152,10 @@ export class HindsightProvider extends MemoryProvider {
   private lifetime = new AbortController();
   private readonly monitor = new HealthMonitor();
   private lastRecall: RecallStatus | null = null;
+  /** Stops calls to a service that keeps failing (decision 0953); its close sends what was held. */
+  private breaker: CircuitBreaker;
+  /** Earlier sessions' undelivered turns and the cap on what an outage holds. */
+  private held: HeldTurns;
 
   constructor(options: HindsightProviderOptions = {}, context: HindsightProviderContext = {}) {
     super();
@@ -154,6 +165,8 @@ export class HindsightProvider extends MemoryProvider {
     // From the factory context, so isAvailable() and the tool list are right before initialize.
     this.config = this.resolve(context.hermesHome, context.env ?? process.env, context.providerConfig);
     this.log = newSessionLog('', '', this.clock.now());
+    this.breaker = this.newBreaker();
+    this.held = this.newHeld();
   }
 
   /**
@@ -208,6 +221,8 @@ export class HindsightProvider extends MemoryProvider {
       maxAgeTurns: 1,
       hungAfterMs: this.drainMs + this.timeoutMs * 2,
     });
+    this.breaker = this.newBreaker();
+    this.held = this.newHeld();
     this.api = null;
     if (!this.isAvailable()) {
       this.logger.warn(`Hindsight inactive: ${this.unavailableReason()}`);
@@ -248,7 +263,7 @@ export class HindsightProvider extends MemoryProvider {
   }
 
   private startRecall(query: string): void {
-    if (!this.api || this.recallDisabled() || this.config.recallSync) return;
+    if (!this.api || this.recallDisabled() || this.config.recallSync || this.circuitOpen) return;
     const q = this.truncate(query);
     if (q.trim() === '') return;
     const started = this.slot.start(
@@ -269,11 +284,13 @@ export class HindsightProvider extends MemoryProvider {
       return '';
     }
     let recalled: Served | undefined;
+    // While the breaker is open nothing starts: what is ready is served, as for an empty prompt.
+    const open = this.circuitOpen;
     if (this.config.recallSync) {
       // The reference's synchronous mode: this message's recall, inside the turn's budget.
       const q = this.truncate(query);
       recalled =
-        q.trim() === ''
+        q.trim() === '' || open
           ? undefined
           : await withDeadline(async (signal) => this.served(await this.recallFor(q, this.signal(signal))), {
               timeoutMs: Math.min(this.timeoutMs, PREFETCH_WAIT_MS),
@@ -287,11 +304,12 @@ export class HindsightProvider extends MemoryProvider {
     } else {
       const first = this.firstPrefetch;
       recalled = this.slot.take();
-      if (recalled === undefined && first) recalled = await this.firstTurnRecall(query, options?.signal);
+      if (recalled === undefined && first && !open)
+        recalled = await this.firstTurnRecall(query, options?.signal);
       // A host that never calls queuePrefetch still gets recall, one turn behind, never waiting
       // (not after turn 1, which recalled this very query: a host that queues has not yet had the
       // chance to); one that does gets this query recalled only when nothing is ready or running.
-      if (recalled === undefined ? !this.slot.isInFlight() : !this.hostQueues && !first)
+      if (!open && (recalled === undefined ? !this.slot.isInFlight() : !this.hostQueues && !first))
         this.scheduleRecall(query);
     }
     this.firstPrefetch = false;
@@ -319,7 +337,13 @@ export class HindsightProvider extends MemoryProvider {
     const assistant = this.safe(assistantContent, 'an assistant message');
     if (user === '' && assistant === '') return;
     this.log.turns.push(turnJson(user, assistant, this.config, this.clock.now()));
+    if (this.circuitOpen) {
+      // Held, not sent and not lost: the breaker's close sends it, first and in order (capped).
+      this.held.cap(this.log);
+      return;
+    }
     if (this.log.turns.length % this.config.retainEveryNTurns !== 0) return;
+    this.dispatchHeld();
     this.dispatch(this.log);
     this.emitSaving();
   }
@@ -330,6 +354,7 @@ export class HindsightProvider extends MemoryProvider {
       if (!kind || this.config.memoryMode === 'context') return toolError(`Unknown tool: ${toolName}`);
       const api = this.api;
       if (!api || this.closed) return toolError('Hindsight is not configured.');
+      if (this.circuitOpen) return toolError(unavailableMessage(this.breaker, this.clock));
       return runTool(kind, args, {
         api,
         config: this.config,
@@ -363,7 +388,13 @@ export class HindsightProvider extends MemoryProvider {
     const id = newSessionId.trim();
     if (id === '') return undefined;
     const old = this.log;
-    if (!this.closed && this.api && this.writable && old.turns.length > old.dispatched) this.dispatch(old);
+    if (!this.closed && this.api && this.writable && undelivered(old) > 0) {
+      // While the breaker is open the old session's turns wait for its close, in its own document.
+      if (this.circuitOpen) {
+        old.dispatched = old.turns.length;
+        this.held.hold(old);
+      } else this.dispatch(old);
+    }
     this.slot.newGeneration();
     this.queuedKey = undefined;
     this.scheduledQuery = undefined;
@@ -376,10 +407,24 @@ export class HindsightProvider extends MemoryProvider {
 
   override health(): ProviderHealth | null {
     const health = this.monitor.snapshot();
+    if (this.api && this.circuitOpen) {
+      const held = this.held.count(this.log);
+      const dropped = this.held.dropped;
+      return {
+        ...health,
+        status: 'down',
+        reason:
+          `circuit breaker open: ${unavailableMessage(this.breaker, this.clock)}` +
+          (held > 0 ? ` ${held} turn(s) held for delivery.` : '') +
+          (dropped > 0 ? ` ${dropped} held turn(s) dropped (the oldest, over the cap).` : ''),
+        since: this.breaker.openedAt,
+        consecutiveFailures: this.breaker.failures,
+      };
+    }
     return health.status === 'unknown' ? null : health;
   }
 
-  /** The version and the bank's memory count (setup's and doctor's connection test). */
+  /** The version and the bank's memory count (setup's and doctor's connection test; never refused by the breaker). */
   override async probe(options?: HookOptions): Promise<ProbeResult> {
     if (!this.isAvailable()) return { status: 'failed', message: this.unavailableReason() };
     return (this.api ?? this.newApi(0)).probe(this.bank, options?.signal);
@@ -468,7 +513,14 @@ export class HindsightProvider extends MemoryProvider {
    */
   override async shutdown(options?: ShutdownOptions): Promise<void> {
     if (this.closed) return;
-    if (this.api && this.writable && this.log.turns.length > this.log.dispatched) this.dispatch(this.log);
+    if (this.api && this.writable) {
+      const held = this.held.count(this.log);
+      if (!this.circuitOpen) this.resumeDelivery();
+      else if (held > 0)
+        this.logger.warn(
+          `Hindsight: ${unavailableMessage(this.breaker, this.clock)} ${held} held turn(s) were not retained.`,
+        );
+    }
     this.closed = true;
     this.scheduledQuery = undefined;
     this.writer.close();
@@ -540,8 +592,41 @@ export class HindsightProvider extends MemoryProvider {
       timeoutMs: this.timeoutMs,
       health: this.monitor,
       clock: this.clock,
+      breaker: this.breaker,
       ...(maxRetries !== undefined ? { maxRetries } : {}),
     });
+  }
+
+  private newBreaker(): CircuitBreaker {
+    return hindsightBreaker(
+      this.options,
+      this.clock,
+      () => this.logger,
+      () => {
+        if (!this.closed) this.resumeDelivery();
+      },
+    );
+  }
+
+  private newHeld(): HeldTurns {
+    return new HeldTurns(this.options.heldLimits ?? DEFAULT_HELD_LIMITS, () => this.logger);
+  }
+
+  /** Whether the breaker refuses requests now (half-open lets the trial through). */
+  private get circuitOpen(): boolean {
+    return this.breaker.state === 'open';
+  }
+
+  /** Earlier sessions' held turns go to the writer first, in order (a dispatch follows them). */
+  private dispatchHeld(): void {
+    for (const log of this.held.take()) this.dispatch(log);
+  }
+
+  /** Everything held, first the earlier sessions', then this one's (the breaker closed, or shutdown). */
+  private resumeDelivery(): void {
+    if (!this.api || !this.writable) return;
+    this.dispatchHeld();
+    if (undelivered(this.log) > 0) this.dispatch(this.log);
   }
 
   private get timeoutMs(): number {
@@ -627,7 +712,8 @@ export class HindsightProvider extends MemoryProvider {
           try {
             state = await api.operationState(op.bankId, op.id, signal);
           } catch (error) {
-            if (signal.aborted) throw error;
+            // Refused by the breaker: the recall this wait is for would be refused too.
+            if (signal.aborted || CircuitOpenError.isInstance(error)) throw error;
             this.logger.debug(`Hindsight: status of operation ${op.id} unavailable: ${describeError(error)}`);
           }
           if (state === 'done') this.pendingOps = this.pendingOps.filter((p) => p !== op);
@@ -673,10 +759,13 @@ export class HindsightProvider extends MemoryProvider {
             async (signal) => {
               const bounded = this.signal(signal);
               await this.ensureBank(api, bank, bounded);
-              log.appends ??= (await api.serverVersion(bounded)).appends;
-              const appends = log.appends;
+              // Decided by the session's first retain that goes through, then kept: a probe that
+              // failed during an outage must not turn a session whose retains all failed into an
+              // old server's.
+              const appends = log.appends ?? (await api.serverVersion(bounded)).appends;
               const from = appends ? Math.min(log.retained, upTo) : 0;
-              const turns = log.turns.slice(from, upTo);
+              // Turns an outage dropped over the cap are empty: never sent.
+              const turns = log.turns.slice(from, upTo).filter((turn) => turn !== '');
               if (turns.length === 0) return;
               const item: RetainItem = {
                 content: sessionContent(turns),
@@ -703,7 +792,10 @@ export class HindsightProvider extends MemoryProvider {
                 config.retainAsync ? { async: true, operationId: randomUUID() } : { async: false },
                 bounded,
               );
-              if (appends) log.retained = Math.max(log.retained, upTo);
+              // The document holds these turns now (an old server's: the whole session so far).
+              log.appends ??= appends;
+              log.retained = Math.max(log.retained, upTo);
+              this.held.delivered();
               if (config.retainAsync)
                 for (const id of outcome.operationIds) this.pendingOps.push({ bankId: bank, id });
             },
@@ -711,7 +803,15 @@ export class HindsightProvider extends MemoryProvider {
           ),
         );
       } catch (error) {
-        this.logger.warn(`Hindsight retain failed: ${describeError(error)}`);
+        if (CircuitOpenError.isInstance(error)) {
+          // Refused before it went out: held, sent first once the breaker closes.
+          this.logger.debug(`Hindsight retain held: ${describeError(error)}`);
+        } else this.logger.warn(`Hindsight retain failed: ${describeError(error)}`);
+        // The current session's turns are resent with its next retain; an earlier session's are
+        // held for the next one (not after a client error, which a resend would only repeat).
+        if (log !== this.log && (CircuitOpenError.isInstance(error) || countsAsFailure(error)))
+          this.held.hold(log);
+        this.held.cap(this.log);
       }
     }, 'retain');
   }

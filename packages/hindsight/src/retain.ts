@@ -20,8 +20,8 @@ export interface SessionLog {
   /** The document of an old server (before 0.5.0): unique per process and session. */
   processDocumentId: string;
   /**
-   * Whether this session's document is appended to, decided at its first retain and kept, so a
-   * version probe that fails once never splits a session over two documents.
+   * Whether this session's document is appended to, decided by its first retain that goes through
+   * and kept, so a version probe that fails once never splits a session over two documents.
    */
   appends?: boolean;
 }

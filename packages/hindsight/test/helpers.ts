@@ -1,7 +1,7 @@
-import type { AgentContext, InitContext } from '@hermes-memory/core';
+import type { AgentContext, InitContext, ManualClock } from '@hermes-memory/core';
 import { type CollectedLogs, collectLogs, tempHermesHome } from '@hermes-memory/testkit';
 import type { FakeServer } from '@hermes-memory/testkit/http';
-import { afterAll } from 'vitest';
+import { afterAll, expect } from 'vitest';
 import { clearVersionCache, HindsightProvider, type HindsightProviderOptions } from '../src';
 import {
   FAKE_HINDSIGHT_KEY,
@@ -97,4 +97,21 @@ export function retains(server: Fake): RetainBody[] {
 
 export function body(request: { body: unknown } | undefined): Record<string, unknown> {
   return (request?.body ?? {}) as Record<string, unknown>;
+}
+
+/**
+ * Await `work`, moving the clock 1 s every five event-loop turns, so backoffs, deadlines and
+ * cooldowns elapse without sleeping while a loopback request still has turns to complete in.
+ */
+export async function pumped<T>(clock: ManualClock, work: () => Promise<T>, rounds = 600): Promise<T> {
+  let done = false;
+  const settled = work().finally(() => {
+    done = true;
+  });
+  for (let i = 0; i < rounds && !done; i++) {
+    for (let j = 0; j < 5 && !done; j++) await new Promise((resolve) => setImmediate(resolve));
+    if (!done) await clock.advance(1_000);
+  }
+  expect(done).toBe(true);
+  return settled;
 }

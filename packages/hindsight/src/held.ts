@@ -1,0 +1,114 @@
+/**
+ * Turns held while the Hindsight breaker is open (decision 0953). They stay where they are — in
+ * their session's log, past its `retained` watermark — so a retain that runs once the breaker
+ * closes sends them in order to the right document. This keeps the logs of earlier sessions that
+ * still have turns to deliver, and bounds what an outage of days can hold: the newest turns within
+ * `HeldLimits` are kept, the oldest beyond are dropped (counted, one warning per outage).
+ */
+import type { Logger } from '@hermes-memory/core';
+import type { SessionLog } from './retain';
+
+/** The most held while the breaker is open: the newest turns within both limits are kept. */
+export interface HeldLimits {
+  /** Turns (a user message and the reply). */
+  turns: number;
+  /** Characters of the turns' JSON. */
+  chars: number;
+}
+
+/** 1000 turns (2000 messages, honcho's cap) or 2 000 000 characters. */
+export const DEFAULT_HELD_LIMITS: HeldLimits = { turns: 1_000, chars: 2_000_000 };
+
+/** Turns of `log` the server does not hold yet. */
+export function undelivered(log: SessionLog): number {
+  return Math.max(0, log.turns.length - log.retained);
+}
+
+export class HeldTurns {
+  /** Earlier sessions' logs with turns still to deliver, oldest first. */
+  private earlier: SessionLog[] = [];
+  /** Held turns dropped over the cap since the provider started. */
+  dropped = 0;
+  /** Dropped in the current outage (0 once a retain succeeds): the warning comes with the first. */
+  private outageDropped = 0;
+
+  constructor(
+    private readonly limits: HeldLimits,
+    private readonly logger: () => Logger,
+  ) {}
+
+  /** Keep an earlier session's `log` until its turns are delivered (`take` hands it back). */
+  hold(log: SessionLog): void {
+    if (undelivered(log) > 0 && !this.earlier.includes(log)) this.earlier.push(log);
+  }
+
+  /** The earlier sessions' logs to send, oldest first, forgotten here (a failed send holds them again). */
+  take(): SessionLog[] {
+    const logs = this.earlier.filter((log) => undelivered(log) > 0);
+    this.earlier = [];
+    return logs;
+  }
+
+  /** Turns not delivered, across earlier sessions and `current`. */
+  count(current: SessionLog): number {
+    let n = undelivered(current);
+    for (const log of this.earlier) if (log !== current) n += undelivered(log);
+    return n;
+  }
+
+  /**
+   * Drop the oldest undelivered turns beyond the limits. Only logs that append (or have not sent
+   * yet) can lose turns: an old server's document is replaced by the whole session each time, so
+   * dropping from it would erase what it already holds.
+   */
+  cap(current: SessionLog): void {
+    const logs = [...this.earlier.filter((log) => log !== current), current].filter(
+      (log) => log.appends !== false,
+    );
+    let turns = 0;
+    let chars = 0;
+    let full = false;
+    const keepFrom = new Map<SessionLog, number>();
+    // Walk from the newest turn back: keep what fits in both limits.
+    for (let l = logs.length - 1; l >= 0; l--) {
+      const log = logs[l]!;
+      let i = log.turns.length;
+      while (!full && i > log.retained) {
+        const size = log.turns[i - 1]!.length;
+        if (turns + 1 > this.limits.turns || chars + size > this.limits.chars) full = true;
+        else {
+          turns += 1;
+          chars += size;
+          i -= 1;
+        }
+      }
+      keepFrom.set(log, i);
+    }
+    let drop = 0;
+    for (const [log, from] of keepFrom) {
+      // Released, and past the watermark: never sent (an empty turn is skipped when content is built).
+      for (let i = log.retained; i < from; i++) log.turns[i] = '';
+      drop += from - log.retained;
+      log.retained = from;
+      log.dispatched = Math.max(log.dispatched, from);
+    }
+    this.earlier = this.earlier.filter((log) => undelivered(log) > 0);
+    if (drop === 0) return;
+    this.dropped += drop;
+    if (this.outageDropped === 0)
+      this.logger().warn(
+        `Hindsight: unavailable for long enough that held turns exceed ${this.limits.turns} turns or ${this.limits.chars} characters; ` +
+          `dropping the oldest (${drop} turn(s) so far; the total is in health()).`,
+      );
+    this.outageDropped += drop;
+  }
+
+  /** A retain went through: the outage (if any) is over; say what it cost. */
+  delivered(): void {
+    if (this.outageDropped === 0) return;
+    this.logger().info(
+      `Hindsight: reachable again; ${this.outageDropped} held turn(s) were dropped during the outage.`,
+    );
+    this.outageDropped = 0;
+  }
+}
