@@ -12,13 +12,8 @@ import {
   sessionResponse,
   workspaceOf,
 } from './context';
-import {
-  type FakeHonchoState,
-  type FakePeerConfig,
-  type FakeSession,
-  matchesFilters,
-  nextStamp,
-} from './state';
+import { compileFilters } from './filters';
+import { type FakeHonchoState, type FakePeerConfig, type FakeSession, nextStamp } from './state';
 
 type Route = Parameters<FakeServer<FakeHonchoState>['route']>[2];
 
@@ -156,7 +151,7 @@ export function registerCoreRoutes(server: FakeServer<FakeHonchoState>): void {
       const { page, size } = pageQuery(req);
       const peers = Object.values(workspace.peers)
         .map(peerResponse)
-        .filter((p) => matchesFilters(p, body(req).filters));
+        .filter(compileFilters(body(req).filters));
       return reply.json(paginate(peers, page, size));
     }),
   );
@@ -221,7 +216,7 @@ export function registerCoreRoutes(server: FakeServer<FakeHonchoState>): void {
       const { page, size, reverse } = pageQuery(req);
       const sessions = Object.values(workspace.sessions)
         .map(sessionResponse)
-        .filter((s) => matchesFilters(s, body(req).filters));
+        .filter(compileFilters(body(req).filters));
       if (reverse) sessions.reverse();
       return reply.json(paginate(sessions, page, size));
     }),

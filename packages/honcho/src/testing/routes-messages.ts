@@ -2,13 +2,13 @@
 import { type FakeServer, paginate, reply } from '@hermes-memory/testkit/http';
 import { body, ensurePeer, invalid, pageQuery, queryFlag, sessionOf, workspaceOf } from './context';
 import { representationOf, searchMessages } from './deriver';
+import { compileFilters, MESSAGE_COLUMNS } from './filters';
 import { guard } from './routes-core';
 import {
   type FakeHonchoState,
   type FakeMessage,
   type FakeSession,
   type FakeWorkspace,
-  matchesFilters,
   nextStamp,
   tokenCount,
 } from './state';
@@ -110,9 +110,8 @@ export function registerMessageRoutes(server: FakeServer<FakeHonchoState>): void
       const workspace = workspaceOf(state, req);
       const session = sessionOf(workspace, req.params.session);
       const { page, size, reverse } = pageQuery(req);
-      const messages = workspace.messages.filter(
-        (m) => m.session_id === session.id && matchesFilters(m, body(req).filters),
-      );
+      const matches = compileFilters(body(req).filters, MESSAGE_COLUMNS);
+      const messages = workspace.messages.filter((m) => m.session_id === session.id && matches(m));
       if (reverse) messages.reverse();
       return reply.json(paginate(messages, page, size));
     }),
@@ -200,9 +199,10 @@ export function registerMessageRoutes(server: FakeServer<FakeHonchoState>): void
       const workspace = workspaceOf(state, req);
       const b = body(req);
       if (typeof b.query !== 'string' || !b.query.trim()) invalid(['body', 'query'], 'Field required');
-      const filters = objectOrEmpty(b.filters);
-      const perspective = typeof filters.peer_perspective === 'string' ? filters.peer_perspective : undefined;
-      let pool = workspace.messages.filter((m) => matchesFilters(m, filters));
+      // `peer_perspective` is the search route's own key; the rest filters messages.
+      const { peer_perspective: perspectiveRaw, ...filters } = objectOrEmpty(b.filters);
+      const perspective = typeof perspectiveRaw === 'string' ? perspectiveRaw : undefined;
+      let pool = workspace.messages.filter(compileFilters(filters, MESSAGE_COLUMNS));
       if (perspective) {
         // What the perspective peer has seen: sessions it belongs to.
         pool = pool.filter((m) => perspective in (workspace.sessions[m.session_id]?.peers ?? {}));
@@ -217,9 +217,8 @@ export function registerMessageRoutes(server: FakeServer<FakeHonchoState>): void
       const workspace = workspaceOf(state, req);
       const b = body(req);
       if (typeof b.query !== 'string' || !b.query.trim()) invalid(['body', 'query'], 'Field required');
-      const pool = workspace.messages.filter(
-        (m) => m.peer_id === req.params.peer && matchesFilters(m, b.filters),
-      );
+      const matches = compileFilters(b.filters, MESSAGE_COLUMNS);
+      const pool = workspace.messages.filter((m) => m.peer_id === req.params.peer && matches(m));
       return reply.json(searchMessages(pool, b.query, limitOf(b.limit)));
     }),
   );
@@ -231,9 +230,8 @@ export function registerMessageRoutes(server: FakeServer<FakeHonchoState>): void
       const session = sessionOf(workspace, req.params.session);
       const b = body(req);
       if (typeof b.query !== 'string' || !b.query.trim()) invalid(['body', 'query'], 'Field required');
-      const pool = workspace.messages.filter(
-        (m) => m.session_id === session.id && matchesFilters(m, b.filters),
-      );
+      const matches = compileFilters(b.filters, MESSAGE_COLUMNS);
+      const pool = workspace.messages.filter((m) => m.session_id === session.id && matches(m));
       return reply.json(searchMessages(pool, b.query, limitOf(b.limit)));
     }),
   );

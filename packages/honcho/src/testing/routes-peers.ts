@@ -2,14 +2,9 @@
 import { type FakeServer, paginate, reply } from '@hermes-memory/testkit/http';
 import { body, checkId, invalid, notFound, pageQuery, peerOf, workspaceOf } from './context';
 import { dialecticAnswer, rank, representationOf } from './deriver';
+import { compileFilters } from './filters';
 import { guard } from './routes-core';
-import {
-  type FakeConclusion,
-  type FakeHonchoState,
-  type FakeWorkspace,
-  matchesFilters,
-  nextStamp,
-} from './state';
+import { type FakeConclusion, type FakeHonchoState, type FakeWorkspace, nextStamp } from './state';
 
 const WS = '/v3/workspaces/:workspace';
 const LEVELS = ['minimal', 'low', 'medium', 'high', 'max'];
@@ -159,9 +154,7 @@ export function registerPeerRoutes(server: FakeServer<FakeHonchoState>): void {
     guard((req, state) => {
       const workspace = workspaceOf(state, req);
       const { page, size, reverse } = pageQuery(req);
-      const items = workspace.conclusions
-        .filter((c) => matchesFilters(c, body(req).filters))
-        .map(conclusionResponse);
+      const items = workspace.conclusions.filter(compileFilters(body(req).filters)).map(conclusionResponse);
       if (reverse) items.reverse();
       return reply.json(paginate(items, page, size));
     }),
@@ -175,7 +168,7 @@ export function registerPeerRoutes(server: FakeServer<FakeHonchoState>): void {
       const query = text(b.query);
       if (!query) invalid(['body', 'query'], 'Field required');
       const topK = typeof b.top_k === 'number' ? Math.max(1, Math.min(100, b.top_k)) : 10;
-      const pool = workspace.conclusions.filter((c) => matchesFilters(c, b.filters));
+      const pool = workspace.conclusions.filter(compileFilters(b.filters));
       const ranked = rank(
         pool.map((c) => ({ text: c.content, createdAt: c.created_at, id: c.id })),
         query,

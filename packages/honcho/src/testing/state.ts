@@ -117,21 +117,3 @@ const STOPWORDS = new Set(
     ' ',
   ),
 );
-
-/** `filters` of list and search bodies: equality, `{in: [...]}` and `{contains: x}` on a record's fields. */
-export function matchesFilters(record: object, filters: unknown): boolean {
-  if (typeof filters !== 'object' || filters === null) return true;
-  for (const [key, expected] of Object.entries(filters as Record<string, unknown>)) {
-    if (key === 'peer_perspective') continue; // handled by the search route
-    const actual = (record as Record<string, unknown>)[key];
-    if (typeof expected === 'object' && expected !== null && !Array.isArray(expected)) {
-      const spec = expected as { in?: unknown[]; contains?: unknown };
-      if (spec.in && !spec.in.includes(actual)) return false;
-      if (spec.contains !== undefined && !(Array.isArray(actual) && actual.includes(spec.contains)))
-        return false;
-      continue;
-    }
-    if (actual !== expected) return false;
-  }
-  return true;
-}
