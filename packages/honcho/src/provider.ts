@@ -8,7 +8,6 @@
 import os from 'node:os';
 import path from 'node:path';
 import {
-  APICallError,
   type ChatMessage,
   CircuitBreaker,
   type Clock,
@@ -16,8 +15,8 @@ import {
   canWrite,
   HealthMonitor,
   type HookOptions,
-  isClientError,
   type InitContext,
+  isClientError,
   type Logger,
   MemoryProvider,
   type MemoryTarget,
@@ -46,11 +45,11 @@ import {
 import { type OAuthTokenSource, tokenSourceFor } from './auth/token-source';
 import { HonchoBackend } from './client/backend';
 import { HonchoClient } from './client/honcho-client';
-import { CALLER_ABORTED, unavailableMessage } from './client/transport';
 import { clientFor, DEFAULT_TIMEOUT_S, probeHoncho } from './client/probe';
+import { CALLER_ABORTED, isAuthFailure, unavailableMessage } from './client/transport';
 import { loadHonchoConfig } from './config/load';
 import { isConfigured } from './config/resolve';
-import { HONCHO_CONFIG_SCHEMA, saveHonchoConfig, savedHonchoConfig } from './config/setup';
+import { HONCHO_CONFIG_SCHEMA, savedHonchoConfig, saveHonchoConfig } from './config/setup';
 import type { HonchoConfig, ObservationFlags, RecallMode } from './config/types';
 import type { JsonObject } from './config/values';
 import { guardWrite } from './guard';
@@ -64,7 +63,7 @@ import { SYSTEM_PROMPTS } from './recall/system-prompt';
 import { cutAtWord, isTrivialHonchoPrompt, truncateToChars } from './recall/text';
 import { type Snapshot, TwoLayerRecall } from './recall/two-layer';
 import { chunkMessage } from './session/chunk';
-import { migrateMemoryFiles } from './session/migration';
+import { migrateMemoryFiles, sdkMigrationRemote } from './session/migration';
 import { type HeldLimits, MessageWriter, type OutgoingMessage } from './session/writer';
 import { routeObserver, runHonchoTool } from './tools/handlers';
 import { HONCHO_TOOL_SCHEMAS } from './tools/schemas';
@@ -91,10 +90,6 @@ export interface HonchoProviderSettings {
   breakerCooldownMs?: number;
   /** The cap on turns held while the breaker is open (default 2000 messages, 2 000 000 characters). */
   heldLimits?: HeldLimits;
-}
-
-function isAuthFailure(error: unknown): boolean {
-  return APICallError.isInstance(error) && (error.statusCode === 401 || error.statusCode === 403);
 }
 
 function describe(error: unknown): string {
@@ -323,7 +318,7 @@ export class HonchoProvider extends MemoryProvider {
       if (epoch !== this.sessionEpoch) return;
       this.observation = opened.observation;
       if (opened.messageCount === 0 && this.config.sessionStrategy !== 'per-session' && this.writable) {
-        await this.migrate(backend, sessionKey);
+        await this.migrate(backend);
       }
       this.ready = true;
       this.initError = undefined;
@@ -359,20 +354,36 @@ export class HonchoProvider extends MemoryProvider {
     });
   }
 
-  private async migrate(backend: HonchoBackend, sessionKey: string): Promise<void> {
+  private async migrate(backend: HonchoBackend): Promise<void> {
+    const flags = (kind: 'user' | 'ai') =>
+      this.config.observation[`${kind}ObserveMe`] === false || this.observation[`${kind}ObserveMe`] === false;
     try {
-      const { uploaded, refused } = await migrateMemoryFiles({
+      const result = await migrateMemoryFiles({
         hermesHome: this.hermesHome,
         endpoint: backend.client.baseUrl,
         workspaceId: backend.workspaceId,
         userPeerId: this.userPeerId,
         aiPeerId: this.aiPeerId,
-        upload: (peer, name, text, metadata) =>
-          backend.uploadText(sessionKey, peer, name, text, metadata, this.lifetime.signal),
+        remote: sdkMigrationRemote(
+          backend,
+          {
+            userPeerId: this.userPeerId,
+            aiPeerId: this.aiPeerId,
+            optOut: { user: flags('user'), ai: flags('ai') },
+          },
+          this.lifetime.signal,
+        ),
       });
+      const { uploaded, reconciled, refused, failed } = result;
       if (uploaded.length > 0) this.logger.info(`Honcho: migrated ${uploaded.join(', ')} to Honcho.`);
+      if (reconciled.length > 0)
+        this.logger.info(
+          `Honcho: ${reconciled.join(', ')} already in Honcho (recorded, not uploaded again).`,
+        );
       for (const { file, error } of refused)
         this.logger.warn(`Honcho: ${file} was not migrated (fix it and it goes up next session): ${error}`);
+      for (const { file, error } of failed)
+        this.logger.warn(`Honcho: ${file} was not migrated (retried at the next session): ${error}`);
     } catch (error) {
       this.logger.warn(
         `Honcho: memory-file migration failed (retried at the next session): ${describe(error)}`,

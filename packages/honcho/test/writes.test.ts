@@ -6,7 +6,13 @@ import { runPythonJson, spawnPython, stdoutLines } from '@hermes-memory/testkit'
 import { afterEach, describe, expect, it } from 'vitest';
 import { effectiveBaseUrl } from '../src/client/honcho-client';
 import { chunkMessage } from '../src/index';
-import { LEDGER_FILE, MigrationStateError, migrateMemoryFiles, targetKey } from '../src/session/migration';
+import {
+  LEDGER_FILE,
+  MigrationStateError,
+  markerSessionId,
+  migrateMemoryFiles,
+  targetKey,
+} from '../src/session/migration';
 import { type Rig, startRig, WORKSPACE } from './harness';
 
 let rig: Rig;
@@ -142,8 +148,18 @@ describe('honcho writes', () => {
     await restarted.idle();
     await restarted.prefetch('');
     expect(uploads()).toHaveLength(3);
+    // The uploads live in the target's marker session (the reference's), not in the conversation.
+    expect(rig.fake.messages(WORKSPACE, 'demo')).toEqual([]);
+    const marker = markerSessionId(
+      targetKey({
+        endpoint: endpointOf(rig),
+        workspace_id: WORKSPACE,
+        user_peer_id: 'alice',
+        ai_peer_id: 'hermes',
+      }),
+    );
     const text = rig.fake
-      .messages(WORKSPACE, 'demo')
+      .messages(WORKSPACE, marker)
       .map((m) => m.content)
       .join('\n');
     expect(text).toContain('Deploys on Fridays.');
@@ -268,17 +284,32 @@ describe('honcho writes', () => {
 
 /** Holds flock on a file the way the Python agent does (test/python/hold_lock.py). */
 const HOLD_LOCK_PY = path.join(__dirname, 'python', 'hold_lock.py');
-/** A migration into the cloud endpoint for alice and hermes that records what it uploads. */
+/**
+ * A migration into the cloud endpoint for alice and hermes whose remote is a list of uploads (the
+ * marker lookup answers from it): these tests are about the ledger, the marker ones drive the fake.
+ */
 function migrationContext(home: string) {
   const uploaded: string[] = [];
+  const ids = new Set<string>();
   const ctx = {
     hermesHome: home,
     endpoint: 'https://api.honcho.dev',
     workspaceId: WORKSPACE,
     userPeerId: 'alice',
     aiPeerId: 'hermes',
-    upload: async (_peer: string, name: string) => {
-      uploaded.push(name);
+    remote: {
+      openMarker: async () => undefined,
+      hasUpload: async (_session: string, id: string) => ids.has(id),
+      upload: async (
+        _session: string,
+        _peer: string,
+        name: string,
+        _text: string,
+        metadata: Record<string, unknown>,
+      ) => {
+        uploaded.push(name);
+        ids.add(String(metadata.migration_id));
+      },
     },
   };
   return { uploaded, ctx };

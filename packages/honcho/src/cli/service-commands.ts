@@ -11,7 +11,7 @@ import { clientFor, probeHoncho } from '../client/probe';
 import { isConfigured } from '../config/resolve';
 import type { HonchoConfig } from '../config/types';
 import { guardWrite } from '../guard';
-import { migrateMemoryFiles } from '../session/migration';
+import { migrateMemoryFiles, sdkMigrationRemote } from '../session/migration';
 import { loadConfig } from './honcho-file';
 import { type Connected, connect, sessionName } from './identity';
 
@@ -206,32 +206,39 @@ const migrate: ProviderCommand = {
   usage:
     'Usage: hermes-memory honcho migrate\n\n' +
     'The agent does this by itself on the first session with Honcho; this runs it now. Each file goes\n' +
-    'up once per endpoint, workspace and peers (state/honcho_migration.json, the Python agent\'s ledger);\n' +
-    'a file the write scanner blocks is left.',
+    "up once per endpoint, workspace and peers (state/honcho_migration.json, the Python agent's ledger,\n" +
+    'and its migration_id looked up in the marker session first, so a lost ledger entry is recorded,\n' +
+    'not uploaded again); a file the write scanner blocks, or whose lookup or upload fails, is left.',
   async run(ctx, argv) {
     ctx.parseArgs(argv, {});
     const config = loadConfig(ctx);
     const c = requireConnection(ctx, config);
-    await c.backend.openSession(c.session, c.user, c.ai, config.observation, ctx.signal);
+    const opened = await c.backend.openSession(c.session, c.user, c.ai, config.observation, ctx.signal);
+    const off = (kind: 'user' | 'ai') =>
+      config.observation[`${kind}ObserveMe`] === false || opened.observation[`${kind}ObserveMe`] === false;
     const result = await migrateMemoryFiles({
       hermesHome: ctx.home,
       endpoint: c.backend.client.baseUrl,
       workspaceId: c.backend.workspaceId,
       userPeerId: c.user,
       aiPeerId: c.ai,
-      upload: (peer, name, text, metadata) =>
-        c.backend.uploadText(c.session, peer, name, text, metadata, ctx.signal),
+      remote: sdkMigrationRemote(
+        c.backend,
+        { userPeerId: c.user, aiPeerId: c.ai, optOut: { user: off('user'), ai: off('ai') } },
+        ctx.signal,
+      ),
     });
     if (ctx.json) ctx.printJson({ session: c.session, ...result });
     else {
-      ctx.out(
-        result.uploaded.length > 0
-          ? `Uploaded ${result.uploaded.join(', ')} to session '${c.session}'.`
-          : 'Nothing to upload (no memory files, or all already migrated).',
-      );
-      for (const { file, error } of result.refused) ctx.err(`${file} was not uploaded: ${error}`);
+      if (result.uploaded.length > 0) ctx.out(`Uploaded ${result.uploaded.join(', ')}.`);
+      if (result.reconciled.length > 0)
+        ctx.out(`Already in Honcho (recorded, not uploaded again): ${result.reconciled.join(', ')}.`);
+      if (result.uploaded.length + result.reconciled.length === 0)
+        ctx.out('Nothing to upload (no memory files, or all already migrated).');
+      for (const { file, error } of [...result.refused, ...result.failed])
+        ctx.err(`${file} was not uploaded: ${error}`);
     }
-    return result.refused.length > 0 ? 1 : 0;
+    return result.refused.length + result.failed.length > 0 ? 1 : 0;
   },
 };
 

@@ -253,6 +253,52 @@ export class HonchoBackend {
     return items.map((c) => ({ id: c.id, content: c.content }));
   }
 
+  /**
+   * Get-or-create a side session (the migration's marker) with both peers, neither observing the
+   * other; a peer's `observeMe` is false when `optOut` says so or the server already holds false
+   * for it (as a peer or in this session), else left to the server's default.
+   */
+  async openSideSession(
+    sessionId: string,
+    metadata: Record<string, string>,
+    peers: ReadonlyArray<{ id: string; optOut: boolean }>,
+    signal?: AbortSignal,
+  ): Promise<void> {
+    this.fresh();
+    const session = this.client.call(signal, (sdk) => sdk.session(sessionId, { metadata }));
+    this.sessions.set(sessionId, session);
+    session.catch(() => this.sessions.delete(sessionId));
+    const marker = await session;
+    const handles = await Promise.all(peers.map((p) => this.peer(p.id, signal)));
+    const additions = await this.client.call(signal, async () => {
+      const members = new Set((await marker.peers()).map((p) => p.id));
+      return Promise.all(
+        peers.map(async ({ id, optOut }, i) => {
+          const [asPeer, inSession] = await Promise.all([
+            handles[i]!.getConfiguration(),
+            members.has(id) ? marker.getPeerConfiguration(id) : undefined,
+          ]);
+          const off = optOut || asPeer.observeMe === false || inSession?.observeMe === false;
+          return [handles[i]!, { ...(off ? { observeMe: false } : {}), observeOthers: false }] as const;
+        }),
+      );
+    });
+    await this.client.call(signal, () => marker.addPeers(additions.map(([p, c]) => [p, c])));
+  }
+
+  /** Whether a session holds a message whose metadata contains `metadata` (one page of one). */
+  async hasMessageWith(
+    sessionId: string,
+    metadata: Record<string, string>,
+    signal?: AbortSignal,
+  ): Promise<boolean> {
+    const session = await this.session(sessionId, signal);
+    const page = await this.client.call(signal, () =>
+      session.messages({ filters: { metadata }, page: 1, size: 1 }),
+    );
+    return page.items.length > 0;
+  }
+
   /** Upload a text file as messages of `peerId` in a session (the memory-file migration). */
   async uploadText(
     sessionId: string,

@@ -110,6 +110,11 @@ function isHonchoError(error: unknown): error is HonchoErrorLike {
   return error instanceof Error && typeof (error as { status?: unknown }).status === 'number';
 }
 
+/** A refused key or grant (401, 403): retrying will not help, the user must act. */
+export function isAuthFailure(error: unknown): boolean {
+  return APICallError.isInstance(error) && (error.statusCode === 401 || error.statusCode === 403);
+}
+
 export class HonchoTransport {
   private readonly clock: Clock;
   private readonly scrub: (text: string) => string;

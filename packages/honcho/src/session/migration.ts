@@ -6,6 +6,8 @@
  * where the target (endpoint, workspace, both peers) is hashed from its canonical JSON and the
  * source is the directory the file lives in. Our older `uploaded` entries still count as done.
  * Unreadable or unknown state fails closed (nothing uploaded): overwriting it could upload again.
+ * As in the reference, the uploads go into a marker session per target whose messages carry each
+ * file's `migration_id`, looked up before each upload: a lost ledger write never uploads twice.
  * The whole migration runs under the reference's lock — `flock` on
  * `state/honcho_migration.json.lock`, 5 s, skipped (until the next session) when held longer. A
  * file the write scanner blocks is not uploaded (nor recorded, so it goes up once fixed).
@@ -14,6 +16,8 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { ensureDir, readJsonConfig, withFileLock, writeJsonConfig } from '@hermes-memory/core';
+import type { HonchoBackend } from '../client/backend';
+import { isAuthFailure } from '../client/transport';
 import { guardWrite } from '../guard';
 
 export interface MigrationSource {
@@ -122,6 +126,27 @@ export function wrapPriorMemory(source: MigrationSource, text: string): string {
   return `<prior_memory_file name="${source.uploadAs}" description="${source.description}">\nThis is memory the agent kept in a local file before Honcho was enabled.\n\n${text.trim()}\n</prior_memory_file>\n`;
 }
 
+/** The marker session of a target (88 characters: under Honcho's 100-character cap). */
+export const markerSessionId = (target: string): string => `hermes-memory-migration-${target}`;
+
+/** What the migration does on Honcho; each call rejects on failure (the caller owns deadlines). */
+export interface MigrationRemote {
+  /** Get-or-create the target's marker session with both peers; once, before the first lookup. */
+  openMarker(sessionId: string, metadata: Record<string, string>): Promise<void>;
+  /** Whether the marker session holds a message whose metadata carries this `migration_id`. */
+  hasUpload(sessionId: string, migrationId: string): Promise<boolean>;
+  /** Upload a file as messages of `peerId` into the marker session. */
+  upload(
+    sessionId: string,
+    peerId: string,
+    fileName: string,
+    text: string,
+    metadata: Record<string, unknown>,
+  ): Promise<void>;
+  /** An error after which nothing more is tried (a refused key): the migration stops there. */
+  isFatal?(error: unknown): boolean;
+}
+
 export interface MigrationContext {
   hermesHome: string;
   /** The effective base URL requests go to (part of the ledger's target). */
@@ -129,25 +154,32 @@ export interface MigrationContext {
   workspaceId: string;
   userPeerId: string;
   aiPeerId: string;
-  upload: (
-    peerId: string,
-    fileName: string,
-    text: string,
-    metadata: Record<string, unknown>,
-  ) => Promise<void>;
+  remote: MigrationRemote;
 }
 
 export interface MigrationResult {
   /** Files uploaded now (their `uploadAs` names). */
   uploaded: string[];
+  /** Files found already uploaded in the marker session (a lost ledger write) and recorded now. */
+  reconciled: string[];
   /** Files the write scanner refused, with its reason (left for a later session). */
   refused: Array<{ file: string; error: string }>;
+  /** Files not done because a call or the ledger write failed (tried again next session). */
+  failed: Array<{ file: string; error: string }>;
 }
 
+const describe = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
 /**
- * Upload what is not in the ledger yet, under the ledger's lock. A failed upload leaves that file
- * for next time; a lock held elsewhere past `lockTimeoutMs` rejects with core's `LockTimeoutError`,
- * a ledger we cannot read or do not know with `MigrationStateError` (before any upload).
+ * Upload what is not in the ledger yet, under the ledger's lock, as the reference does: a file in
+ * the ledger is skipped with no call; otherwise the target's marker session is asked for a message
+ * carrying the file's `migration_id` — found, the upload happened and only its ledger write was
+ * lost (a crash, a full disk, another machine on the same workspace), so it is recorded, not
+ * repeated; not found, the file is uploaded into the marker session with that id in its metadata
+ * and then recorded. A failed lookup skips the upload (an unknown answer must not risk a second
+ * copy); a failed upload leaves the file for next time; a fatal error or a failed ledger write
+ * stops the run. A lock held elsewhere past `lockTimeoutMs` rejects with core's `LockTimeoutError`,
+ * a ledger we cannot read or do not know with `MigrationStateError` (before any call).
  */
 export async function migrateMemoryFiles(
   ctx: MigrationContext,
@@ -168,10 +200,23 @@ async function migrateLocked(ctx: MigrationContext, ledgerPath: string): Promise
     user_peer_id: ctx.userPeerId,
     ai_peer_id: ctx.aiPeerId,
   };
+  const tk = targetKey(target);
+  const marker = markerSessionId(tk);
   const ledger = readLedger(ledgerPath);
   const legacy = isObject(ledger.uploaded) ? ledger.uploaded : {};
-  const done: string[] = [];
-  const refused: MigrationResult['refused'] = [];
+  const result: MigrationResult = { uploaded: [], reconciled: [], refused: [], failed: [] };
+  let markerOpen = false;
+  /** Record a file as done; false (and the run stops) when the ledger cannot be written. */
+  const record = (files: Json, fileKey: string, file: string): boolean => {
+    files[fileKey] = true;
+    try {
+      writeJsonConfig(ledgerPath, ledger);
+      return true;
+    } catch (error) {
+      result.failed.push({ file, error: `done, but the ledger could not be written: ${describe(error)}` });
+      return false;
+    }
+  };
   for (const source of MIGRATION_SOURCES) {
     const file = path.join(ctx.hermesHome, source.file);
     if (!existsSync(file)) continue;
@@ -182,31 +227,80 @@ async function migrateLocked(ctx: MigrationContext, ledgerPath: string): Promise
     if (files[fileKey] === true) continue;
     if (legacy[`${ctx.workspaceId}/${peerId}/${source.uploadAs}`]) {
       // Uploaded by an earlier version of this package: recorded where the Python agent looks too.
-      files[fileKey] = true;
-      writeJsonConfig(ledgerPath, ledger);
+      if (!record(files, fileKey, source.file)) break;
       continue;
     }
     const text = readFileSync(file, 'utf8').replace(/^\uFEFF/, '');
     if (!text.trim()) continue;
     const guarded = guardWrite(text);
     if (!guarded.ok) {
-      refused.push({ file: source.file, error: guarded.error });
+      result.refused.push({ file: source.file, error: guarded.error });
       continue;
     }
-    await ctx.upload(peerId, source.uploadAs, wrapPriorMemory(source, guarded.text), {
-      source: 'local_memory',
-      original_file: fileKey,
-      target_peer: source.peer,
-      migration_id: migrationId(targetKey(target), sourceKey(sourcePath), fileKey),
-    });
-    files[fileKey] = true;
-    writeJsonConfig(ledgerPath, ledger);
-    done.push(source.uploadAs);
+    const id = migrationId(tk, sourceKey(sourcePath), fileKey);
+    let found: boolean;
+    try {
+      if (!markerOpen) {
+        await ctx.remote.openMarker(marker, { source: 'hermes_memory_migration', target_key: tk });
+        markerOpen = true;
+      }
+      found = await ctx.remote.hasUpload(marker, id);
+    } catch (error) {
+      result.failed.push({ file: source.file, error: `not uploaded, the lookup failed: ${describe(error)}` });
+      if (ctx.remote.isFatal?.(error)) break;
+      continue;
+    }
+    if (found) {
+      result.reconciled.push(source.uploadAs);
+      if (!record(files, fileKey, source.file)) break;
+      continue;
+    }
+    try {
+      await ctx.remote.upload(marker, peerId, source.uploadAs, wrapPriorMemory(source, guarded.text), {
+        source: 'local_memory',
+        original_file: fileKey,
+        target_peer: source.peer,
+        migration_id: id,
+      });
+    } catch (error) {
+      result.failed.push({ file: source.file, error: `upload failed: ${describe(error)}` });
+      if (ctx.remote.isFatal?.(error)) break;
+      continue;
+    }
+    result.uploaded.push(source.uploadAs);
+    if (!record(files, fileKey, source.file)) break;
   }
-  return { uploaded: done, refused };
+  return result;
 }
 
 /** The reference's per-file id (in the upload's metadata), so a remote copy can be recognised. */
 export function migrationId(target: string, source: string, filename: string): string {
   return sha256(canonicalJson({ filename, source, target, version: 1 }));
+}
+
+/**
+ * The remote side through the official SDK. `optOut` carries the observation the user turned off
+ * for each peer (config, or this session's server flags): the marker session never turns it back on.
+ */
+export function sdkMigrationRemote(
+  backend: HonchoBackend,
+  peers: { userPeerId: string; aiPeerId: string; optOut: { user: boolean; ai: boolean } },
+  signal?: AbortSignal,
+): MigrationRemote {
+  return {
+    openMarker: (sessionId, metadata) =>
+      backend.openSideSession(
+        sessionId,
+        metadata,
+        [
+          { id: peers.userPeerId, optOut: peers.optOut.user },
+          { id: peers.aiPeerId, optOut: peers.optOut.ai },
+        ],
+        signal,
+      ),
+    hasUpload: (sessionId, id) => backend.hasMessageWith(sessionId, { migration_id: id }, signal),
+    upload: (sessionId, peerId, fileName, text, metadata) =>
+      backend.uploadText(sessionId, peerId, fileName, text, metadata, signal),
+    isFatal: isAuthFailure,
+  };
 }
