@@ -38,11 +38,26 @@ export interface RemoteRunOptions {
   runs: number;
   /** Fresh managers whose first turn is timed (healthy and 503; hung: at most 3). Default 20. */
   firstTurns?: number;
-  /** Warm turns under a fault. Default 200. */
+  /** Warm turns under a fault. Default 1000, so p99 is the 10th-worst call, not the 2nd. */
   faultTurns?: number;
+  /**
+   * The model call between turns, ms: every turn waits at least this long (the background work
+   * runs meanwhile; a healthy backend's work also settles). Default `DEFAULT_MODEL_CALL_MS`.
+   */
+  modelCallMs?: number;
   /** Which of `REMOTE_MODES` to run. Default all. */
   modes?: readonly RemoteMode[];
 }
+
+/**
+ * Why 20 ms and not a real model call's seconds: what an idle gap costs the next turn is the cold
+ * path (caches, branch predictors, a descheduled vCPU), not work for the backend, and that cost
+ * stops growing within ~10 ms. Measured with the no-op provider (2-core AMD EPYC, load ≈ 1,
+ * 300 turns per gap, syncAll p50): 2 ms gap 9 µs, 10 ms 12 µs, 25–200 ms 11–13 µs; no gap 4.6 µs,
+ * healthy or hung alike. So 20 ms gives every mode the state a host's turn starts from, and 1000
+ * fault turns take 20 s (the 200 turns × 200 ms this replaced took 40 s).
+ */
+export const DEFAULT_MODEL_CALL_MS = 20;
 
 export const REMOTE_MODES = ['healthy', 'every request 503', 'every request hangs'] as const;
 export type RemoteMode = (typeof REMOTE_MODES)[number];
@@ -75,6 +90,7 @@ async function turn(
   manager: TurnManager,
   n: number,
   settle: boolean,
+  modelCallMs: number,
   timed?: { warm: number[]; sync: number[] },
 ) {
   const q = QUERIES[(n - 1) % QUERIES.length]!;
@@ -85,18 +101,23 @@ async function turn(
   t0 = now();
   manager.syncAll(`user turn ${n}: ${q}`, `assistant turn ${n}: noted.`);
   timed?.sync.push(now() - t0);
-  // A failing backend's work may never settle (a durable queue keeps its rows): bounded there.
-  await manager.flushPending(settle ? 10_000 : 200);
-  // The model call: a host yields to the event loop between turns, so work a provider deferred
-  // until then runs here (with a hung backend nothing else would let it run).
+  // The model call: the background work runs meanwhile. A healthy backend's work settles before
+  // the next turn; a failing one's may never (a durable queue keeps its rows), so it gets only the
+  // model call's time, and every mode starts its next turn after the same idle gap.
+  await Promise.all([
+    manager.flushPending(settle ? 10_000 : modelCallMs),
+    new Promise((resolve) => setTimeout(resolve, modelCallMs)),
+  ]);
+  // A host yields to the event loop between turns, so work a provider deferred until then runs
+  // here (with a hung backend nothing else would let it run).
   await new Promise((resolve) => setImmediate(resolve));
 }
 
 /**
  * Turn overhead of a remote provider through `MemoryManager`: the first turn (turn-start search +
  * prefetch, fresh manager), then steady turns — `onTurnStart`, `prefetchAll` (timed: must be served
- * from what is ready), `syncAll` (timed: must return at once), then the background work settles
- * before the next turn. The steady turns run on a manager whose turn 1 has already run (untimed,
+ * from what is ready), `syncAll` (timed: must return at once), then the model call (at least
+ * `modelCallMs` idle, during which a healthy backend's work settles) before the next turn. The steady turns run on a manager whose turn 1 has already run (untimed,
  * it may wait within its budget), so a provider's first-call wait never shows as a warm sample.
  * The same with every backend request failing (503) or hanging.
  */
@@ -106,7 +127,8 @@ export async function remoteTurnOverhead(
   log: (m: string) => void,
 ): Promise<RemoteRow[]> {
   const firstTurns = options.firstTurns ?? 20;
-  const faultTurns = options.faultTurns ?? 200;
+  const faultTurns = options.faultTurns ?? 1000;
+  const modelCallMs = options.modelCallMs ?? DEFAULT_MODEL_CALL_MS;
   const rows: RemoteRow[] = [];
   const backend = await entry.start();
   try {
@@ -138,10 +160,10 @@ export async function remoteTurnOverhead(
       });
       const { manager, cleanup } = await openManager(backend);
       try {
-        await turn(manager, 1, settle);
+        await turn(manager, 1, settle, modelCallMs);
         const timed = { warm: [] as number[], sync: [] as number[] };
         const turns = mode === 'healthy' ? options.runs : Math.min(options.runs, faultTurns);
-        for (let i = 0; i < turns; i++) await turn(manager, i + 2, settle, timed);
+        for (let i = 0; i < turns; i++) await turn(manager, i + 2, settle, modelCallMs, timed);
         rows.push({
           step: 'prefetchAll, turns after the first',
           setup,

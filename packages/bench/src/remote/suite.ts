@@ -1,6 +1,6 @@
 import os from 'node:os';
 import { REMOTE_PROVIDERS } from '../latency/providers';
-import { type RemoteRow, remoteTurnOverhead } from '../latency/remote';
+import { DEFAULT_MODEL_CALL_MS, type RemoteRow, remoteTurnOverhead } from '../latency/remote';
 import { ms, num, table } from '../report/markdown';
 import type { SuiteContext, SuiteResult } from '../report/suite';
 import { type KillRow, retaindbKillRun } from './retaindb-kill9';
@@ -79,7 +79,7 @@ const within = (r: RemoteRow) =>
 function renderRemote(d: RemoteData, runs: number): string {
   const lines = ['## Remote providers', ''];
   lines.push(
-    `Each remote provider against the protocol-faithful fake its package ships (\`./testing\`, on loopback), through the real \`MemoryManager\`, driven by its official SDK or wire protocol. Rows: the first turn of a fresh manager (${'`onTurnStart` + `prefetchAll`'}, 20 managers; 3 when every request hangs), then up to ${runs.toLocaleString('en-US')} steady turns (200 under faults) on a manager that already ran its turn 1: \`prefetchAll\` must be served from what is ready, \`syncAll\` must return at once; between turns the background work settles and the loop yields to the event loop, as a host's model call does. The machine is shared (up to 8 engineers on 2 cores): the p99 and max columns carry its scheduling noise — the load at the start is in the footer, at the end ${num(d.loadAtEnd)}.`,
+    `Each remote provider against the protocol-faithful fake its package ships (\`./testing\`, on loopback), through the real \`MemoryManager\`, driven by its official SDK or wire protocol. Rows: the first turn of a fresh manager (${'`onTurnStart` + `prefetchAll`'}, 20 managers; 3 when every request hangs), then up to ${runs.toLocaleString('en-US')} steady turns (1,000 under faults) on a manager that already ran its turn 1: \`prefetchAll\` must be served from what is ready, \`syncAll\` must return at once; between turns comes the model call, ${DEFAULT_MODEL_CALL_MS} ms of idle in every mode (a healthy backend's work also settles), then the loop yields to the event loop. The idle gap is what makes the next turn's calls cold (caches, a descheduled vCPU): that cost stops growing within ~10 ms, so ${DEFAULT_MODEL_CALL_MS} ms stands for a model call's seconds. The machine is shared (up to 8 engineers on 2 cores): the p99 and max columns carry its scheduling noise — the load at the start is in the footer, at the end ${num(d.loadAtEnd)}.`,
     '',
   );
   if (d.rows.length > 0) {
