@@ -6,11 +6,11 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { type Logger, silentLogger } from '@hermes-memory/core';
-import { runPythonJson } from '@hermes-memory/testkit';
+import { collectLogs, runPythonJson } from '@hermes-memory/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
 import { HonchoBackend } from '../src/client/backend';
 import { effectiveBaseUrl, HonchoClient } from '../src/client/honcho-client';
+import type { JsonObject } from '../src/config/values';
 import { SESSION_ID_MAX_LENGTH } from '../src/identity/session-name';
 import {
   LEDGER_FILE,
@@ -85,22 +85,21 @@ function sdkMigration(optOut = { user: false, ai: false }): MigrationContext {
   };
 }
 
-function recordingLogger(): Logger & { lines: string[] } {
-  const lines: string[] = [];
-  const log = (message: string) => {
-    lines.push(message);
-  };
-  return { ...silentLogger, info: log, warn: log, lines };
+/** A session of a provider on the fake, from initialize to shutdown (its migration done). */
+async function runSession(config: JsonObject = {}, cwd = '/srv/projects/demo', sessionId = 'session-1') {
+  const logs = collectLogs();
+  const provider = rig.provider(config, { cwd });
+  await rig.init(provider, sessionId, { logger: logs.logger });
+  await provider.idle();
+  await provider.shutdown();
+  return logs;
 }
 
 describe("§2.7.30 the migration marker session (the reference's remote ledger)", () => {
   it('the uploads go into hermes-memory-migration-<target_key> (88 characters, under the 100 cap) with their migration_id; the session says what it is', async () => {
     rig = await startRig();
     writeMemoryFiles(rig.home.path);
-    const provider = rig.provider();
-    await rig.init(provider);
-    await provider.idle();
-    await provider.shutdown();
+    await runSession();
     const marker = markerSessionId(target());
     expect(marker).toMatch(/^hermes-memory-migration-[0-9a-f]{64}$/);
     expect(marker.length).toBeLessThanOrEqual(SESSION_ID_MAX_LENGTH);
@@ -121,28 +120,20 @@ describe("§2.7.30 the migration marker session (the reference's remote ledger)"
     expect(rig.fake.messages(WORKSPACE, marker).every((m) => m.metadata.source === 'local_memory')).toBe(
       true,
     );
-    await provider.shutdown();
   });
 
   it('a file uploaded whose ledger entry is gone (a crash, another home on the same workspace) is found by its migration_id and recorded, not uploaded again; a recorded file is not even looked up', async () => {
     rig = await startRig();
     writeMemoryFiles(rig.home.path);
-    const first = rig.provider();
-    await rig.init(first);
-    await first.idle();
-    await first.shutdown();
+    await runSession();
     expect(uploads()).toHaveLength(3);
 
     // The ledger is lost; the files are already in Honcho. (Before the marker lookup: 3 more uploads.)
     fs.rmSync(ledgerPath());
-    const logger = recordingLogger();
-    const second = rig.provider({}, { cwd: '/srv/projects/other' });
-    await rig.init(second, 'session-2', { logger });
-    await second.idle();
-    await second.shutdown();
+    const logs = await runSession({}, '/srv/projects/other', 'session-2');
     expect(uploads()).toHaveLength(3);
     expect(lookups()).toHaveLength(6);
-    expect(logger.lines.join('\n')).toMatch(
+    expect(logs.messages().join('\n')).toMatch(
       /consolidated_memory\.md, user_profile\.md, agent_soul\.md already in Honcho/,
     );
     // Recorded where the Python agent looks.
@@ -152,9 +143,7 @@ describe("§2.7.30 the migration marker session (the reference's remote ledger)"
       [rig.home.path]: { 'SOUL.md': true },
     });
 
-    const third = rig.provider({}, { cwd: '/srv/projects/third' });
-    await rig.init(third, 'session-3');
-    await third.idle();
+    await runSession({}, '/srv/projects/third', 'session-3');
     expect(lookups()).toHaveLength(6);
     expect(uploads()).toHaveLength(3);
   });
@@ -228,20 +217,14 @@ describe("§2.7.30 the migration marker session (the reference's remote ledger)"
   it('in the marker session neither peer observes the other, and a peer whose observation is off (config, session or peer) stays off', async () => {
     rig = await startRig();
     writeMemoryFiles(rig.home.path);
-    const provider = rig.provider({
-      observationMode: 'directional',
-      observation: { user: { observeMe: false } },
-    });
-    await rig.init(provider);
-    await provider.idle();
-    await provider.shutdown();
+    await runSession({ observationMode: 'directional', observation: { user: { observeMe: false } } });
     const marker = () => rig.fake.state.workspaces[WORKSPACE]!.sessions[markerSessionId(target())]!;
     expect(marker().peers).toEqual({
       alice: { observe_me: false, observe_others: false },
       hermes: { observe_me: null, observe_others: false },
     });
 
-    // Another target (a second AI peer) whose AI peer has observation off at the peer level.
+    // Another target (another endpoint), where the AI peer's own configuration has observation off.
     rig.fake.state.workspaces[WORKSPACE]!.peers.hermes!.configuration = { observe_me: false };
     const ctx = { ...sdkMigration(), endpoint: 'http://other.example' };
     await migrateMemoryFiles(ctx);
