@@ -7,7 +7,9 @@
 import { ManualClock } from '@hermes-memory/core';
 import { collectLogs } from '@hermes-memory/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { HonchoProvider } from '../src/index';
+import type { JsonObject } from '../src/config/values';
+import type { HonchoProvider, HonchoProviderSettings } from '../src/index';
+import { MessageWriter, type OutgoingMessage } from '../src/session/writer';
 import { API_KEY, type Rig, startRig, WORKSPACE } from './harness';
 
 let rig: Rig;
@@ -29,6 +31,22 @@ async function pumped<T>(clock: ManualClock, work: Promise<T>, rounds = 400): Pr
   return settled;
 }
 
+/** A rig on a ManualClock with one provider whose session is set up, its log collected. */
+async function openOnClock(config: JsonObject = {}, settings: HonchoProviderSettings = {}) {
+  const clock = new ManualClock();
+  rig = await startRig({ clock });
+  const logs = collectLogs();
+  const provider = rig.provider(config, settings);
+  await rig.init(provider, 'session-1', { logger: logs.logger });
+  await pumped(clock, provider.idle());
+  return { clock, logs, provider };
+}
+
+/** What the conversation's session holds, oldest first. */
+const stored = () => rig.fake.messages(WORKSPACE, 'demo').map((m) => m.content);
+/** The messages `turn(n)` writes, for each n. */
+const turnTexts = (...ns: number[]) => ns.flatMap((n) => [`user turn ${n}`, `assistant reply ${n}`]);
+
 /** One whole turn the way the manager drives it. */
 async function turn(provider: HonchoProvider, n: number, clock: ManualClock): Promise<string> {
   provider.onTurnStart(n, `question ${n}`);
@@ -40,12 +58,7 @@ async function turn(provider: HonchoProvider, n: number, clock: ManualClock): Pr
 
 describe('honcho circuit breaker', () => {
   it('a backend answering 503 opens it after 5 failed requests: turns, refreshes and tools stop calling, health is down, tools answer JSON', async () => {
-    const clock = new ManualClock();
-    rig = await startRig({ clock });
-    const logs = collectLogs();
-    const provider = rig.provider({ writeFrequency: 'turn' });
-    await rig.init(provider, 'session-1', { logger: logs.logger });
-    await pumped(clock, provider.idle());
+    const { clock, logs, provider } = await openOnClock({ writeFrequency: 'turn' });
     rig.fake.fail({ type: 'status', status: 503, retryAfter: 1, count: 100_000 });
 
     // A search is two requests of up to three attempts each: the breaker opens during the second.
@@ -81,18 +94,14 @@ describe('honcho circuit breaker', () => {
   });
 
   it('after the cooldown one trial request closes it again: held turns are sent first, in order, and health recovers', async () => {
-    const clock = new ManualClock();
-    rig = await startRig({ clock });
-    const provider = rig.provider({ writeFrequency: 'turn' }, { breakerCooldownMs: 60_000 });
-    await rig.init(provider);
-    await pumped(clock, provider.idle());
+    const { clock, provider } = await openOnClock({ writeFrequency: 'turn' }, { breakerCooldownMs: 60_000 });
     rig.fake.fail({ type: 'status', status: 500, count: 100_000 });
     await pumped(clock, provider.handleToolCall('honcho_search', { query: 'a' }));
     await pumped(clock, provider.handleToolCall('honcho_search', { query: 'b' }));
     expect(provider.health()?.status).toBe('down');
     await turn(provider, 1, clock);
     await turn(provider, 2, clock);
-    expect(rig.fake.messages(WORKSPACE, 'demo')).toEqual([]);
+    expect(stored()).toEqual([]);
     // The connection test is not refused by the breaker (it is how a user checks the service).
     expect((await pumped(clock, provider.probe())).status).toBe('failed');
 
@@ -105,26 +114,14 @@ describe('honcho circuit breaker', () => {
     await turn(provider, 4, clock); // half-open: the trial goes out, succeeds, the held turns follow
     await pumped(clock, provider.idle());
     expect(provider.health()?.status).toBe('ok');
-    expect(rig.fake.messages(WORKSPACE, 'demo').map((m) => m.content)).toEqual([
-      'user turn 1',
-      'assistant reply 1',
-      'user turn 2',
-      'assistant reply 2',
-      'user turn 3',
-      'assistant reply 3',
-      'user turn 4',
-      'assistant reply 4',
-    ]);
+    expect(stored()).toEqual(turnTexts(1, 2, 3, 4));
     const out = JSON.parse(await pumped(clock, provider.handleToolCall('honcho_search', { query: 'turn' })));
     expect(out.error).toBeUndefined();
   });
 
   it('a hung backend: each attempt times out on the injected clock and counts; a failed trial reopens for another cooldown', async () => {
-    const clock = new ManualClock();
-    rig = await startRig({ clock }); // request timeout 5 s
-    const provider = rig.provider({ writeFrequency: 'async' }, { breakerCooldownMs: 60_000 });
-    await rig.init(provider);
-    await pumped(clock, provider.idle());
+    // request timeout 5 s
+    const { clock, provider } = await openOnClock({ writeFrequency: 'async' }, { breakerCooldownMs: 60_000 });
     rig.fake.fail({ type: 'timeout', count: 100_000 });
     const first = JSON.parse(await pumped(clock, provider.handleToolCall('honcho_search', { query: 'a' })));
     expect(first.error).toMatch(/unavailable after 5 consecutive failed requests/);
@@ -147,27 +144,15 @@ describe('honcho circuit breaker', () => {
     await pumped(clock, provider.idle());
     expect(provider.health()?.status).toBe('ok');
     // Nothing the async writer held was dropped: every turn reached Honcho, in order.
-    expect(rig.fake.messages(WORKSPACE, 'demo').map((m) => m.content)).toEqual([
-      'user turn 1',
-      'assistant reply 1',
-      'user turn 2',
-      'assistant reply 2',
-      'user turn 3',
-      'assistant reply 3',
-    ]);
+    expect(stored()).toEqual(turnTexts(1, 2, 3));
   });
 
   it('turns held while open are capped: the oldest go past the cap, one warning per outage, the count in health', async () => {
-    const clock = new ManualClock();
-    rig = await startRig({ clock });
-    const logs = collectLogs();
     // 4 messages (2 turns) or 60 characters, whichever is reached first.
-    const provider = rig.provider(
+    const { clock, logs, provider } = await openOnClock(
       { writeFrequency: 'turn' },
       { breakerCooldownMs: 60_000, heldLimits: { messages: 4, chars: 60 } },
     );
-    await rig.init(provider, 'session-1', { logger: logs.logger });
-    await pumped(clock, provider.idle());
     rig.fake.fail({ type: 'status', status: 500, count: 100_000 });
     await pumped(clock, provider.handleToolCall('honcho_search', { query: 'a' }));
     await pumped(clock, provider.handleToolCall('honcho_search', { query: 'b' }));
@@ -190,13 +175,7 @@ describe('honcho circuit breaker', () => {
     await pumped(clock, provider.idle());
     expect(provider.health()?.status).toBe('ok');
     // The newest held turns, in order, then the turn that closed the breaker.
-    expect(rig.fake.messages(WORKSPACE, 'demo').map((m) => m.content)).toEqual([
-      'assistant reply 5',
-      long,
-      'ok',
-      'user turn 6',
-      'assistant reply 6',
-    ]);
+    expect(stored()).toEqual(['assistant reply 5', long, 'ok', 'user turn 6', 'assistant reply 6']);
     expect(logs.messages().join('\n')).toMatch(
       /reachable again; 9 held message\(s\) were dropped during the outage/,
     );
@@ -210,11 +189,7 @@ describe('honcho circuit breaker', () => {
   });
 
   it('client errors are answers, not failures, and a success resets the count', async () => {
-    const clock = new ManualClock();
-    rig = await startRig({ clock });
-    const provider = rig.provider();
-    await rig.init(provider);
-    await pumped(clock, provider.idle());
+    const { clock, provider } = await openOnClock();
     rig.fake.fail({ type: 'status', status: 422, count: 20 });
     for (let i = 0; i < 8; i++)
       await pumped(clock, provider.handleToolCall('honcho_search', { query: `q${i}` }));
@@ -229,5 +204,35 @@ describe('honcho circuit breaker', () => {
     }
     const out = JSON.parse(await pumped(clock, provider.handleToolCall('honcho_search', { query: 'z' })));
     expect(out.error).toBeUndefined();
+  });
+
+  it('the held-turn cap keeps a running total of characters: messages a failed flush put back count, a sent batch no longer does', async () => {
+    let failing = true;
+    const sent: string[] = [];
+    const writer = new MessageWriter({
+      frequency: 'turn',
+      ready: async () => undefined,
+      send: async (_session, messages) => {
+        if (failing) throw new Error('Honcho is down');
+        sent.push(...messages.map((m) => m.content));
+      },
+      heldLimits: { messages: 3, chars: 10 },
+    });
+    const message = (content: string): OutgoingMessage => ({ sessionId: 's', peerId: 'alice', content });
+    await expect(writer.save([message('aaaa')])).rejects.toThrow('Honcho is down');
+    writer.hold([message('bbbb')]);
+    writer.hold([message('cc')]); // 3 messages, 10 characters: at the cap, nothing dropped
+    expect(writer.heldDropped).toBe(0);
+    writer.hold([message('d')]); // 4 messages: the oldest (put back by the failed flush) goes
+    expect(writer.heldDropped).toBe(1);
+    writer.hold([message('eeeeeeee')]); // 15 characters: bbbb and cc go
+    expect(writer.heldDropped).toBe(3);
+    failing = false;
+    await writer.flushAll();
+    expect(sent).toEqual(['d', 'eeeeeeee']);
+    writer.hold([message('123456789')]); // the sent batch left the total: 9 characters fit
+    expect(writer.heldDropped).toBe(3);
+    expect(writer.pending).toBe(1);
+    writer.close();
   });
 });

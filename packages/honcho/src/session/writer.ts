@@ -61,6 +61,8 @@ export const ASYNC_RETRY_DELAY_MS = 2_000;
 
 export class MessageWriter {
   private unsent: OutgoingMessage[] = [];
+  /** Characters in `unsent`, kept as it changes so holding a turn does not walk the buffer. */
+  private unsentChars = 0;
   private saves = 0;
   private readonly queue: SerialQueue;
   private readonly clock: Clock;
@@ -94,7 +96,7 @@ export class MessageWriter {
   /** Buffer `messages` and flush as the write frequency says. Resolves when that flush (if any) is done. */
   async save(messages: readonly OutgoingMessage[], signal?: AbortSignal): Promise<void> {
     if (messages.length === 0) return;
-    this.unsent.push(...messages);
+    this.append(messages);
     this.saves += 1;
     const frequency = this.options.frequency;
     if (frequency === 'session') return;
@@ -108,23 +110,35 @@ export class MessageWriter {
 
   /** Buffer `messages` without sending (the breaker is open): the first flush after it closes sends them. */
   hold(messages: readonly OutgoingMessage[]): void {
-    this.unsent.push(...messages);
+    this.append(messages);
     this.capHeld();
   }
 
-  /** Drop the oldest held messages beyond the cap; warn at the first drop of an outage. */
+  private append(messages: readonly OutgoingMessage[]): void {
+    this.unsent.push(...messages);
+    for (const m of messages) this.unsentChars += m.content.length;
+  }
+
+  /** Put messages that did not go out back in front of the buffer, in order. */
+  private restore(messages: readonly OutgoingMessage[]): void {
+    this.unsent = [...messages, ...this.unsent];
+    for (const m of messages) this.unsentChars += m.content.length;
+  }
+
+  /**
+   * Drop the oldest held messages beyond the cap (what stays is the newest that fits both limits);
+   * warn at the first drop of an outage. Within the cap it costs nothing; over it, the dropped only.
+   */
   private capHeld(): void {
     const { messages: maxMessages, chars: maxChars } = this.heldLimits;
-    let chars = 0;
-    let keep = 0;
-    // Walk from the newest: keep what fits in both limits.
-    for (let i = this.unsent.length - 1; i >= 0; i--) {
-      const size = this.unsent[i]!.content.length;
-      if (keep + 1 > maxMessages || chars + size > maxChars) break;
-      chars += size;
-      keep += 1;
+    let drop = 0;
+    while (
+      drop < this.unsent.length &&
+      (this.unsent.length - drop > maxMessages || this.unsentChars > maxChars)
+    ) {
+      this.unsentChars -= this.unsent[drop]!.content.length;
+      drop += 1;
     }
-    const drop = this.unsent.length - keep;
     if (drop === 0) return;
     this.unsent = this.unsent.slice(drop);
     this.heldDropped += drop;
@@ -177,6 +191,7 @@ export class MessageWriter {
   private takeUnsent(): OutgoingMessage[] {
     const batch = this.unsent;
     this.unsent = [];
+    this.unsentChars = 0;
     return batch;
   }
 
@@ -188,7 +203,7 @@ export class MessageWriter {
     try {
       await this.sendAll(batch, sent, signal);
     } catch (error) {
-      this.unsent = [...batch.filter((m) => !sent.has(m)), ...this.unsent];
+      this.restore(batch.filter((m) => !sent.has(m)));
       throw error;
     }
   }
@@ -228,7 +243,7 @@ export class MessageWriter {
         remaining = remaining.filter((m) => !sent.has(m));
         if (CircuitOpenError.isInstance(error)) {
           // Refused before it went out: kept, in order, for the first flush after the breaker closes.
-          this.unsent = [...remaining, ...this.unsent];
+          this.restore(remaining);
           this.capHeld();
           return;
         }
