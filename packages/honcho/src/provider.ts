@@ -63,7 +63,7 @@ import { SYSTEM_PROMPTS } from './recall/system-prompt';
 import { cutAtWord, isTrivialHonchoPrompt, truncateToChars } from './recall/text';
 import { type Snapshot, TwoLayerRecall } from './recall/two-layer';
 import { chunkMessage } from './session/chunk';
-import { migrateMemoryFiles, sdkMigrationRemote } from './session/migration';
+import { type MigrationContext, migrateMemoryFiles, sdkMigrationRemote } from './session/migration';
 import { type HeldLimits, MessageWriter, type OutgoingMessage } from './session/writer';
 import { routeObserver, runHonchoTool } from './tools/handlers';
 import { HONCHO_TOOL_SCHEMAS } from './tools/schemas';
@@ -317,10 +317,12 @@ export class HonchoProvider extends MemoryProvider {
       );
       if (epoch !== this.sessionEpoch) return;
       this.observation = opened.observation;
-      if (opened.messageCount === 0 && this.config.sessionStrategy !== 'per-session' && this.writable) {
-        await this.migrate(backend);
-      }
       this.ready = true;
+      // The one-time migration goes on the background queue: its calls (marker session, a lookup
+      // and an upload per file) must not hold up the first turn's base context.
+      if (opened.messageCount === 0 && this.config.sessionStrategy !== 'per-session' && this.writable) {
+        this.queueMigration(backend);
+      }
       this.initError = undefined;
       this.initFailedAt = undefined;
       // The prewarm: a general dialectic stored as if fired on turn 0 (not with query rewrite or recallSync).
@@ -354,27 +356,32 @@ export class HonchoProvider extends MemoryProvider {
     });
   }
 
-  private async migrate(backend: HonchoBackend): Promise<void> {
+  /** Queue the memory-file migration for this session's peers as they are now. */
+  private queueMigration(backend: HonchoBackend): void {
     const flags = (kind: 'user' | 'ai') =>
       this.config.observation[`${kind}ObserveMe`] === false || this.observation[`${kind}ObserveMe`] === false;
+    const context = {
+      hermesHome: this.hermesHome,
+      endpoint: backend.client.baseUrl,
+      workspaceId: backend.workspaceId,
+      userPeerId: this.userPeerId,
+      aiPeerId: this.aiPeerId,
+      remote: sdkMigrationRemote(
+        backend,
+        {
+          userPeerId: this.userPeerId,
+          aiPeerId: this.aiPeerId,
+          optOut: { user: flags('user'), ai: flags('ai') },
+        },
+        this.lifetime.signal,
+      ),
+    };
+    this.background.push(() => this.migrate(context), 'memory-file migration');
+  }
+
+  private async migrate(context: MigrationContext): Promise<void> {
     try {
-      const result = await migrateMemoryFiles({
-        hermesHome: this.hermesHome,
-        endpoint: backend.client.baseUrl,
-        workspaceId: backend.workspaceId,
-        userPeerId: this.userPeerId,
-        aiPeerId: this.aiPeerId,
-        remote: sdkMigrationRemote(
-          backend,
-          {
-            userPeerId: this.userPeerId,
-            aiPeerId: this.aiPeerId,
-            optOut: { user: flags('user'), ai: flags('ai') },
-          },
-          this.lifetime.signal,
-        ),
-      });
-      const { uploaded, reconciled, refused, failed } = result;
+      const { uploaded, reconciled, refused, failed } = await migrateMemoryFiles(context);
       if (uploaded.length > 0) this.logger.info(`Honcho: migrated ${uploaded.join(', ')} to Honcho.`);
       if (reconciled.length > 0)
         this.logger.info(

@@ -6,7 +6,8 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { collectLogs, runPythonJson } from '@hermes-memory/testkit';
+import { collectLogs, runPythonJson, spawnPython, stdoutLines } from '@hermes-memory/testkit';
+import { Honcho } from '@honcho-ai/sdk';
 import { afterEach, describe, expect, it } from 'vitest';
 import { HonchoBackend } from '../src/client/backend';
 import { effectiveBaseUrl, HonchoClient } from '../src/client/honcho-client';
@@ -30,6 +31,7 @@ afterEach(async () => rig?.close());
 const UPLOAD = 'POST /v3/workspaces/:workspace/sessions/:session/messages/upload';
 const LOOKUP = 'POST /v3/workspaces/:workspace/sessions/:session/messages/list';
 const LEDGER_PY = path.join(__dirname, 'python', 'migration_ledger.py');
+const HOLD_LOCK_PY = path.join(__dirname, 'python', 'hold_lock.py');
 
 function writeMemoryFiles(home: string): void {
   fs.mkdirSync(path.join(home, 'memories'), { recursive: true });
@@ -241,4 +243,32 @@ describe("§2.7.30 the migration marker session (the reference's remote ledger)"
       hermes: { observe_me: false, observe_others: false },
     });
   });
+
+  it("the migration runs in the background: while the Python agent holds the ledger's lock, the first turn still gets its base context; the files go up once the lock is released", async () => {
+    rig = await startRig();
+    writeMemoryFiles(rig.home.path);
+    const sdk = new Honcho({ baseURL: rig.fake.url, apiKey: API_KEY, workspaceId: WORKSPACE, maxRetries: 0 });
+    const alice = await sdk.peer('alice');
+    for (const observer of [alice, await sdk.peer('hermes')])
+      await observer.conclusionsOf(alice).create({ content: 'Alice deploys with pnpm on Fridays.' });
+    fs.mkdirSync(path.dirname(ledgerPath()), { recursive: true });
+    const python = spawnPython(HOLD_LOCK_PY, `${ledgerPath()}.lock`);
+    const exited = new Promise((resolve) => python.once('exit', resolve));
+    expect(await stdoutLines(python).next()).toBe('locked');
+
+    const provider = rig.provider();
+    await rig.init(provider);
+    provider.onTurnStart(1, 'what do you know about me?');
+    // Before, session init waited for the migration (here: the lock, up to 5 s): the turn's 3 s
+    // base-context budget ran out and the first turn went without context.
+    expect(await provider.prefetch('what do you know about me?')).toContain(
+      'Alice deploys with pnpm on Fridays.',
+    );
+    expect(uploads()).toHaveLength(0);
+
+    python.stdin?.write('release\n');
+    await exited;
+    await provider.idle();
+    expect(uploads()).toHaveLength(3);
+  }, 30_000);
 });
