@@ -54,7 +54,7 @@ import type { HonchoConfig, ObservationFlags, RecallMode } from './config/types'
 import type { JsonObject } from './config/values';
 import { guardWrite } from './guard';
 import { a2aSessionKey, authorOf, botPeerId } from './identity/a2a';
-import { resolveAiPeerId, resolveUserPeer } from './identity/peers';
+import { isMemoryOwner, resolveAiPeerId, resolveUserPeer } from './identity/peers';
 import { gitRepoName, resolveSessionName, sessionIdOf } from './identity/session-name';
 import { formatBaseContext } from './recall/base-context';
 import { PREWARM_QUERY, runDialecticDepth } from './recall/dialectic';
@@ -119,6 +119,8 @@ export class HonchoProvider extends MemoryProvider {
   private sessionTitle: string | undefined;
   private sessionKey = '';
   private userPeerId = '';
+  /** Whether this session's user owns the local memory files (the migration's guard). */
+  private ownsMemoryFiles = false;
   private aiPeerId = '';
   private observation: ObservationFlags;
   private backend: HonchoBackend | undefined;
@@ -206,17 +208,15 @@ export class HonchoProvider extends MemoryProvider {
     }
     this.recallMode = extra.toolsOnly ? 'tools' : this.config.recallMode;
     this.sessionKey = this.resolveSessionKey(sessionId);
-    const user = resolveUserPeer(
-      this.config,
-      { userId: context.userId, userIdAlt: context.userIdAlt },
-      this.gatewayKey ?? this.sessionKey,
-    );
+    const identity = { userId: context.userId, userIdAlt: context.userIdAlt };
+    const user = resolveUserPeer(this.config, identity, this.gatewayKey ?? this.sessionKey);
     if (user.source === 'session-key') {
       this.logger.info(
         `Honcho: no peerName configured; the user peer is '${user.id}'. Set peerName in honcho.json to keep one identity across chats.`,
       );
     }
     this.userPeerId = user.id;
+    this.ownsMemoryFiles = isMemoryOwner(this.config, identity, user.id);
     this.aiPeerId = resolveAiPeerId(this.config);
     const timeoutMs = (this.config.timeoutSeconds ?? DEFAULT_TIMEOUT_S) * 1000;
     this.health_ = new HealthMonitor({ clock: this.clock });
@@ -321,7 +321,11 @@ export class HonchoProvider extends MemoryProvider {
       // The one-time migration goes on the background queue: its calls (marker session, a lookup
       // and an upload per file) must not hold up the first turn's base context.
       if (opened.messageCount === 0 && this.config.sessionStrategy !== 'per-session' && this.writable) {
-        this.queueMigration(backend);
+        if (this.ownsMemoryFiles) this.queueMigration(backend);
+        else
+          this.logger.info(
+            `Honcho: memory files not migrated: the user peer '${this.userPeerId}' is not the declared owner (peerName=${this.config.peerName?.trim() || 'unset'}).`,
+          );
       }
       this.initError = undefined;
       this.initFailedAt = undefined;

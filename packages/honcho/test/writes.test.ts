@@ -166,6 +166,39 @@ describe('honcho writes', () => {
     expect(text).toContain('prior_memory_file');
   });
 
+  it("§2.7.30 only the owner's sessions migrate the memory files: a gateway stranger's first chat uploads nothing (the owner's notes would become the stranger's in Honcho); the owner's alias on that gateway, and a CLI session with no peerName, do", async () => {
+    rig = await startRig();
+    fs.mkdirSync(path.join(rig.home.path, 'memories'), { recursive: true });
+    fs.writeFileSync(path.join(rig.home.path, 'memories', 'USER.md'), 'Alice lives in Lisbon.\n');
+    const uploads = () =>
+      rig.fake.requestsTo('POST /v3/workspaces/:workspace/sessions/:session/messages/upload');
+    const uploadedPeers = () =>
+      uploads().map((r) => String(r.rawBody.match(/name="peer_id"\r\n\r\n([^\r]+)/)?.[1]));
+    const infos: string[] = [];
+    const logger = { debug() {}, info: (m: string) => infos.push(m), warn() {}, error() {} };
+    const session = async (config: Record<string, unknown>, id: string, userId?: string) => {
+      const provider = rig.provider(config as never);
+      await rig.init(provider, id, { platform: userId ? 'telegram' : 'cli', userId, logger });
+      await provider.idle();
+      await provider.shutdown();
+    };
+
+    await session({ sessionStrategy: 'per-session' }, 'tg-stranger', '42');
+    await session({}, 'tg-stranger-2', '42');
+    await session({ peerName: '' }, 'tg-no-owner', '42');
+    expect(uploads()).toHaveLength(0);
+    expect(infos.filter((m) => m.includes('not the declared owner'))).toEqual([
+      "Honcho: memory files not migrated: the user peer '42' is not the declared owner (peerName=alice).",
+      "Honcho: memory files not migrated: the user peer '42' is not the declared owner (peerName=unset).",
+    ]);
+
+    await session({ userPeerAliases: { '7': 'alice' } }, 'tg-owner', '7');
+    expect(uploadedPeers()).toEqual(['alice']);
+    await session({ peerName: '' }, 'cli-no-owner');
+    expect(uploadedPeers()).toHaveLength(2);
+    expect(uploadedPeers()[1]).not.toBe('42');
+  });
+
   it("§2.7.30 the migration runs under the Python agent's flock on state/honcho_migration.json.lock: skipped while it is held past the timeout, done once it is released; its ledger keys are kept", async () => {
     rig = await startRig();
     const home = rig.home.path;

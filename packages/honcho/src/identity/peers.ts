@@ -94,3 +94,18 @@ export function resolveUserPeer(config: PeerConfig, identity: RuntimeIdentity, s
 export function resolveAiPeerId(config: Pick<HonchoConfig, 'aiPeer'> | undefined): string {
   return sanitizeId(config?.aiPeer || DEFAULT_AI_PEER);
 }
+
+/**
+ * Whether the session's user owns the memory files the migration would upload. As in the reference,
+ * with a `peerName` only that peer does (pinned, or an alias that names it): on a gateway, a
+ * stranger's first chat would otherwise put the owner's MEMORY.md and USER.md under the stranger's
+ * peer, and Honcho would answer the stranger from them. With no `peerName` the reference uploads
+ * for nobody; we treat a session with no platform user (the CLI, a script on the owner's machine)
+ * as the owner's, since only someone who can read the files runs it — else a user who set only
+ * HONCHO_API_KEY would never see their notes in Honcho.
+ */
+export function isMemoryOwner(config: PeerConfig, identity: RuntimeIdentity, userPeerId: string): boolean {
+  const owner = config.peerName?.trim();
+  if (owner) return userPeerId === sanitizeId(owner);
+  return runtimeIds(identity).length === 0;
+}

@@ -34,10 +34,20 @@ export const MIGRATION_SOURCES: readonly MigrationSource[] = [
     file: 'memories/MEMORY.md',
     uploadAs: 'consolidated_memory.md',
     peer: 'user',
-    description: 'long-term memory notes',
+    description: 'Long-term agent notes and preferences',
   },
-  { file: 'memories/USER.md', uploadAs: 'user_profile.md', peer: 'user', description: 'user profile' },
-  { file: 'SOUL.md', uploadAs: 'agent_soul.md', peer: 'ai', description: 'agent persona' },
+  {
+    file: 'memories/USER.md',
+    uploadAs: 'user_profile.md',
+    peer: 'user',
+    description: 'User profile and preferences',
+  },
+  {
+    file: 'SOUL.md',
+    uploadAs: 'agent_soul.md',
+    peer: 'ai',
+    description: 'Agent persona and identity configuration',
+  },
 ];
 
 export const LEDGER_FILE = path.join('state', 'honcho_migration.json');
@@ -122,8 +132,14 @@ function resolveDir(dir: string): string {
   }
 }
 
+/** The reference's envelope, word for word, so both agents' uploads read alike to Honcho. */
 export function wrapPriorMemory(source: MigrationSource, text: string): string {
-  return `<prior_memory_file name="${source.uploadAs}" description="${source.description}">\nThis is memory the agent kept in a local file before Honcho was enabled.\n\n${text.trim()}\n</prior_memory_file>\n`;
+  return (
+    '<prior_memory_file>\n<context>\n' +
+    'This file was consolidated from local conversations BEFORE Honcho was activated.\n' +
+    `${source.description}. Treat as foundational context for this user.\n` +
+    `</context>\n\n${text.trim()}\n</prior_memory_file>\n`
+  );
 }
 
 /** The marker session of a target (88 characters: under Honcho's 100-character cap). */
