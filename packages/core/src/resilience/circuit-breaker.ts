@@ -21,6 +21,13 @@ export interface CircuitBreakerOptions {
   onStateChange?: (state: BreakerState, previous: BreakerState) => void;
 }
 
+export interface BreakerRunOptions {
+  /** The caller's signal: a call that fails after it aborted is released, not counted. */
+  signal?: AbortSignal;
+  /** The error a refused call throws (a message naming the backend); default a `CircuitOpenError`. */
+  refusal?: () => Error;
+}
+
 /**
  * Stops calling a backend that keeps failing. Closed: calls pass and consecutive failures are
  * counted (any success resets the count). Open (after `threshold` failures): calls are refused
@@ -106,12 +113,29 @@ export class CircuitBreaker {
     }
   }
 
-  /** Run `call` through the breaker: refused with `CircuitOpenError` while open. */
-  async run<T>(call: () => Promise<T> | T): Promise<T> {
+  /**
+   * An admitted call ended without a verdict on the backend (its own caller aborted it): frees a
+   * half-open trial slot for the next call and counts nothing — unlike a client error, which is
+   * an answer and closes the breaker.
+   */
+  release(): void {
+    this.trialInFlight = false;
+  }
+
+  /**
+   * Run `call` through the breaker: refused while open (with `options.refusal()`, by default a
+   * `CircuitOpenError`). A call that fails after `options.signal` aborted is `release`d, not
+   * counted: stopping a request (a session switch, a turn's budget) says nothing about the backend.
+   */
+  async run<T>(call: () => Promise<T> | T, options: BreakerRunOptions = {}): Promise<T> {
+    options.signal?.throwIfAborted();
     if (!this.tryAcquire()) {
-      throw new CircuitOpenError(
-        `${this.name} temporarily unavailable after ${this.consecutive} consecutive failures; retrying after ${Math.ceil(Math.max(0, this.retryAt - this.clock.now()) / 1000)} s.`,
-        this.retryAt,
+      throw (
+        options.refusal?.() ??
+        new CircuitOpenError(
+          `${this.name} temporarily unavailable after ${this.consecutive} consecutive failures; retrying after ${Math.ceil(Math.max(0, this.retryAt - this.clock.now()) / 1000)} s.`,
+          this.retryAt,
+        )
       );
     }
     try {
@@ -119,7 +143,8 @@ export class CircuitBreaker {
       this.recordSuccess();
       return value;
     } catch (error) {
-      this.recordFailure(error);
+      if (options.signal?.aborted) this.release();
+      else this.recordFailure(error);
       throw error;
     }
   }

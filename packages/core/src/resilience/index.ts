@@ -1,4 +1,9 @@
-export { type BreakerState, CircuitBreaker, type CircuitBreakerOptions } from './circuit-breaker';
+export {
+  type BreakerRunOptions,
+  type BreakerState,
+  CircuitBreaker,
+  type CircuitBreakerOptions,
+} from './circuit-breaker';
 export { abortReason, type Clock, type ClockTimer, ManualClock, sleep, systemClock } from './clock';
 export { createDeadline, type Deadline, type DeadlineOptions, withDeadline } from './deadline';
 export { type PollOptions, type PollResult, pollUntil } from './poll';

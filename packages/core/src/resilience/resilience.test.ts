@@ -301,6 +301,46 @@ describe('CircuitBreaker', () => {
   });
 });
 
+describe('CircuitBreaker.run with a signal', () => {
+  it('a call its caller aborted frees the half-open trial and counts nothing; a refusal can name the backend', async () => {
+    const clock = new ManualClock();
+    const breaker = new CircuitBreaker({ threshold: 2, cooldownMs: 1000, clock });
+    const refusal = () => new CircuitOpenError('Example is unavailable.', breaker.retryAt);
+    const aborted = () => {
+      const stop = new AbortController();
+      return {
+        signal: stop.signal,
+        call: () => {
+          stop.abort(new Error('turn over'));
+          return Promise.reject(new Error('aborted'));
+        },
+      };
+    };
+    for (let i = 0; i < 5; i++) {
+      const { signal, call } = aborted();
+      await expect(breaker.run(call, { signal })).rejects.toThrow('aborted');
+    }
+    expect(breaker.failures).toBe(0);
+    expect(breaker.state).toBe('closed');
+    for (let i = 0; i < 2; i++)
+      await expect(breaker.run(() => Promise.reject(apiError(500)))).rejects.toThrow();
+    await expect(breaker.run(async () => 1, { refusal })).rejects.toThrow('Example is unavailable.');
+    await clock.advance(1000);
+    // The trial is aborted: no verdict, so the breaker stays half-open and the next call is the trial.
+    const { signal, call } = aborted();
+    await expect(breaker.run(call, { signal })).rejects.toThrow('aborted');
+    expect(breaker.state).toBe('half-open');
+    expect(breaker.failures).toBe(2);
+    expect(breaker.tryAcquire()).toBe(true);
+    breaker.release();
+    // An already aborted signal is not admitted at all.
+    const stopped = AbortSignal.abort(new Error('gone'));
+    await expect(breaker.run(async () => 1, { signal: stopped })).rejects.toThrow('gone');
+    await expect(breaker.run(async () => 'back')).resolves.toBe('back');
+    expect(breaker.state).toBe('closed');
+  });
+});
+
 describe('pollUntil', () => {
   it('polls on the interval until done, riding out transient errors', async () => {
     const clock = new ManualClock();
