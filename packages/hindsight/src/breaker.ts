@@ -11,18 +11,14 @@ import {
   type Logger,
 } from '@hermes-memory/core';
 
-/** What an attempt stopped by its own caller reports: releases a half-open trial, never counted. */
-export const CALLER_ABORTED: unique symbol = Symbol('hindsight request aborted by its caller');
-
 /** Answered statuses that still say the service is in trouble (client errors otherwise are answers). */
 const TROUBLE = new Set([408, 409, 429]);
 
 /**
  * Server errors, timeouts, resets and malformed bodies count; an answered 4xx other than
- * 408/409/429 (the service is up, the request or key was wrong) and our own aborts do not.
+ * 408/409/429 (the service is up, the request or key was wrong) does not.
  */
 export function countsAsFailure(error: unknown): boolean {
-  if (error === CALLER_ABORTED) return false;
   if (APICallError.isInstance(error) && error.statusCode !== undefined && TROUBLE.has(error.statusCode))
     return true;
   return !isClientError(error);
@@ -41,25 +37,16 @@ export function refusal(breaker: CircuitBreaker, clock: Clock): CircuitOpenError
 
 /**
  * One attempt through `breaker` (none: the connection test): refused at once while it is open,
- * its outcome reported otherwise — an attempt our caller aborted only releases a trial.
+ * its outcome reported otherwise — an attempt its own caller aborted is released, not counted.
  */
-export async function throughBreaker<T>(
+export function throughBreaker<T>(
   breaker: CircuitBreaker | undefined,
   clock: Clock,
-  callSignal: AbortSignal | undefined,
+  signal: AbortSignal | undefined,
   attempt: () => Promise<T>,
 ): Promise<T> {
   if (!breaker) return attempt();
-  callSignal?.throwIfAborted();
-  if (!breaker.tryAcquire()) throw refusal(breaker, clock);
-  try {
-    const value = await attempt();
-    breaker.recordSuccess();
-    return value;
-  } catch (error) {
-    breaker.recordFailure(callSignal?.aborted ? CALLER_ABORTED : error);
-    throw error;
-  }
+  return breaker.run(attempt, { ...(signal ? { signal } : {}), refusal: () => refusal(breaker, clock) });
 }
 
 export interface BreakerSettings {

@@ -205,6 +205,28 @@ describe('hindsight circuit breaker', () => {
     expect(retainedTurns(server)).toEqual([['h-1', ['User: user turn 1', 'User: user turn 2']]]);
   });
 
+  it('a trial its own caller aborted decides nothing: the next request is the trial', async () => {
+    const server = await fake();
+    const clock = new ManualClock(0);
+    const { provider } = await started(server, { clock, breakerCooldownMs: 60_000 }, { sessionId: 't-1' });
+    await openBreaker(server, provider, clock);
+    server.clearFaults();
+    server.fail({ type: 'timeout', count: 1, route: RECALL });
+    await clock.advance(60_000);
+    const stop = new AbortController();
+    const call = provider.handleToolCall('hindsight_recall', { query: 'x' }, { signal: stop.signal });
+    while (server.hanging === 0) await tick();
+    stop.abort(new Error('turn over'));
+    await call;
+    // The next request is the trial: its 500 reopens it at once and its retry is refused. Had the
+    // aborted trial closed it, three failed attempts would count 3 of 5 and leave it closed.
+    server.fail({ type: 'status', status: 500, count: 100 });
+    const out = json(await pumped(clock, () => provider.handleToolCall('hindsight_recall', { query: 'y' })));
+    expect(out.error).toMatch(/Hindsight is unavailable after 6 consecutive failed requests/);
+    expect(server.requests.filter((r) => r.status === 500)).toHaveLength(5 + 1);
+    expect(provider.health()?.status).toBe('down');
+  });
+
   it('what an outage holds is capped: the oldest turns go, one warning, the count in health() and after recovery', async () => {
     const server = await fake();
     const clock = new ManualClock(Date.parse('2026-03-01T12:00:00Z'));
