@@ -1,4 +1,5 @@
-import { CircuitOpenError } from '../errors/memory-error';
+import { APICallError, CircuitOpenError } from '../errors/memory-error';
+import type { Logger } from '../logging/logger';
 import { type Clock, systemClock } from './clock';
 import { isClientError } from './retry';
 
@@ -19,6 +20,24 @@ export interface CircuitBreakerOptions {
   clock?: Clock;
   /** Called on every state change (for health and logs). */
   onStateChange?: (state: BreakerState, previous: BreakerState) => void;
+  /**
+   * Says when it opens (a warning: the failures and the pause) and when calls resume (info),
+   * naming the backend.
+   */
+  logger?: Logger;
+}
+
+/** Statuses that still say the backend is in trouble although it answered. */
+const TROUBLE_STATUSES = new Set([408, 409, 429]);
+
+/**
+ * What a provider's breaker counts: server errors, timeouts, resets, malformed bodies, and
+ * answered 408/409/429 — not other client errors (the backend is up; the request or the key was
+ * wrong), however the request's retry policy classed them.
+ */
+export function isBackendFailure(error: unknown): boolean {
+  if (APICallError.isInstance(error) && TROUBLE_STATUSES.has(error.statusCode ?? 0)) return true;
+  return !isClientError(error);
 }
 
 export interface BreakerRunOptions {
@@ -41,6 +60,7 @@ export class CircuitBreaker {
   private readonly clock: Clock;
   private readonly name: string;
   private readonly onStateChange: CircuitBreakerOptions['onStateChange'];
+  private readonly logger: Logger | undefined;
   private current: BreakerState = 'closed';
   private consecutive = 0;
   private openedAtMs = 0;
@@ -53,6 +73,7 @@ export class CircuitBreaker {
     this.clock = options.clock ?? systemClock;
     this.name = options.name ?? 'backend';
     this.onStateChange = options.onStateChange;
+    this.logger = options.logger;
   }
 
   /** The state now (an open breaker whose cooldown passed reads as `half-open`). */
@@ -74,6 +95,12 @@ export class CircuitBreaker {
   /** When an open breaker lets a trial through. */
   get retryAt(): number {
     return this.openedAtMs + this.cooldownMs;
+  }
+
+  /** `<name> is unavailable after N consecutive failed requests; retry after S s.` (tools, health). */
+  unavailableMessage(): string {
+    const seconds = Math.ceil(Math.max(0, this.retryAt - this.clock.now()) / 1000);
+    return `${this.name} is unavailable after ${this.consecutive} consecutive failed requests; retry after ${seconds} s.`;
   }
 
   /**
@@ -159,6 +186,11 @@ export class CircuitBreaker {
   private transition(next: BreakerState): void {
     const previous = this.current;
     this.current = next;
+    if (next === 'open' && previous === 'closed')
+      this.logger?.warn(
+        `${this.name}: ${this.consecutive} consecutive requests failed; pausing ${this.name} calls for ${Math.round(this.cooldownMs / 1000)} s.`,
+      );
+    else if (next === 'closed') this.logger?.info(`${this.name}: reachable again; calls resumed.`);
     this.onStateChange?.(next, previous);
   }
 }

@@ -3,6 +3,7 @@ export {
   type BreakerState,
   CircuitBreaker,
   type CircuitBreakerOptions,
+  isBackendFailure,
 } from './circuit-breaker';
 export { abortReason, type Clock, type ClockTimer, ManualClock, sleep, systemClock } from './clock';
 export { createDeadline, type Deadline, type DeadlineOptions, withDeadline } from './deadline';

@@ -10,6 +10,7 @@ import {
   backoffDelay,
   CircuitBreaker,
   createDeadline,
+  isBackendFailure,
   isClientError,
   isRetryableError,
   ManualClock,
@@ -338,6 +339,51 @@ describe('CircuitBreaker.run with a signal', () => {
     await expect(breaker.run(async () => 1, { signal: stopped })).rejects.toThrow('gone');
     await expect(breaker.run(async () => 'back')).resolves.toBe('back');
     expect(breaker.state).toBe('closed');
+  });
+});
+
+describe('a provider breaker', () => {
+  it('counts server errors, timeouts, resets and 408/409/429 however retryable; not other client errors', () => {
+    const conflict = new APICallError({
+      message: 'HTTP 409',
+      url: 'http://x',
+      statusCode: 409,
+      isRetryable: false,
+    });
+    expect(isBackendFailure(conflict)).toBe(true);
+    expect(isBackendFailure(apiError(429))).toBe(true);
+    expect(isBackendFailure(apiError(500))).toBe(true);
+    expect(isBackendFailure(apiError())).toBe(true);
+    expect(isBackendFailure(new TimeoutError('slow', 5))).toBe(true);
+    expect(isBackendFailure(new Error('socket hang up'))).toBe(true);
+    expect(isBackendFailure(apiError(401))).toBe(false);
+    expect(isBackendFailure(apiError(404))).toBe(false);
+    expect(isBackendFailure(new InvalidArgumentError('id', 'bad id'))).toBe(false);
+  });
+
+  it('says when it opens and closes, and what a refused call tells the user', async () => {
+    const clock = new ManualClock();
+    const lines: string[] = [];
+    const logger = {
+      debug: () => {},
+      info: (m: string) => lines.push(`info ${m}`),
+      warn: (m: string) => lines.push(`warn ${m}`),
+      error: () => {},
+    };
+    const breaker = new CircuitBreaker({ threshold: 2, cooldownMs: 60_000, clock, name: 'Example', logger });
+    breaker.recordFailure(apiError(500));
+    breaker.recordFailure(apiError(500));
+    await clock.advance(15_500);
+    expect(breaker.unavailableMessage()).toBe(
+      'Example is unavailable after 2 consecutive failed requests; retry after 45 s.',
+    );
+    await clock.advance(44_500);
+    expect(breaker.tryAcquire()).toBe(true);
+    breaker.recordSuccess();
+    expect(lines).toEqual([
+      'warn Example: 2 consecutive requests failed; pausing Example calls for 60 s.',
+      'info Example: reachable again; calls resumed.',
+    ]);
   });
 });
 
