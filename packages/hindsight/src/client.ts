@@ -35,7 +35,6 @@ import {
   type RecallResponse,
   sdk,
 } from '@vectorize-io/hindsight-client';
-import { throughBreaker } from './breaker';
 import type { ObservationScopes, RecallBudget, TagsMatch } from './config';
 import { APPEND_MIN_SERVER, versionAtLeast } from './version';
 
@@ -420,9 +419,12 @@ export class HindsightApi {
     try {
       const result = await retry(
         () =>
-          throughBreaker(breaker, this.clock, signal, () =>
-            this.once(method, path, idempotent, signal, attempt, timeoutMs),
-          ),
+          breaker
+            ? breaker.run(() => this.once(method, path, idempotent, signal, attempt, timeoutMs), {
+                ...(signal ? { signal } : {}),
+                refusal: () => new CircuitOpenError(breaker.unavailableMessage(), breaker.retryAt),
+              })
+            : this.once(method, path, idempotent, signal, attempt, timeoutMs),
         {
           maxRetries: options.maxRetries ?? this.options.maxRetries ?? 2,
           baseDelayMs: this.options.baseDelayMs ?? 250,

@@ -16,7 +16,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import {
-  type CircuitBreaker,
+  CircuitBreaker,
   CircuitOpenError,
   type Clock,
   type ConfigField,
@@ -26,6 +26,7 @@ import {
   guardToolCall,
   HealthMonitor,
   type HookOptions,
+  isBackendFailure,
   type InitContext,
   type Logger,
   MemoryProvider,
@@ -52,7 +53,6 @@ import {
   withDeadline,
 } from '@hermes-memory/core';
 import { type BankPlaceholders, resolveBankId } from './banks';
-import { type BreakerSettings, countsAsFailure, hindsightBreaker, unavailableMessage } from './breaker';
 import { HindsightApi, type RetainItem } from './client';
 import {
   type HindsightConfig,
@@ -79,7 +79,11 @@ import {
 import { recallParams, runTool, TOOL_NAMES, toolKind, toolSchemas } from './tools';
 import { exclusive } from './writer';
 
-export interface HindsightProviderOptions extends HindsightProviderSettings, BreakerSettings {
+export interface HindsightProviderOptions extends HindsightProviderSettings {
+  /** Circuit breaker: consecutive failed requests that open it (default 5). */
+  breakerThreshold?: number;
+  /** How long it stays open before one trial request (default 120 000 ms). */
+  breakerCooldownMs?: number;
   /** The cap on turns held while the breaker is open (default 1000 turns, 2 000 000 characters). */
   heldLimits?: HeldLimits;
   /**
@@ -354,7 +358,7 @@ export class HindsightProvider extends MemoryProvider {
       if (!kind || this.config.memoryMode === 'context') return toolError(`Unknown tool: ${toolName}`);
       const api = this.api;
       if (!api || this.closed) return toolError('Hindsight is not configured.');
-      if (this.circuitOpen) return toolError(unavailableMessage(this.breaker, this.clock));
+      if (this.circuitOpen) return toolError(this.breaker.unavailableMessage());
       return runTool(kind, args, {
         api,
         config: this.config,
@@ -414,7 +418,7 @@ export class HindsightProvider extends MemoryProvider {
         ...health,
         status: 'down',
         reason:
-          `circuit breaker open: ${unavailableMessage(this.breaker, this.clock)}` +
+          `circuit breaker open: ${this.breaker.unavailableMessage()}` +
           (held > 0 ? ` ${held} turn(s) held for delivery.` : '') +
           (dropped > 0 ? ` ${dropped} held turn(s) dropped (the oldest, over the cap).` : ''),
         since: this.breaker.openedAt,
@@ -518,7 +522,7 @@ export class HindsightProvider extends MemoryProvider {
       if (!this.circuitOpen) this.resumeDelivery();
       else if (held > 0)
         this.logger.warn(
-          `Hindsight: ${unavailableMessage(this.breaker, this.clock)} ${held} held turn(s) were not retained.`,
+          `Hindsight: ${this.breaker.unavailableMessage()} ${held} held turn(s) were not retained.`,
         );
     }
     this.closed = true;
@@ -597,15 +601,25 @@ export class HindsightProvider extends MemoryProvider {
     });
   }
 
+  /**
+   * Per attempt: server errors, timeouts, resets, malformed bodies and 408/409/429 count (decision
+   * 0953); its close sends what was held (after the attempt that closed it reported).
+   */
   private newBreaker(): CircuitBreaker {
-    return hindsightBreaker(
-      this.options,
-      this.clock,
-      () => this.logger,
-      () => {
-        if (!this.closed) this.resumeDelivery();
+    return new CircuitBreaker({
+      threshold: this.options.breakerThreshold ?? 5,
+      cooldownMs: this.options.breakerCooldownMs ?? 120_000,
+      name: 'Hindsight',
+      clock: this.clock,
+      logger: this.logger,
+      isFailure: isBackendFailure,
+      onStateChange: (state) => {
+        if (state === 'closed')
+          queueMicrotask(() => {
+            if (!this.closed) this.resumeDelivery();
+          });
       },
-    );
+    });
   }
 
   private newHeld(): HeldTurns {
@@ -809,7 +823,7 @@ export class HindsightProvider extends MemoryProvider {
         } else this.logger.warn(`Hindsight retain failed: ${describeError(error)}`);
         // The current session's turns are resent with its next retain; an earlier session's are
         // held for the next one (not after a client error, which a resend would only repeat).
-        if (log !== this.log && (CircuitOpenError.isInstance(error) || countsAsFailure(error)))
+        if (log !== this.log && (CircuitOpenError.isInstance(error) || isBackendFailure(error)))
           this.held.hold(log);
         this.held.cap(this.log);
       }
