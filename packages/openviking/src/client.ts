@@ -1,5 +1,7 @@
 import {
   APICallError,
+  type CircuitBreaker,
+  CircuitOpenError,
   type Clock,
   createHttpClient,
   describeError,
@@ -7,6 +9,8 @@ import {
   type HttpAuth,
   type HttpClient,
   type HttpRequestOptions,
+  type HttpResponse,
+  retry,
 } from '@hermes-memory/core';
 
 /** One message part of a session message (the server's shape). */
@@ -82,6 +86,11 @@ export interface OpenvikingClientOptions {
   /** Records each call's outcome (what `health()` reports). */
   health?: HealthMonitor;
   clock?: Clock;
+  /**
+   * Every attempt of every call but the identity probe passes it: refused at once while open
+   * (a `CircuitOpenError`, never retried), its outcome counted otherwise (decision 0982).
+   */
+  breaker?: CircuitBreaker;
 }
 
 export interface CallOptions {
@@ -92,6 +101,8 @@ export interface CallOptions {
 const TRUSTED_MODE = /Trusted mode requests must include/i;
 const TENANT_HEADER = /X-OpenViking-(Account|User)/i;
 const PROBE_TIMEOUT_MS = 3000;
+/** Retries after a failed attempt (reads, and writes the server cannot have acted on). */
+const RETRY = { maxRetries: 1 };
 
 /**
  * OpenViking's HTTP API over core's client (no SDK exists for Node). Every answer is the envelope
@@ -125,7 +136,7 @@ export class OpenvikingClient {
         ...(options.apiKey ? {} : this.tenantHeaders()),
       },
       timeoutMs: options.timeoutMs,
-      retry: { maxRetries: 1 },
+      retry: RETRY,
       ...(options.health ? { health: options.health } : {}),
       ...(options.clock ? { clock: options.clock } : {}),
     });
@@ -339,7 +350,7 @@ export class OpenvikingClient {
   }
 
   private async unwrap(method: string, path: string, request: HttpRequestOptions): Promise<unknown> {
-    const response = await this.http.request<unknown>(method, path, request);
+    const response = await this.send(method, path, request);
     const body = response.data;
     const envelope = asRecord(body);
     if (envelope.status === 'error') {
@@ -359,6 +370,27 @@ export class OpenvikingClient {
       });
     }
     return 'result' in envelope ? envelope.result : body;
+  }
+
+  /**
+   * One request. With a breaker each attempt passes it (an answered envelope error is an answer,
+   * so it is judged before the envelope is read), and the retries are taken here, with the HTTP
+   * client's policy, so that a refused attempt is never retried.
+   */
+  private send(method: string, path: string, request: HttpRequestOptions): Promise<HttpResponse<unknown>> {
+    const breaker = this.options.breaker;
+    if (!breaker) return this.http.request<unknown>(method, path, request);
+    const signal = request.signal;
+    const attempt = () =>
+      breaker.run(() => this.http.request<unknown>(method, path, { ...request, retry: false }), {
+        ...(signal ? { signal } : {}),
+        refusal: () => new CircuitOpenError(breaker.unavailableMessage(), breaker.retryAt),
+      });
+    return retry(attempt, {
+      ...RETRY,
+      ...(this.options.clock ? { clock: this.options.clock } : {}),
+      ...(signal ? { signal } : {}),
+    });
   }
 
   private tenantHeaders(): Record<string, string> {

@@ -1,4 +1,11 @@
-import { type Clock, type HealthMonitor, type Logger, pollUntil, systemClock } from '@hermes-memory/core';
+import {
+  type CircuitBreaker,
+  type Clock,
+  type HealthMonitor,
+  type Logger,
+  pollUntil,
+  systemClock,
+} from '@hermes-memory/core';
 import { OpenvikingClient, type ServerIdentity, stringOf } from './client';
 import { loopbackTarget } from './endpoint';
 import { type LaunchResult, launchLocalServer } from './local-server';
@@ -33,6 +40,8 @@ export interface ConnectionOptions {
   onConnected?: (client: OpenvikingClient) => void;
   /** Replace the launcher (tests). */
   launch?: typeof launchLocalServer;
+  /** The provider's circuit breaker, handed to every client (the identity probe bypasses it). */
+  breaker?: CircuitBreaker;
 }
 
 /**
@@ -159,6 +168,7 @@ export class Connection {
       version: this.options.version,
       health: this.options.monitor,
       clock: this.clock,
+      ...(this.options.breaker ? { breaker: this.options.breaker } : {}),
     });
   }
 

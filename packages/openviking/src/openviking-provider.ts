@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import {
   type ChatMessage,
+  CircuitBreaker,
   type Clock,
   type ConfigField,
   canWrite,
@@ -10,6 +11,7 @@ import {
   HealthMonitor,
   type HookOptions,
   type InitContext,
+  isBackendFailure,
   type Logger,
   MemoryProvider,
   type MemoryTarget,
@@ -45,6 +47,7 @@ import {
 } from './openviking-settings';
 import { buildRecall, type RecallResult } from './recall';
 import { recoverOrphanedSessions } from './sessions/recovery';
+import type { HeldLimits } from './sessions/held-turns';
 import { RunLock } from './sessions/run-lock';
 import { SessionSync } from './sessions/session-sync';
 import { plainTurn, turnMessages } from './sessions/turn-messages';
@@ -61,6 +64,12 @@ const DEFAULT_SHUTDOWN_MS = 5000;
 export interface OpenvikingProviderOptions extends OpenvikingProviderSettings {
   /** Tests pass a `ManualClock`: cooldowns, drains, deadlines and auto-start waits never read the real clock. */
   clock?: Clock;
+  /** Circuit breaker: consecutive failed requests that open it (default 5). */
+  breakerThreshold?: number;
+  /** How long it stays open before one trial request (default 120 000 ms). */
+  breakerCooldownMs?: number;
+  /** The cap on turns held while the breaker is open (default 2000 messages, 2 000 000 characters). */
+  heldLimits?: HeldLimits;
 }
 
 /** What the factory hands the constructor besides the settings (see `createOpenvikingProvider`). */
@@ -83,6 +92,9 @@ export interface OpenvikingProviderContext {
  * - the connection is health-checked: while the server is unreachable or unhealthy the provider
  *   is off (tools answer "OpenViking server not connected") and re-probed every 30 s; a local
  *   server is started when configured on loopback;
+ * - a circuit breaker stops every call to a connected server that keeps failing (decision 0982):
+ *   recall serves what is ready, tools say when it is tried again, turns are held and posted in
+ *   order once it closes;
  * - tools: `viking_search`, `viking_read`, `viking_browse`, `viking_remember`, `viking_forget`,
  *   `viking_add_resource`, always answering JSON.
  */
@@ -101,6 +113,7 @@ export class OpenvikingProvider extends MemoryProvider {
   private connection: Connection | null = null;
   private sessions: SessionSync | null = null;
   private runLock: RunLock | null = null;
+  private breaker: CircuitBreaker;
   private readonly monitor: HealthMonitor;
   private slot = new PrefetchSlot<RecallResult>({ concurrency: 'per-key' });
   private mirrors = new SerialQueue({ name: 'openviking mirrors' });
@@ -120,6 +133,7 @@ export class OpenvikingProvider extends MemoryProvider {
     this.context = context;
     this.clock = options.clock ?? systemClock;
     this.monitor = new HealthMonitor({ clock: this.clock });
+    this.breaker = this.newBreaker();
     // From the factory context (env with <home>/.env, config.yaml): isAvailable() needs no I/O.
     this.settings = resolveOpenvikingSettings(options, context.providerConfig, context.env ?? process.env);
   }
@@ -170,7 +184,9 @@ export class OpenvikingProvider extends MemoryProvider {
       this.logger.warn(
         'OpenViking: could not create the run lock; crash recovery markers are off for this run.',
       );
+    this.breaker = this.newBreaker();
     this.connection = new Connection({
+      breaker: this.breaker,
       settings: () => this.resolve(),
       version: VERSION,
       hermesHome: this.hermesHome,
@@ -186,6 +202,8 @@ export class OpenvikingProvider extends MemoryProvider {
       runLock: this.runLock,
       clock: this.clock,
       logger: this.logger,
+      breaker: this.breaker,
+      ...(this.options.heldLimits ? { heldLimits: this.options.heldLimits } : {}),
     });
     this.sessions.sessionId = sessionId;
     this.initialized = true;
@@ -238,7 +256,10 @@ export class OpenvikingProvider extends MemoryProvider {
     const first = !this.prefetched;
     this.prefetched = true;
     let result = this.slot.take(query);
-    if (result === undefined && first) {
+    if (this.circuitOpen) {
+      // Nothing starts while the breaker is open: what is ready is served.
+      result ??= this.slot.take();
+    } else if (result === undefined && first) {
       this.startRecall(query);
       // A little past the recall's own budget (so a recall cut short still hands over what it
       // has), but the first turn never waits past FIRST_TURN_WAIT_MS: what comes later is served
@@ -339,6 +360,7 @@ export class OpenvikingProvider extends MemoryProvider {
       const signal = options?.signal
         ? AbortSignal.any([options.signal, this.lifetime.signal])
         : this.lifetime.signal;
+      if (this.circuitOpen) return toolError(this.breaker.unavailableMessage());
       const client = this.connection.current() ?? (await this.connection.ensure(signal));
       if (!client) return toolError(NOT_CONNECTED, { reason: this.connection.reason || 'not connected yet' });
       return runTool(toolName, args, {
@@ -354,10 +376,23 @@ export class OpenvikingProvider extends MemoryProvider {
 
   override health(): ProviderHealth | null {
     const health = this.monitor.snapshot();
+    if (this.circuitOpen) {
+      const held = this.sessions?.held;
+      return {
+        ...health,
+        status: 'down',
+        reason:
+          `circuit breaker open: ${this.breaker.unavailableMessage()}` +
+          (held?.messages ? ` ${held.messages} message(s) held for delivery.` : '') +
+          (held?.dropped ? ` ${held.dropped} held message(s) dropped (the oldest, over the cap).` : ''),
+        since: this.breaker.openedAt,
+        consecutiveFailures: this.breaker.failures,
+      };
+    }
     return health.status === 'unknown' ? null : health;
   }
 
-  /** The identity probe and an authenticated status call, for setup and doctor. */
+  /** The identity probe and an authenticated status call, for setup and doctor (never refused by the breaker). */
   override async probe(options?: HookOptions): Promise<ProbeResult> {
     const settings = this.resolve();
     const problem = settings.endpointError ?? settings.identityError;
@@ -515,10 +550,33 @@ export class OpenvikingProvider extends MemoryProvider {
     );
   }
 
+  /**
+   * Per attempt: server errors, timeouts, resets, malformed bodies and 408/409/429 count (decision
+   * 0982); its close posts what was held (after the attempt that closed it reported).
+   */
+  private newBreaker(): CircuitBreaker {
+    return new CircuitBreaker({
+      threshold: this.options.breakerThreshold ?? 5,
+      cooldownMs: this.options.breakerCooldownMs ?? 120_000,
+      name: 'OpenViking',
+      clock: this.clock,
+      logger: this.logger,
+      isFailure: isBackendFailure,
+      onStateChange: (state) => {
+        if (state === 'closed') queueMicrotask(() => this.sessions?.resume());
+      },
+    });
+  }
+
+  /** Whether the breaker refuses requests now (half-open lets the trial through). */
+  private get circuitOpen(): boolean {
+    return this.breaker.state === 'open';
+  }
+
   private startRecall(query: string): void {
     const connection = this.connection;
     const sessions = this.sessions;
-    if (this.closed || !connection || !sessions || query.trim() === '') return;
+    if (this.closed || !connection || !sessions || query.trim() === '' || this.circuitOpen) return;
     const sessionId = sessions.sessionId;
     const withSessionStart = !this.sessionStartDone.has(sessionId);
     this.slot.start(query, async (signal) => {

@@ -1,6 +1,15 @@
-import { APICallError, type Clock, describeError, type Logger, withDeadline } from '@hermes-memory/core';
+import {
+  APICallError,
+  type CircuitBreaker,
+  CircuitOpenError,
+  type Clock,
+  describeError,
+  type Logger,
+  withDeadline,
+} from '@hermes-memory/core';
 import type { OpenvikingClient, VikingMessage } from '../client';
 import type { Connection } from '../connection';
+import { DEFAULT_HELD_LIMITS, type HeldLimits, type HeldTurn, HeldTurns } from './held-turns';
 import { removeMarker, writeMarker } from './markers';
 import type { RunLock } from './run-lock';
 
@@ -17,6 +26,10 @@ export interface SessionSyncOptions {
   runLock: RunLock;
   clock: Clock;
   logger: Logger;
+  /** The provider's breaker: while it is open turns are held and commits wait (decision 0982). */
+  breaker?: CircuitBreaker;
+  /** The cap on what an outage holds (default 2000 messages, 2 000 000 characters). */
+  heldLimits?: HeldLimits;
 }
 
 export interface SwitchOptions {
@@ -32,6 +45,10 @@ export interface SwitchOptions {
  * committing half a turn). A commit happens when turns were written or the server reports
  * pending tokens, and once per session (a latch), except after in-place compression. Sessions with
  * turns carry a pending marker until committed, so a crash leaves a trace the next run commits.
+ *
+ * While the provider's breaker is open turns are held (each in its session and place, capped) and
+ * commits are deferred; `resume` — the breaker closed — posts the held turns oldest first, then
+ * commits the deferred sessions, so no session is committed before its turns arrived.
  */
 export class SessionSync {
   sessionId = '';
@@ -42,14 +59,22 @@ export class SessionSync {
   private readonly finalizers = new Map<string, Promise<void>>();
   private readonly marked = new Set<string>();
   private closing = false;
+  /** Turns waiting for the breaker to close, and the sessions whose commit waits for them. */
+  readonly held: HeldTurns;
+  private readonly deferred = new Set<string>();
+  /** Every turn's place, so held and refused turns go out in the order they were written. */
+  private seq = 0;
+  /** Held turns going out (`resume`). */
+  private delivering: Promise<void> | null = null;
 
   constructor(options: SessionSyncOptions) {
     this.options = options;
+    this.held = new HeldTurns(options.heldLimits ?? DEFAULT_HELD_LIMITS, options.logger);
   }
 
-  /** Writers and finalisers still running (the conformance harness waits for them). */
+  /** Writers, finalisers and a delivery of held turns still running (the conformance harness waits for them). */
   get pending(): number {
-    let n = this.finalizers.size;
+    let n = this.finalizers.size + (this.delivering ? 1 : 0);
     for (const set of this.writers.values()) n += set.size;
     return n;
   }
@@ -71,8 +96,48 @@ export class SessionSync {
     // start) gets the turn once the probe answers.
     if (!connection.current() && !connection.pendingProbe) return false;
     this.turns.set(sessionId, this.turnCount(sessionId) + 1);
-    this.track(sessionId, this.upload(sessionId, messages, plain));
+    const turn: HeldTurn = { seq: ++this.seq, sessionId, messages: [...messages], plain: [...plain] };
+    // While the breaker is open, or held turns are still to go out, the turn waits its place.
+    if (this.breakerOpen || this.held.size > 0 || this.delivering) {
+      this.held.hold(turn);
+      // Half-open with nothing under way: the held turns themselves are the trial.
+      if (!this.breakerOpen) this.resume();
+      return true;
+    }
+    this.track(sessionId, this.upload(turn));
     return true;
+  }
+
+  /**
+   * The breaker closed: post the held turns, oldest first, each to its own session, then commit
+   * the sessions whose commit waited (a switched-away or ended session). Refused again, the rest
+   * waits for the next close.
+   */
+  resume(): void {
+    if (this.closing || this.delivering || (this.held.size === 0 && this.deferred.size === 0)) return;
+    this.delivering = this.deliver()
+      .catch((error) =>
+        this.options.logger.warn(`OpenViking: delivering held turns failed: ${describeError(error)}`),
+      )
+      .finally(() => {
+        this.delivering = null;
+        // A turn held after the last one went out (while this settled) is not left behind.
+        if (!this.breakerOpen && this.held.size > 0) this.resume();
+      });
+  }
+
+  private async deliver(): Promise<void> {
+    for (let turn = this.held.shift(); turn; turn = this.held.shift()) {
+      await this.track(turn.sessionId, this.upload(turn));
+      if (this.breakerOpen) return;
+    }
+    const deferred = [...this.deferred];
+    this.deferred.clear();
+    for (const sessionId of deferred) this.finalize(sessionId);
+  }
+
+  private get breakerOpen(): boolean {
+    return this.options.breaker?.state === 'open';
   }
 
   /** The session ends: drain its writers (≤10 s), then commit it if needed. */
@@ -136,12 +201,21 @@ export class SessionSync {
     const left = () => Math.max(0, deadline - clock.now());
     const current = this.sessionId;
     let done = true;
+    const delivering = this.delivering;
+    if (delivering) done = await this.withinBudget(() => delivering.then(() => true), left(), signal);
     if (current.trim() !== '' && (this.turnCount(current) > 0 || this.writers.get(current)?.size)) {
       if (await this.drain(current, left(), signal)) {
-        done = await this.withinBudget(() => this.commitIfNeeded(current, signal), left(), signal);
+        done = (await this.withinBudget(() => this.commitIfNeeded(current, signal), left(), signal)) && done;
       } else done = false;
     }
     this.closing = true;
+    if (this.held.size > 0) {
+      // Their sessions keep their pending markers: the next start commits what the server has.
+      this.options.logger.warn(
+        `OpenViking: ${this.held.messages} held message(s) were not sent before shutdown (${this.options.breaker?.unavailableMessage() ?? 'the server is unavailable'}).`,
+      );
+      done = false;
+    }
     const rest = [...this.finalizers.values(), ...[...this.writers.values()].flatMap((set) => [...set])];
     if (rest.length > 0)
       done =
@@ -151,7 +225,11 @@ export class SessionSync {
 
   /** Wait for every writer and finaliser, at most `timeoutMs` (tests and `flush`). */
   async drainAll(timeoutMs: number): Promise<boolean> {
-    const running = [...this.finalizers.values(), ...[...this.writers.values()].flatMap((set) => [...set])];
+    const running = [
+      ...(this.delivering ? [this.delivering] : []),
+      ...this.finalizers.values(),
+      ...[...this.writers.values()].flatMap((set) => [...set]),
+    ];
     if (running.length === 0) return true;
     return this.withinBudget(() => Promise.allSettled(running).then(() => true), timeoutMs);
   }
@@ -177,6 +255,11 @@ export class SessionSync {
   /** Commit unless latched; needed when turns were written or the server holds pending tokens. */
   async commitIfNeeded(sessionId: string, signal?: AbortSignal): Promise<boolean> {
     if (this.committed.has(sessionId)) return true;
+    // Not before its held turns arrived, and not into a breaker that refuses it: after `resume`.
+    if (this.breakerOpen || this.held.has(sessionId)) {
+      this.deferred.add(sessionId);
+      return false;
+    }
     const client = await this.options.connection.ensure(signal);
     if (!client) return false;
     const call = signal ? { signal } : {};
@@ -185,6 +268,7 @@ export class SessionSync {
       try {
         needed = Number((await client.getSession(sessionId, call)).pending_tokens ?? 0) > 0;
       } catch (error) {
+        if (CircuitOpenError.isInstance(error)) return this.defer(sessionId);
         if (!isNotFound(error)) {
           this.options.logger.warn(
             `OpenViking: could not read session ${sessionId}: ${describeError(error)}`,
@@ -197,6 +281,7 @@ export class SessionSync {
     try {
       await client.commit(sessionId, call);
     } catch (error) {
+      if (CircuitOpenError.isInstance(error)) return this.defer(sessionId);
       if (!isNotFound(error)) {
         this.options.logger.warn(
           `OpenViking: committing session ${sessionId} failed (it stays pending): ${describeError(error)}`,
@@ -211,7 +296,13 @@ export class SessionSync {
     return true;
   }
 
-  private track(sessionId: string, work: Promise<void>): void {
+  /** Refused by the breaker: committed after `resume`. */
+  private defer(sessionId: string): false {
+    this.deferred.add(sessionId);
+    return false;
+  }
+
+  private track(sessionId: string, work: Promise<void>): Promise<void> {
     const set = this.writers.get(sessionId) ?? new Set<Promise<void>>();
     this.writers.set(sessionId, set);
     const tracked = work
@@ -225,18 +316,17 @@ export class SessionSync {
         if (set.size === 0 && this.writers.get(sessionId) === set) this.writers.delete(sessionId);
       });
     set.add(tracked);
+    return tracked;
   }
 
   /**
    * The writer: the marker first (only while this run holds its lock), then the batches. A
    * refused first batch falls back to the plain two-message text; a failure is retried once with
-   * a fresh client from where it stopped; what still fails is posted one message at a time.
+   * a fresh client from where it stopped; what still fails is posted one message at a time. What
+   * the breaker refused is held, from the first message not sent, in the turn's place.
    */
-  private async upload(
-    sessionId: string,
-    messages: readonly VikingMessage[],
-    plain: readonly VikingMessage[],
-  ): Promise<void> {
+  private async upload(turn: HeldTurn): Promise<void> {
+    const { sessionId, messages, plain } = turn;
     await Promise.resolve(); // never on the caller's stack
     const client = this.options.connection.current() ?? (await this.options.connection.ensure());
     if (!client) throw new Error('the OpenViking server is not connected; the turn was not stored');
@@ -251,22 +341,39 @@ export class SessionSync {
       }
     }
     const progress = { sent: 0 };
+    const refused = (error: unknown, from: number) => {
+      if (!CircuitOpenError.isInstance(error)) return false;
+      this.held.hold({ ...turn, messages: messages.slice(from), plain: from === 0 ? plain : [] });
+      return true;
+    };
     try {
       await sendBatches(client, sessionId, messages, plain, progress);
+      this.held.delivered();
       return;
     } catch (error) {
+      if (refused(error, progress.sent)) return;
       this.options.logger.debug?.(
         `OpenViking: turn upload to ${sessionId} failed, retrying: ${describeError(error)}`,
       );
     }
     const fresh = this.options.connection.fresh() ?? client;
-    const rest = messages.slice(progress.sent);
-    const retry = { sent: 0 };
+    const retry = { sent: progress.sent };
     try {
-      await sendBatches(fresh, sessionId, rest, [], retry);
+      await sendBatches(fresh, sessionId, messages, [], retry);
+      this.held.delivered();
       return;
-    } catch {}
-    for (const message of rest.slice(retry.sent)) await fresh.addMessage(sessionId, message);
+    } catch (error) {
+      if (refused(error, retry.sent)) return;
+    }
+    for (let at = retry.sent; at < messages.length; at++) {
+      try {
+        await fresh.addMessage(sessionId, messages[at]!);
+      } catch (error) {
+        if (refused(error, at)) return;
+        throw error;
+      }
+    }
+    this.held.delivered();
   }
 
   /** Run `work`, giving up (false) after `ms` or on abort; work that outlives it is not awaited. */
@@ -295,7 +402,8 @@ async function sendBatches(
   plain: readonly VikingMessage[],
   progress: { sent: number },
 ): Promise<void> {
-  for (let at = 0; at < messages.length; at += BATCH_SIZE) {
+  // From where an earlier attempt stopped (`progress.sent`).
+  for (let at = progress.sent; at < messages.length; at += BATCH_SIZE) {
     const batch = messages.slice(at, at + BATCH_SIZE);
     try {
       await client.addMessages(sessionId, batch);

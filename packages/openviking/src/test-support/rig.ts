@@ -2,6 +2,7 @@
 import { type AgentContext, type Clock, type InitContext, ManualClock } from '@hermes-memory/core';
 import { type CollectedLogs, collectLogs, tempHermesHome } from '@hermes-memory/testkit';
 import type { FakeServer } from '@hermes-memory/testkit/http';
+import { afterEach } from 'vitest';
 import { createOpenvikingProvider, type OpenvikingProvider, type OpenvikingProviderOptions } from '../index';
 import { type FakeOpenvikingOptions, type FakeOpenvikingState, startFakeOpenviking } from '../testing';
 
@@ -80,6 +81,19 @@ export async function rig(
       }
       home.cleanup();
     },
+  };
+}
+
+/** `rig` for one test file: every rig it opens is closed after each test. */
+export function rigPerTest(): (options?: Parameters<typeof rig>[0]) => Promise<Rig> {
+  const rigs: Rig[] = [];
+  afterEach(async () => {
+    for (const r of rigs.splice(0)) await r.close();
+  });
+  return async (options = {}) => {
+    const r = await rig(options);
+    rigs.push(r);
+    return r;
   };
 }
 
