@@ -24,6 +24,22 @@ function deadPid(): number {
   );
 }
 
+/**
+ * Runs `fn` while a second open file holds the flock on `lock`, as another process's would (flock
+ * belongs to the open file); `fn` may release it early with `unlock`.
+ */
+async function whileHeldElsewhere(lock: string, fn: (unlock: () => void) => Promise<void>): Promise<void> {
+  const available = await loadFlock();
+  if (!available.ok) throw new Error(available.reason);
+  const fd = fs.openSync(lock, 'a+', 0o600);
+  try {
+    expect(available.flock.tryLockExclusive(fd)).toBe(true);
+    await fn(() => available.flock.unlock(fd));
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
 describe('withFileLock (flock on the sidecar, as the Python agent)', () => {
   it('uses flock on this platform', async () => {
     expect(await fileLockMechanism()).toEqual({ kind: 'flock' });
@@ -51,17 +67,11 @@ describe('withFileLock (flock on the sidecar, as the Python agent)', () => {
 
   it('waits on another holder of the flock and times out clearly; goes ahead once it is released', async () => {
     const lock = path.join(tempHome(), 'MEMORY.md.lock');
-    const available = await loadFlock();
-    if (!available.ok) throw new Error(available.reason);
-    const fd = fs.openSync(lock, 'a+', 0o600);
-    try {
-      expect(available.flock.tryLockExclusive(fd)).toBe(true);
+    await whileHeldElsewhere(lock, async (unlock) => {
       await expect(withFileLock(lock, () => 2, { timeoutMs: 50 })).rejects.toBeInstanceOf(LockTimeoutError);
-      available.flock.unlock(fd);
+      unlock();
       expect(await withFileLock(lock, () => 3, { timeoutMs: 1000 })).toBe(3);
-    } finally {
-      fs.closeSync(fd);
-    }
+    });
   });
 
   it('serialises mutations inside one process', async () => {
@@ -89,20 +99,14 @@ describe('withFileLock (flock on the sidecar, as the Python agent)', () => {
 
   it('names the lock in its timeout error as the caller describes it', async () => {
     const lock = path.join(tempHome(), 'honcho.json.lock');
-    const available = await loadFlock();
-    if (!available.ok) throw new Error(available.reason);
-    const fd = fs.openSync(lock, 'a+', 0o600);
-    try {
-      expect(available.flock.tryLockExclusive(fd)).toBe(true);
+    await whileHeldElsewhere(lock, async () => {
       await expect(withFileLock(lock, () => 1, { timeoutMs: 20 })).rejects.toThrow(
         /^Could not acquire the file lock .*honcho\.json\.lock within 20 ms/,
       );
       await expect(
         withFileLock(lock, () => 1, { timeoutMs: 20, description: 'memory file lock' }),
       ).rejects.toThrow(/^Could not acquire the memory file lock/);
-    } finally {
-      fs.closeSync(fd);
-    }
+    });
   });
 });
 
