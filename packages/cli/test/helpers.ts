@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, expect } from 'vitest';
+import { type CliIO, runCli } from '../dist/index.js';
 
 export const BIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../dist/bin.js');
 
@@ -27,6 +28,34 @@ export function run(
     ...(options.cwd ? { cwd: options.cwd } : {}),
   });
   return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
+}
+
+/**
+ * Run the BUILT CLI in this process, collecting its output: for a prompter (the setup wizard), a pid
+ * the test knows, or terminal flags a child cannot fake. Not a terminal, empty environment, this
+ * process's cwd, unless `io` says otherwise.
+ */
+export async function runInProcess(
+  args: readonly string[],
+  io: Partial<Omit<CliIO, 'stdout' | 'stderr'>> = {},
+): Promise<RunResult> {
+  let stdout = '';
+  let stderr = '';
+  const code = await runCli(args, {
+    stdout: (t) => {
+      stdout += t;
+    },
+    stderr: (t) => {
+      stderr += t;
+    },
+    env: {},
+    stdoutIsTTY: false,
+    stderrIsTTY: false,
+    stdinIsTTY: false,
+    cwd: process.cwd(),
+    ...io,
+  });
+  return { code, stdout, stderr };
 }
 
 export function tempHome(): string {

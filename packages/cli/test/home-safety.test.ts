@@ -1,13 +1,12 @@
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { withFileLock } from '@hermes-memory/builtin';
 import { runUnderWriteLimit, type WriteLimitKind } from '@hermes-memory/testkit';
-import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../dist/index.js';
 import { checkLocks } from '../src/doctor/checks';
-import { expectOneLineError, run, useTempHomes } from './helpers';
+import { expectOneLineError, run, runInProcess, useTempHomes } from './helpers';
 
 // §12 (red team): doctor --fix removed a lock a live writer held; read-only commands created files
 // in a fresh home; --home "" meant ~/.hermes and --home /proc/self spun forever; export --out wrote
@@ -22,26 +21,6 @@ function outside(): { dir: string; file: string } {
   const file = path.join(dir, 'precious.txt');
   fs.writeFileSync(file, 'not memory');
   return { dir, file };
-}
-
-/** runCli in this process (so the test knows its pid), collecting output. */
-async function cliInProcess(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const code = await runCli(args, {
-    stdout: (t) => {
-      stdout += t;
-    },
-    stderr: (t) => {
-      stderr += t;
-    },
-    env: {},
-    stdoutIsTTY: false,
-    stderrIsTTY: false,
-    stdinIsTTY: false,
-    cwd: process.cwd(),
-  });
-  return { code, stdout, stderr };
 }
 
 describe('doctor and locks (§12)', () => {
@@ -146,7 +125,8 @@ describe('export --out (§12)', () => {
     const { dir, file } = outside();
     const out = path.join(dir, 'export.jsonl');
     fs.symlinkSync(file, `${out}.tmp-${process.pid}`);
-    const r = await cliInProcess(['--home', h, 'export', '--out', out]);
+    // In this process, so the planted link's name has the pid the export will use.
+    const r = await runInProcess(['--home', h, 'export', '--out', out]);
     expect(r.code, r.stderr).toBe(0);
     expect(fs.readFileSync(file, 'utf8')).toBe('not memory');
     expect(fs.readFileSync(out, 'utf8')).toContain('Deploys on Tuesdays');

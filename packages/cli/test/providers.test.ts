@@ -1,9 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../dist/index.js';
 import { useAcmeProject } from './fixtures';
-import { expectOneLineError, run, useTempHomes } from './helpers';
+import { expectOneLineError, run, runInProcess, useTempHomes } from './helpers';
 
 const project = useAcmeProject();
 const home = useTempHomes();
@@ -335,21 +334,14 @@ describe("providers' CLI modules through the seam (built binary, decision 0603)"
     const h = home();
     for (const fact of ['Carol runs the data team', 'The API uses gRPC'])
       expect(run(h, ['holographic', 'add', fact]).code).toBe(0);
-    let stderr = '';
-    let stdout = '';
-    const code = await runCli(['--home', h, '--no-color', 'holographic', 'reindex'], {
-      stdout: (t) => {
-        stdout += t;
+    const { code, stdout, stderr } = await runInProcess(
+      ['--home', h, '--no-color', 'holographic', 'reindex'],
+      {
+        env: { NO_COLOR: '1' },
+        stderrIsTTY: true,
+        cwd: h,
       },
-      stderr: (t) => {
-        stderr += t;
-      },
-      env: { NO_COLOR: '1' },
-      stdoutIsTTY: false,
-      stderrIsTTY: true,
-      stdinIsTTY: false,
-      cwd: h,
-    });
+    );
     expect(code).toBe(0);
     expect(stderr).toContain('\rReindexing facts ');
     expect(stderr).toContain('2/2 (100%)');

@@ -2,82 +2,24 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { loadEnvFile, loadHermesConfig } from '@hermes-memory/core';
+import { type AskedQuestion, type ScriptedAnswer, scriptedPrompter } from '@hermes-memory/testkit';
 import { describe, expect, it } from 'vitest';
 // The BUILT package: the same wizard the binary runs, driven through its Prompter interface.
-import { CANCELLED, type Prompter, runCli } from '../dist/index.js';
+import { CANCELLED, type Prompter } from '../dist/index.js';
 import { useAcmeProject } from './fixtures';
-import { useTempHomes } from './helpers';
-
-type Answer = string | typeof CANCELLED | ((asked: Asked) => string | typeof CANCELLED);
-
-interface Asked {
-  kind: 'select' | 'text' | 'password';
-  message: string;
-  options?: ReadonlyArray<{ value: string; label: string; hint?: string }>;
-  initial?: string;
-  validate?: (value: string) => string | undefined;
-}
-
-/** Answers questions from a script, in order, and records every question and message shown. */
-function scriptedPrompter(script: Answer[]) {
-  const asked: Asked[] = [];
-  const shown: string[] = [];
-  const answer = (q: Asked): Promise<string | typeof CANCELLED> => {
-    asked.push(q);
-    const next = script.shift();
-    if (next === undefined) throw new Error(`Unexpected question: ${q.message}`);
-    const value = typeof next === 'function' ? next(q) : next;
-    if (value !== CANCELLED && q.validate) {
-      const problem = q.validate(value);
-      if (problem) throw new Error(`Scripted answer '${value}' rejected: ${problem}`);
-    }
-    return Promise.resolve(value);
-  };
-  const prompter: Prompter = {
-    intro: (t) => shown.push(`intro:${t}`),
-    outro: (m) => shown.push(`outro:${m}`),
-    note: (m) => shown.push(`note:${m}`),
-    select: (message, options, initial) =>
-      answer({ kind: 'select', message, options, ...(initial !== undefined ? { initial } : {}) }),
-    text: (message, o) =>
-      answer({
-        kind: 'text',
-        message,
-        ...(o.initial !== undefined ? { initial: o.initial } : {}),
-        ...(o.validate ? { validate: o.validate } : {}),
-      }),
-    password: (message, o) =>
-      answer({ kind: 'password', message, ...(o.validate ? { validate: o.validate } : {}) }),
-  };
-  return { prompter, asked, shown, remaining: script };
-}
+import { runInProcess, useTempHomes } from './helpers';
 
 /** Keep whatever the prompt offers (the Enter key). */
-const keep = (q: Asked) => q.initial ?? '';
+const keep = (q: AskedQuestion) => q.initial ?? '';
 
 const project = useAcmeProject();
 const home = useTempHomes();
 
-async function setup(h: string, argv: string[], script: Answer[]) {
+async function setup(h: string, argv: string[], script: ScriptedAnswer[]) {
   const p = scriptedPrompter(script);
-  let stdout = '';
-  let stderr = '';
-  const code = await runCli(['--home', h, 'setup', ...argv], {
-    stdout: (t) => {
-      stdout += t;
-    },
-    stderr: (t) => {
-      stderr += t;
-    },
-    env: {},
-    stdoutIsTTY: false,
-    stderrIsTTY: false,
-    stdinIsTTY: false,
-    cwd: project.cwd,
-    prompter: p.prompter,
-  });
+  const r = await runInProcess(['--home', h, 'setup', ...argv], { cwd: project.cwd, prompter: p.prompter });
   expect(p.remaining).toEqual([]); // every scripted answer was asked for
-  return { code, stdout, stderr, ...p };
+  return { ...r, ...p };
 }
 
 describe('setup wizard (interactive, scripted prompter)', () => {
@@ -258,16 +200,7 @@ describe('setup wizard (interactive, scripted prompter)', () => {
   it("a provider's own commands get the same prompter (ctx.prompter); none under --json or without a terminal", async () => {
     const h = home();
     const ask = async (argv: string[], prompter?: Prompter) => {
-      let stdout = '';
-      const code = await runCli(['--home', h, ...argv], {
-        stdout: (t) => {
-          stdout += t;
-        },
-        stderr: () => {},
-        env: {},
-        stdoutIsTTY: false,
-        stderrIsTTY: false,
-        stdinIsTTY: false,
+      const { code, stdout } = await runInProcess(['--home', h, ...argv], {
         cwd: project.cwd,
         ...(prompter ? { prompter } : {}),
       });
@@ -278,7 +211,9 @@ describe('setup wizard (interactive, scripted prompter)', () => {
     expect(p.asked.map((q) => q.message)).toEqual(['Colour?']);
     const cancelled = scriptedPrompter([CANCELLED]);
     expect((await ask(['acme', 'ask'], cancelled.prompter)).stdout).toBe('cancelled\n');
-    expect((await ask(['--json', 'acme', 'ask'], scriptedPrompter([]).prompter)).stdout).toBe('no prompter\n');
+    expect((await ask(['--json', 'acme', 'ask'], scriptedPrompter([]).prompter)).stdout).toBe(
+      'no prompter\n',
+    );
     expect((await ask(['acme', 'ask'])).stdout).toBe('no prompter\n');
   });
 
@@ -290,7 +225,12 @@ describe('setup wizard (interactive, scripted prompter)', () => {
       fs.mkdirSync(dir, { recursive: true });
       fs.writeFileSync(
         path.join(dir, 'package.json'),
-        JSON.stringify({ name: 'zeta-memory', type: 'module', main: 'index.js', hermesMemory: { provider: 'zeta', cli: './cli.js' } }),
+        JSON.stringify({
+          name: 'zeta-memory',
+          type: 'module',
+          main: 'index.js',
+          hermesMemory: { provider: 'zeta', cli: './cli.js' },
+        }),
       );
       fs.writeFileSync(
         path.join(dir, 'index.js'),
@@ -315,18 +255,9 @@ describe('setup wizard (interactive, scripted prompter)', () => {
       const cwd = path.join(root, 'app');
       fs.mkdirSync(cwd);
       const h = home();
-      const run = async (argv: string[], script: Answer[]) => {
+      const run = async (argv: string[], script: ScriptedAnswer[]) => {
         const p = scriptedPrompter(script);
-        let stdout = '';
-        const code = await runCli(['--home', h, 'setup', ...argv], {
-          stdout: (t) => {
-            stdout += t;
-          },
-          stderr: () => {},
-          env: {},
-          stdoutIsTTY: false,
-          stderrIsTTY: false,
-          stdinIsTTY: false,
+        const { code, stdout } = await runInProcess(['--home', h, 'setup', ...argv], {
           cwd,
           prompter: p.prompter,
         });

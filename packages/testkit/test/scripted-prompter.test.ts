@@ -54,6 +54,9 @@ describe('scriptedPrompter drives a provider command through ctx.prompter', () =
       ['password', 'Key?'],
     ]);
     expect(p.remaining).toEqual([]);
+    // A prompt's own check is recorded with it, so a test can probe what it accepts.
+    expect(p.asked[1]!.validate?.('a b')).toBe('no spaces');
+    expect(p.asked[2]!.validate).toBeUndefined();
   });
   it('a cancel is PROMPT_CANCELLED; no prompter without one (not interactive)', async () => {
     const p = scriptedPrompter([PROMPT_CANCELLED]);

@@ -7,6 +7,8 @@ export interface AskedQuestion {
   /** A select's choices. */
   options?: ReadonlyArray<{ value: string; label: string; hint?: string }>;
   initial?: string;
+  /** A text or password prompt's own check, so a test can probe what it accepts. */
+  validate?: (value: string) => string | undefined;
 }
 
 /**
@@ -34,10 +36,7 @@ export function scriptedPrompter(script: readonly ScriptedAnswer[]): ScriptedPro
   const remaining = [...script];
   const asked: AskedQuestion[] = [];
   const shown: string[] = [];
-  const answer = (
-    question: AskedQuestion,
-    validate?: (value: string) => string | undefined,
-  ): Promise<string | PromptCancelled> => {
+  const answer = (question: AskedQuestion): Promise<string | PromptCancelled> => {
     asked.push(question);
     if (remaining.length === 0) return Promise.reject(new Error(`Unscripted question: ${question.message}`));
     const next = remaining.shift()!;
@@ -49,7 +48,7 @@ export function scriptedPrompter(script: readonly ScriptedAnswer[]): ScriptedPro
             `Scripted answer '${value}' is not an option of '${question.message}': ${question.options.map((o) => o.value).join(', ')}`,
           ),
         );
-      const problem = validate?.(value);
+      const problem = question.validate?.(value);
       if (problem) return Promise.reject(new Error(`Scripted answer '${value}' rejected: ${problem}`));
     }
     return Promise.resolve(value);
@@ -61,11 +60,14 @@ export function scriptedPrompter(script: readonly ScriptedAnswer[]): ScriptedPro
     select: (message, options, initial) =>
       answer({ kind: 'select', message, options, ...(initial !== undefined ? { initial } : {}) }),
     text: (message, options) =>
-      answer(
-        { kind: 'text', message, ...(options.initial !== undefined ? { initial: options.initial } : {}) },
-        options.validate,
-      ),
-    password: (message, options) => answer({ kind: 'password', message }, options.validate),
+      answer({
+        kind: 'text',
+        message,
+        ...(options.initial !== undefined ? { initial: options.initial } : {}),
+        ...(options.validate ? { validate: options.validate } : {}),
+      }),
+    password: (message, options) =>
+      answer({ kind: 'password', message, ...(options.validate ? { validate: options.validate } : {}) }),
   };
   return { prompter, asked, shown, remaining };
 }
