@@ -129,6 +129,17 @@ describe('tryHoldFlock (a lock held for a whole run)', () => {
     expect(fs.readFileSync(lock, 'utf8')).toBe('{"pid":1}');
   });
 
+  it("leaves an existing lock file's mode as its creator set it (a probe changes nothing; decision 0304)", async () => {
+    // The reference opens its run lock "a+" under the user's umask: typically 0644.
+    const lock = path.join(tempHome(), 'python-run.lock');
+    fs.writeFileSync(lock, '');
+    fs.chmodSync(lock, 0o644);
+    const probe = await tryHoldFlock(lock);
+    expect(probe.held).toBe(true);
+    if (probe.held) probe.release();
+    expect(fs.statSync(lock).mode & 0o777).toBe(0o644);
+  });
+
   it('never creates a missing file unless asked, and refuses a symlink', async () => {
     const home = tempHome();
     const lock = path.join(home, 'gone.lock');

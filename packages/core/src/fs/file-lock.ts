@@ -65,6 +65,7 @@ export type FlockAttempt =
  * its whole run (the reference's OpenViking run locks), where "someone holds it" means "that run is
  * alive": the kernel drops the lock with its holder, so a crashed run's file is free at once.
  * Without `create` a missing file is `missing` (probing another run's lock must not create it).
+ * A file it creates is 0600; one it finds keeps its mode: it is another process's, holding no memory.
  * `unsupported` where flock is unavailable (Windows, koffi not loadable): decide by other means.
  * flock belongs to the open file, so a second open in this process is refused like another process.
  */
@@ -76,7 +77,7 @@ export async function tryHoldFlock(
   if (!loaded.ok) return { held: false, reason: 'unsupported' };
   let fd: number;
   try {
-    fd = openLockFile(lockPath, options.create ?? false);
+    fd = openLockFile(lockPath, { create: options.create ?? false, tighten: false });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { held: false, reason: 'missing' };
     throw error;
@@ -124,7 +125,7 @@ async function acquireFlock(lockPath: string, flock: Flock, options: FileLockOpt
   const timeoutMs = options.timeoutMs ?? 10_000;
   const deadline = Date.now() + timeoutMs;
   let delay = 1;
-  let fd = openLockFile(lockPath);
+  let fd = openLockFile(lockPath, WRITE_LOCK);
   try {
     for (;;) {
       if (flock.tryLockExclusive(fd)) {
@@ -143,7 +144,7 @@ async function acquireFlock(lockPath: string, flock: Flock, options: FileLockOpt
         flock.unlock(fd);
         fs.closeSync(fd);
         fd = -1;
-        fd = openLockFile(lockPath);
+        fd = openLockFile(lockPath, WRITE_LOCK);
         continue;
       }
       if (Date.now() >= deadline) {
@@ -161,13 +162,21 @@ async function acquireFlock(lockPath: string, flock: Flock, options: FileLockOpt
   }
 }
 
-/** Open (creating it 0600) the sidecar; a symlink is refused; looser modes are tightened. */
-function openLockFile(lockPath: string, create = true): number {
+/** withFileLock's sidecar: created if missing, tightened if loose (decision 0304). */
+const WRITE_LOCK = { create: true, tighten: true };
+
+/**
+ * Open a lock file, creating it 0600 when asked; a symlink is refused. A looser mode is tightened
+ * only with `tighten`: for the lock that guards a memory write (the reference's rule for
+ * `<file>.lock`), never for a run lock that is only held or probed, which is another process's
+ * file and holds no memory (decision 0304).
+ */
+function openLockFile(lockPath: string, how: { create: boolean; tighten: boolean }): number {
   let fd: number;
   try {
     fd = fs.openSync(
       lockPath,
-      fs.constants.O_RDWR | (create ? fs.constants.O_CREAT : 0) | (fs.constants.O_NOFOLLOW ?? 0),
+      fs.constants.O_RDWR | (how.create ? fs.constants.O_CREAT : 0) | (fs.constants.O_NOFOLLOW ?? 0),
       0o600,
     );
   } catch (error) {
@@ -177,7 +186,7 @@ function openLockFile(lockPath: string, create = true): number {
   try {
     const st = fs.fstatSync(fd);
     if (!st.isFile()) throw new UnsafePathError(lockPath, 'not-a-file');
-    if ((st.mode & 0o077) !== 0) fs.fchmodSync(fd, 0o600);
+    if (how.tighten && (st.mode & 0o077) !== 0) fs.fchmodSync(fd, 0o600);
   } catch (error) {
     fs.closeSync(fd);
     throw error;
