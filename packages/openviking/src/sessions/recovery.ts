@@ -4,7 +4,7 @@ import path from 'node:path';
 import { describeError, type Logger, processAlive, writeNewFile } from '@hermes-memory/core';
 import type { OpenvikingClient } from '../client';
 import { listMarkers, removeMarker, writeMarker } from './markers';
-import { removeRunLock, runState, runsDir } from './run-lock';
+import { removeRunLock, runState, runsDir, type TryFlock } from './run-lock';
 import { isNotFound } from './session-sync';
 
 export interface RecoveryReport {
@@ -27,8 +27,10 @@ export async function recoverOrphanedSessions(options: {
   client: OpenvikingClient;
   logger: Logger;
   signal?: AbortSignal;
+  /** Default core's `tryHoldFlock` (see `TryFlock`). */
+  tryFlock?: TryFlock;
 }): Promise<RecoveryReport> {
-  const { hermesHome, runId, client, logger } = options;
+  const { hermesHome, runId, client, logger, tryFlock } = options;
   const report: RecoveryReport = { committed: [], dropped: [], kept: [] };
   const deadOwners = new Set<string>();
   let legacyLock: string | null = null;
@@ -37,7 +39,7 @@ export async function recoverOrphanedSessions(options: {
       const sid = marker.session_id;
       if (marker.owner_run_id === runId) continue;
       if (marker.owner_run_id) {
-        if ((await runState(hermesHome, marker.owner_run_id)) !== 'dead') {
+        if ((await runState(hermesHome, marker.owner_run_id, tryFlock)) !== 'dead') {
           report.kept.push(sid);
           continue;
         }
@@ -69,7 +71,7 @@ export async function recoverOrphanedSessions(options: {
   } finally {
     if (legacyLock) fs.rmSync(legacyLock, { force: true });
   }
-  for (const owner of deadOwners) await removeRunLock(hermesHome, owner);
+  for (const owner of deadOwners) await removeRunLock(hermesHome, owner, tryFlock);
   if (report.committed.length > 0)
     logger.info(`OpenViking: committed ${report.committed.length} session(s) a previous run left pending.`);
   return report;

@@ -30,6 +30,12 @@ export interface RunLockInfo {
 
 export type RunState = 'alive' | 'dead' | 'unknown';
 
+/**
+ * How a run lock's flock is taken: core's `tryHoldFlock`. A seam for tests, which pass one that
+ * answers `unsupported` to run the pid rules of platforms without flock.
+ */
+export type TryFlock = typeof tryHoldFlock;
+
 const HOST = os.hostname();
 
 export function runsDir(hermesHome: string): string {
@@ -46,9 +52,11 @@ export class RunLock {
   private held = false;
   private flock: (() => void) | null = null;
   private flockTaking: Promise<void> = Promise.resolve();
+  private readonly tryFlock: TryFlock;
 
-  constructor(hermesHome: string, runId: string = newRunId()) {
+  constructor(hermesHome: string, runId: string = newRunId(), tryFlock: TryFlock = tryHoldFlock) {
     this.runId = runId;
+    this.tryFlock = tryFlock;
     this.file = path.join(runsDir(hermesHome), `${runId}.lock`);
   }
 
@@ -66,7 +74,7 @@ export class RunLock {
     }
     // flock is taken off the caller's stack (loading the binding the first time is not free);
     // until it is, the pid in the file says we are alive.
-    this.flockTaking = tryHoldFlock(this.file).then(
+    this.flockTaking = this.tryFlock(this.file).then(
       (attempt) => {
         if (!attempt.held) return;
         if (this.held) this.flock = attempt.release;
@@ -98,7 +106,11 @@ export class RunLock {
 }
 
 /** Whether the run that owns `runId` still runs (see the module comment). */
-export async function runState(hermesHome: string, runId: string): Promise<RunState> {
+export async function runState(
+  hermesHome: string,
+  runId: string,
+  tryFlock: TryFlock = tryHoldFlock,
+): Promise<RunState> {
   if (!/^[A-Za-z0-9._-]+$/.test(runId)) return 'unknown';
   const file = path.join(runsDir(hermesHome), `${runId}.lock`);
   let buf: Uint8Array | undefined;
@@ -112,7 +124,7 @@ export async function runState(hermesHome: string, runId: string): Promise<RunSt
   if (info && info.host !== '' && info.host !== HOST) return 'alive';
   let probe: FlockAttempt;
   try {
-    probe = await tryHoldFlock(file);
+    probe = await tryFlock(file);
   } catch {
     return 'unknown';
   }
@@ -137,8 +149,12 @@ function parseInfo(buf: Uint8Array): { pid: number; host: string } | undefined {
 }
 
 /** Remove a dead run's lock file (after its sessions were recovered). */
-export async function removeRunLock(hermesHome: string, runId: string): Promise<void> {
-  if ((await runState(hermesHome, runId)) !== 'dead') return;
+export async function removeRunLock(
+  hermesHome: string,
+  runId: string,
+  tryFlock: TryFlock = tryHoldFlock,
+): Promise<void> {
+  if ((await runState(hermesHome, runId, tryFlock)) !== 'dead') return;
   try {
     fs.unlinkSync(path.join(runsDir(hermesHome), `${runId}.lock`));
   } catch {}
