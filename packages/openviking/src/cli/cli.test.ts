@@ -103,7 +103,12 @@ describe('hermes-memory openviking (the ./cli module)', () => {
     );
     const listed = await run(h, ['setup', '--list-profiles'], true, { HOME: ovHome });
     expect(JSON.parse(listed.stdout).profiles).toEqual([
-      { name: 'work', source: 'saved', path: path.join(ovHome, '.openviking', 'ovcli.conf.work'), active: false },
+      {
+        name: 'work',
+        source: 'saved',
+        path: path.join(ovHome, '.openviking', 'ovcli.conf.work'),
+        active: false,
+      },
     ]);
     const linked = await run(h, ['setup', '--profile', 'work'], false, { HOME: ovHome });
     expect(linked.code).toBe(0);
