@@ -43,6 +43,11 @@ export class SerialQueue {
     return this.pending.length + (this.running ? 1 : 0);
   }
 
+  /** Tasks waiting to start (the running one not counted). */
+  get queued(): number {
+    return this.pending.length;
+  }
+
   /** True while a task is running. */
   get active(): boolean {
     return this.running !== undefined;
@@ -118,6 +123,19 @@ export class SerialQueue {
     this.pending.splice(index, 1);
     if (this.size === 0) this.notifyIdle();
     return true;
+  }
+
+  /**
+   * Drop the oldest task that has not started and whose label `droppable` accepts; returns its
+   * label, or undefined when none qualifies.
+   */
+  dropOldest(droppable: (label: string) => boolean): string | undefined {
+    const index = this.pending.findIndex((e) => droppable(e.label));
+    if (index < 0) return undefined;
+    // The oldest is nearly always droppable: shift() is O(1) in V8, splice(0, 1) copies the array.
+    const entry = index === 0 ? this.pending.shift() : this.pending.splice(index, 1)[0];
+    if (this.size === 0) this.notifyIdle();
+    return entry?.label;
   }
 
   /** Drop every task that has not started; returns the dropped labels. */

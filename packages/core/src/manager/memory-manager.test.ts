@@ -713,6 +713,7 @@ describe('lifecycle hooks (checklist 25–37)', () => {
       abandonedWrites: 0,
       abandonedPrefetches: 0,
       activeTasks: 0,
+      droppedTasks: 0,
       timedOutProviders: [],
     });
     expect(b.hook('syncTurn')).toHaveLength(1);
@@ -737,6 +738,7 @@ describe('lifecycle hooks (checklist 25–37)', () => {
       abandonedWrites: 1,
       abandonedPrefetches: 1,
       activeTasks: 1,
+      droppedTasks: 0,
       timedOutProviders: [],
     });
     expect(p.hook('shutdown')).toHaveLength(1);

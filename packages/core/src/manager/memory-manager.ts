@@ -49,6 +49,9 @@ const DEFAULT_RECALL_BUDGET_CHARS = 12_000;
 
 /** Task labels, so a timed-out shutdown can say what it abandoned. */
 const WRITE_LABELS = new Set(['sync', 'memory-write', 'session-boundary']);
+/** What a full queue may drop (oldest first): everything but a session boundary. */
+const DROPPABLE_LABELS = new Set(['sync', 'prefetch', 'memory-write']);
+const DEFAULT_MAX_QUEUED_TASKS = 1000;
 
 /** How a bounded provider call ended. */
 type Outcome<T> = { ok: true; value: T } | { ok: false; error: unknown; timedOut: boolean };
@@ -90,6 +93,10 @@ export class MemoryManager {
   private readonly tools: ToolRouter;
   private readonly healthTracker: HealthTracker;
   private readonly queues = new Map<MemoryProvider, SerialQueue>();
+  private readonly maxQueuedTasks: number;
+  /** Providers whose full queue is dropping tasks now, with how many it dropped so far. */
+  private readonly overflowing = new Map<MemoryProvider, number>();
+  private droppedTasks = 0;
   /** Prefetches still running after their budget ran out: the provider is skipped until they settle. */
   private readonly stuckPrefetch = new Set<MemoryProvider>();
   private readonly lifetime = new AbortController();
@@ -119,6 +126,14 @@ export class MemoryManager {
       throw new SettingsError('recallBudgetChars', 'recallBudgetChars must be a finite number > 0.');
     }
     this.recallBudgetChars = recallBudget;
+    const maxQueued = options.maxQueuedTasks ?? DEFAULT_MAX_QUEUED_TASKS;
+    if (!(maxQueued >= 1) || (Number.isFinite(maxQueued) && !Number.isInteger(maxQueued))) {
+      throw new SettingsError(
+        'maxQueuedTasks',
+        'maxQueuedTasks must be an integer ≥ 1 (Infinity disables the limit).',
+      );
+    }
+    this.maxQueuedTasks = maxQueued;
     this.spillCharsFixed = options.prefetchSpillChars !== undefined;
     this.tools = new ToolRouter(this.logger, this.extraReserved);
     this.healthTracker = new HealthTracker(this.clock, this.logger, options.onHealthChange);
@@ -900,6 +915,7 @@ export class MemoryManager {
       abandonedWrites: 0,
       abandonedPrefetches: 0,
       activeTasks: 0,
+      droppedTasks: this.droppedTasks,
       timedOutProviders: [],
     };
     if (queues.some((q) => q.size > 0)) {
@@ -1047,7 +1063,35 @@ export class MemoryManager {
       });
       this.queues.set(provider, queue);
     }
+    if (queue.queued >= this.maxQueuedTasks) this.dropOldest(provider, queue);
+    else if (this.overflowing.has(provider)) this.caughtUp(provider);
     return queue.push(task, label);
+  }
+
+  /**
+   * A provider's queue is full: an earlier call has not finished (a backend hanging each call
+   * until its budget) while turns keep coming. Drop the oldest waiting task so what the manager
+   * holds stays bounded; the newest turns are the ones worth delivering once it recovers. Once
+   * per episode: a WARNING and a health failure; the count is kept for `shutdownAll`.
+   */
+  private dropOldest(provider: MemoryProvider, queue: SerialQueue): void {
+    const label = queue.dropOldest((l) => DROPPABLE_LABELS.has(l));
+    if (label === undefined) return;
+    this.droppedTasks++;
+    const dropped = this.overflowing.get(provider);
+    this.overflowing.set(provider, (dropped ?? 0) + 1);
+    if (dropped !== undefined) return;
+    const why = `${this.maxQueuedTasks} tasks queued behind a call that has not finished; dropping the oldest (first a '${label}')`;
+    this.logger.warn(`Memory provider '${provider.name}': ${why}.`);
+    this.healthTracker.failure(provider, why);
+  }
+
+  private caughtUp(provider: MemoryProvider): void {
+    const dropped = this.overflowing.get(provider) ?? 0;
+    this.overflowing.delete(provider);
+    this.logger.info(
+      `Memory provider '${provider.name}' queue is below ${this.maxQueuedTasks} again; ${dropped} queued tasks were dropped.`,
+    );
   }
 
   /** Call a hook on every provider in order, each within `hookTimeoutMs`; failures logged at `level`. */

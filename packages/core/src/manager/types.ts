@@ -25,6 +25,14 @@ export interface MemoryManagerOptions {
    */
   backgroundTimeoutMs?: number;
   /**
+   * Tasks one provider's queue may hold waiting (`syncTurn`, `queuePrefetch`, mirrored writes)
+   * while an earlier call has not finished. Past it the oldest waiting one is dropped, with a
+   * WARNING and the provider's health degraded; session boundaries are never dropped. Bounds what
+   * a provider whose calls hang until their budget keeps in memory. Default 1000; `Infinity`
+   * disables.
+   */
+  maxQueuedTasks?: number;
+  /**
    * Budget for a session boundary (`onSessionEnd`, `onSessionSwitch`, `commitSessionBoundary`),
    * counted from the call: waiting behind the provider's queued writes, then the hook. Default
    * 10 000 ms.
@@ -96,6 +104,8 @@ export interface DrainState {
   abandonedPrefetches: number;
   /** Tasks still running when the deadline passed (they cannot be cancelled, only left behind). */
   activeTasks: number;
+  /** Waiting tasks dropped over this manager's life because a queue was full (`maxQueuedTasks`). */
+  droppedTasks: number;
   /** Providers whose `shutdown` ran past `shutdownTimeoutMs` and were abandoned. */
   timedOutProviders: string[];
 }
