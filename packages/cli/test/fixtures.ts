@@ -84,21 +84,9 @@ export default {
  */
 export function createAcmeProject(): { root: string; cwd: string } {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'hm-cli-project-'));
-  const dir = path.join(root, 'node_modules', 'acme-memory');
-  fs.mkdirSync(dir, { recursive: true });
-  fs.writeFileSync(
-    path.join(dir, 'package.json'),
-    JSON.stringify({
-      name: 'acme-memory',
-      type: 'module',
-      main: 'index.js',
-      hermesMemory: { provider: 'acme', cli: './cli.js' },
-    }),
-  );
-  fs.writeFileSync(path.join(dir, 'cli.js'), ACME_CLI);
-  fs.writeFileSync(
-    path.join(dir, 'index.js'),
-    `import fs from 'node:fs';
+  installProviderPackage(root, 'acme', {
+    'cli.js': ACME_CLI,
+    'index.js': `import fs from 'node:fs';
 import path from 'node:path';
 import { saveConfigValues } from ${JSON.stringify(pathToFileURL(CORE_DIST).href)};
 const SCHEMA = [
@@ -141,10 +129,25 @@ export function createProvider() {
   };
 }
 `,
-  );
+  });
   const cwd = path.join(root, 'app');
   fs.mkdirSync(cwd);
   return { root, cwd };
+}
+
+/**
+ * Install the package `<id>-memory` in `<root>/node_modules` as npm would: a manifest declaring
+ * `"hermesMemory": {"provider": id}` (and `cli: './cli.js'` when `files` has one), `index.js` its
+ * entry, and `files` beside it. Returns its folder.
+ */
+export function installProviderPackage(root: string, id: string, files: Record<string, string>): string {
+  const dir = path.join(root, 'node_modules', `${id}-memory`);
+  fs.mkdirSync(dir, { recursive: true });
+  const hermesMemory = { provider: id, ...('cli.js' in files ? { cli: './cli.js' } : {}) };
+  const manifest = { name: `${id}-memory`, type: 'module', main: 'index.js', hermesMemory };
+  fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify(manifest));
+  for (const [name, text] of Object.entries(files)) fs.writeFileSync(path.join(dir, name), text);
+  return dir;
 }
 
 /** The acme project for one test file: created before its tests, removed after them. */

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { useAcmeProject } from './fixtures';
+import { installProviderPackage, useAcmeProject } from './fixtures';
 import { expectOneLineError, run, runInProcess, useTempHomes } from './helpers';
 
 const project = useAcmeProject();
@@ -80,18 +80,9 @@ describe('providers through core discovery (built binary)', () => {
     expect(unknown.stderr).toContain(
       "Memory provider 'nope' not found. Install it (npm install @hermes-memory/nope)",
     );
-    const dir = path.join(project.root, 'node_modules', 'broken-memory');
-    fs.mkdirSync(dir, { recursive: true });
-    fs.writeFileSync(
-      path.join(dir, 'package.json'),
-      JSON.stringify({
-        name: 'broken-memory',
-        type: 'module',
-        main: 'index.js',
-        hermesMemory: { provider: 'broken' },
-      }),
-    );
-    fs.writeFileSync(path.join(dir, 'index.js'), 'throw new Error("boom at import");\n');
+    const dir = installProviderPackage(project.root, 'broken', {
+      'index.js': 'throw new Error("boom at import");\n',
+    });
     const broken = run(h, ['setup', 'broken', '--yes'], { cwd: project.cwd });
     expectOneLineError(broken);
     expect(broken.stderr).toContain("Memory provider 'broken' failed to load: boom at import");

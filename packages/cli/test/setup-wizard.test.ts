@@ -6,7 +6,7 @@ import { type AskedQuestion, type ScriptedAnswer, scriptedPrompter } from '@herm
 import { describe, expect, it } from 'vitest';
 // The BUILT package: the same wizard the binary runs, driven through its Prompter interface.
 import { CANCELLED, type Prompter } from '../dist/index.js';
-import { useAcmeProject } from './fixtures';
+import { installProviderPackage, useAcmeProject } from './fixtures';
 import { runInProcess, useTempHomes } from './helpers';
 
 /** Keep whatever the prompt offers (the Enter key). */
@@ -221,29 +221,14 @@ describe('setup wizard (interactive, scripted prompter)', () => {
     // A second third-party package whose CLI module brings its own wizard (as OpenViking's does).
     const root = fs.mkdtempSync(path.join(os.tmpdir(), 'hm-cli-zeta-'));
     try {
-      const dir = path.join(root, 'node_modules', 'zeta-memory');
-      fs.mkdirSync(dir, { recursive: true });
-      fs.writeFileSync(
-        path.join(dir, 'package.json'),
-        JSON.stringify({
-          name: 'zeta-memory',
-          type: 'module',
-          main: 'index.js',
-          hermesMemory: { provider: 'zeta', cli: './cli.js' },
-        }),
-      );
-      fs.writeFileSync(
-        path.join(dir, 'index.js'),
-        `export function createProvider() {
+      installProviderPackage(root, 'zeta', {
+        'index.js': `export function createProvider() {
   return { name: 'zeta', isAvailable: () => true, initialize() {}, getToolSchemas: () => [],
     getConfigSchema: () => [{ key: 'colour', description: 'Colour', default: 'red' }],
     saveConfig(values, home) { (globalThis.zetaSaved ??= []).push(values); } };
 }
 `,
-      );
-      fs.writeFileSync(
-        path.join(dir, 'cli.js'),
-        `export default { provider: 'zeta', summary: 'zeta',
+        'cli.js': `export default { provider: 'zeta', summary: 'zeta',
   async setupWizard(ctx, prompter) {
     const answer = await prompter.text('Zeta colour?', {});
     if (typeof answer !== 'string') return 1;
@@ -251,7 +236,7 @@ describe('setup wizard (interactive, scripted prompter)', () => {
     return 0;
   } };
 `,
-      );
+      });
       const cwd = path.join(root, 'app');
       fs.mkdirSync(cwd);
       const h = home();
