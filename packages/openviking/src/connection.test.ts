@@ -141,7 +141,9 @@ describe('local server auto-start', () => {
     const launch = p.connectionState!.lastLaunch!;
     expect(launch.status).toBe('spawned');
     if (launch.status === 'spawned') cleanup.push(() => process.kill(launch.pid, 'SIGKILL'));
-    await advanceUntil(clock, () => p.connectionState!.state === 'connected');
+    // The launched server comes up in real time; the 60 s wait for it runs on the ManualClock, which
+    // stands still until the server listens (else, on a busy machine, it raced through the wait).
+    await advanceUntil(clock, () => p.connectionState!.state === 'connected', { hold: () => server === null });
     expect(exe.invocations[0]!.argv).toEqual(['--host', '127.0.0.1', '--port', String(port)]);
     expect(exe.invocations[0]!.env.PYTHONPATH).toBeUndefined();
     expect(exe.invocations[0]!.stdin).toBe('');
