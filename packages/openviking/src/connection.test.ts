@@ -143,7 +143,9 @@ describe('local server auto-start', () => {
     if (launch.status === 'spawned') cleanup.push(() => process.kill(launch.pid, 'SIGKILL'));
     // The launched server comes up in real time; the 60 s wait for it runs on the ManualClock, which
     // stands still until the server listens (else, on a busy machine, it raced through the wait).
-    await advanceUntil(clock, () => p.connectionState!.state === 'connected', { hold: () => server === null });
+    await advanceUntil(clock, () => p.connectionState!.state === 'connected', {
+      hold: () => server === null,
+    });
     expect(exe.invocations[0]!.argv).toEqual(['--host', '127.0.0.1', '--port', String(port)]);
     expect(exe.invocations[0]!.env.PYTHONPATH).toBeUndefined();
     expect(exe.invocations[0]!.stdin).toBe('');
