@@ -16,7 +16,7 @@ import {
   HealthMonitor,
   type HookOptions,
   type InitContext,
-  isClientError,
+  isBackendFailure,
   type Logger,
   MemoryProvider,
   type MemoryTarget,
@@ -46,7 +46,7 @@ import { type OAuthTokenSource, tokenSourceFor } from './auth/token-source';
 import { HonchoBackend } from './client/backend';
 import { HonchoClient } from './client/honcho-client';
 import { clientFor, DEFAULT_TIMEOUT_S, probeHoncho } from './client/probe';
-import { CALLER_ABORTED, isAuthFailure, unavailableMessage } from './client/transport';
+import { isAuthFailure } from './client/transport';
 import { loadHonchoConfig } from './config/load';
 import { isConfigured } from './config/resolve';
 import { HONCHO_CONFIG_SCHEMA, savedHonchoConfig, saveHonchoConfig } from './config/setup';
@@ -660,7 +660,7 @@ export class HonchoProvider extends MemoryProvider {
     if (!this.active || !this.backend) return toolResult({ error: 'Honcho is not configured.' });
     if (!HONCHO_TOOL_SCHEMAS.some((tool) => tool.name === toolName))
       return toolResult({ error: `Unknown tool: ${toolName}` });
-    if (this.circuitOpen) return toolResult({ error: unavailableMessage(this.breaker, this.clock) });
+    if (this.circuitOpen) return toolResult({ error: this.breaker.unavailableMessage() });
     if (!this.ready) {
       try {
         await this.whenReady(options?.signal);
@@ -810,7 +810,7 @@ export class HonchoProvider extends MemoryProvider {
       return {
         ...report,
         status: 'down',
-        reason: `circuit breaker open: ${unavailableMessage(this.breaker, this.clock)}${this.heldDroppedNote}`,
+        reason: `circuit breaker open: ${this.breaker.unavailableMessage()}${this.heldDroppedNote}`,
         since: this.breaker.openedAt,
         consecutiveFailures: this.breaker.failures,
       };
@@ -835,23 +835,16 @@ export class HonchoProvider extends MemoryProvider {
   }
 
   private newBreaker(): CircuitBreaker {
-    const cooldownMs = this.settings.breakerCooldownMs ?? 120_000;
     return new CircuitBreaker({
       threshold: this.settings.breakerThreshold ?? 5,
-      cooldownMs,
+      cooldownMs: this.settings.breakerCooldownMs ?? 120_000,
       name: 'Honcho',
       clock: this.clock,
-      // Server errors, timeouts, resets and malformed bodies count; an answered 4xx and our own aborts do not.
-      isFailure: (error) => error !== CALLER_ABORTED && !isClientError(error),
-      onStateChange: (state, previous) => {
-        if (state === 'open' && previous === 'closed') {
-          this.logger.warn(
-            `Honcho: ${this.breaker.failures} consecutive requests failed; pausing Honcho calls for ${Math.round(cooldownMs / 1000)} s.`,
-          );
-        } else if (state === 'closed') {
-          this.logger.info('Honcho: reachable again; calls resumed.');
-        }
-      },
+      // Server errors, timeouts, resets, malformed bodies and 408/409/429 count; other answered 4xx do
+      // not, and an attempt our own caller aborted is released by the transport, not counted.
+      isFailure: isBackendFailure,
+      // Created again in initialize(), after the session's logger is set.
+      logger: this.logger,
     });
   }
 

@@ -147,6 +147,38 @@ describe('honcho circuit breaker', () => {
     expect(stored()).toEqual(turnTexts(1, 2, 3));
   });
 
+  it('a half-open trial its own caller aborted decides nothing: the breaker stays open, the next request is the trial and a failing one reopens it', async () => {
+    const { clock, provider } = await openOnClock({ writeFrequency: 'turn' }, { breakerCooldownMs: 60_000 });
+    rig.fake.fail({ type: 'status', status: 500, count: 100_000 });
+    await pumped(clock, provider.handleToolCall('honcho_search', { query: 'a' }));
+    expect(provider.health()?.status).toBe('down');
+
+    await clock.advance(60_000);
+    rig.fake.clearFaults();
+    rig.fake.fail({ type: 'timeout', count: 1 });
+    const sent = rig.fake.requests.length;
+    const stop = new AbortController();
+    const aborted = provider.handleToolCall('honcho_search', { query: 'b' }, { signal: stop.signal });
+    for (let i = 0; i < 200 && rig.fake.requests.length === sent; i++) await tick();
+    expect(rig.fake.requests.length).toBe(sent + 1); // the trial reached the (hung) service
+    stop.abort(new Error('the user pressed stop'));
+    expect(JSON.parse(await pumped(clock, aborted)).error).toBeDefined();
+
+    // No verdict yet: the next request is the trial again, it fails, and only it went out.
+    rig.fake.fail({ type: 'status', status: 500, count: 100_000 });
+    const before = rig.fake.requests.length;
+    const failed = JSON.parse(await pumped(clock, provider.handleToolCall('honcho_search', { query: 'c' })));
+    expect(failed.error).toBeDefined();
+    expect(rig.fake.requests.length).toBe(before + 1);
+    expect(provider.health()?.status).toBe('down');
+    const refused = JSON.parse(await provider.handleToolCall('honcho_search', { query: 'd' }));
+    expect(refused.error).toMatch(
+      // The five that opened it and the failed trial: the aborted one counted nothing.
+      /^Honcho is unavailable after 6 consecutive failed requests; retry after (59|60) s\.$/,
+    );
+    expect(rig.fake.requests.length).toBe(before + 1);
+  });
+
   it('turns held while open are capped: the oldest go past the cap, one warning per outage, the count in health', async () => {
     // 4 messages (2 turns) or 60 characters, whichever is reached first.
     const { clock, logs, provider } = await openOnClock(

@@ -49,15 +49,6 @@ export function runWithSignal<T>(
   return scope.run({ signal, ...options }, work);
 }
 
-/** What a breaker-refused call says: the backend, the failures, when it is tried again. */
-export function unavailableMessage(breaker: CircuitBreaker, clock: Clock): string {
-  const seconds = Math.ceil(Math.max(0, breaker.retryAt - clock.now()) / 1000);
-  return `Honcho is unavailable after ${breaker.failures} consecutive failed requests; retry after ${seconds} s.`;
-}
-
-/** What an attempt stopped by its own caller reports to the breaker: releases a trial, never counted. */
-export const CALLER_ABORTED: unique symbol = Symbol('honcho request aborted by its caller');
-
 export interface TransportOptions {
   /** The key, to scrub from anything reported. */
   apiKey?: string | undefined;
@@ -161,7 +152,8 @@ export class HonchoTransport {
     if (oauth?.stale) await oauth.fresh(callSignal);
     const sentWith = oauth?.token;
     try {
-      const result = await retry(() => this.once(verb, path, idempotent, callSignal, attempt), {
+      const once = () => this.once(verb, path, idempotent, callSignal, attempt);
+      const result = await retry(() => this.throughBreaker(once, callSignal), {
         maxRetries: this.options.maxRetries ?? 2,
         baseDelayMs: this.options.baseDelayMs ?? 500,
         clock: this.clock,
@@ -185,8 +177,21 @@ export class HonchoTransport {
   }
 
   /**
+   * One attempt through the breaker: refused while open; an attempt its own caller aborted (session
+   * switch, shutdown, a turn's budget) only frees a half-open trial, it is no verdict on Honcho.
+   */
+  private throughBreaker<T>(once: () => Promise<T>, callSignal: AbortSignal | undefined): Promise<T> {
+    const breaker = scope.getStore()?.bypassBreaker ? undefined : this.options.breaker;
+    if (!breaker) return once();
+    return breaker.run(once, {
+      ...(callSignal ? { signal: callSignal } : {}),
+      refusal: () => new CircuitOpenError(breaker.unavailableMessage(), breaker.retryAt),
+    });
+  }
+
+  /**
    * One attempt, with a signal of its own (so no listener outlives it on the caller's signal) and
-   * a deadline on the injected clock, through the breaker.
+   * a deadline on the injected clock.
    */
   private async once<T>(
     method: string,
@@ -196,9 +201,6 @@ export class HonchoTransport {
     attempt: (signal: AbortSignal, timeoutMs: number) => Promise<T>,
   ): Promise<T> {
     callSignal?.throwIfAborted();
-    const breaker = scope.getStore()?.bypassBreaker ? undefined : this.options.breaker;
-    if (breaker && !breaker.tryAcquire())
-      throw new CircuitOpenError(unavailableMessage(breaker, this.clock), breaker.retryAt);
     const oauth = this.options.oauth;
     if (oauth && this.http && this.http.apiKey !== oauth.token) this.http.apiKey = oauth.token;
     const controller = new AbortController();
@@ -210,18 +212,11 @@ export class HonchoTransport {
       timeoutMs,
     );
     try {
-      const result = await attempt(controller.signal, timeoutMs);
-      breaker?.recordSuccess();
-      return result;
+      return await attempt(controller.signal, timeoutMs);
     } catch (error) {
-      if (callSignal?.aborted) {
-        breaker?.recordFailure(CALLER_ABORTED);
-        throw callSignal.reason ?? error;
-      }
+      if (callSignal?.aborted) throw callSignal.reason ?? error;
       const timedOut = TimeoutError.isInstance(controller.signal.reason);
-      const mapped = this.toApiError(timedOut ? timeoutLike() : error, method, path, idempotent);
-      breaker?.recordFailure(mapped);
-      throw mapped;
+      throw this.toApiError(timedOut ? timeoutLike() : error, method, path, idempotent);
     } finally {
       this.clock.clearTimeout(timer);
       callSignal?.removeEventListener('abort', forward);
