@@ -82,14 +82,6 @@ export interface StoredDocument {
   updatedAt: string;
 }
 
-/** What the breaker is told when our side stopped a call: not counted (see `isBreakerFailure`). */
-const CALLER_STOPPED = Symbol('caller stopped');
-
-/** Failures that count toward the breaker: not client errors (the service answered), not our aborts. */
-export function isBreakerFailure(error: unknown): boolean {
-  return error !== CALLER_STOPPED && !isClientError(error);
-}
-
 /** Statuses that mean the request was not processed, so even a write may be repeated. */
 const NOT_ACTED_ON = new Set([408, 429, 503]);
 
@@ -266,7 +258,10 @@ export class SupermemoryClient {
         if (isClientError(error)) health.recordSuccess();
         else health.recordFailure(error);
       }
-      breaker?.recordFailure(ours ? CALLER_STOPPED : error);
+      // Ours frees a half-open trial for the next call and counts nothing (it must not close the
+      // breaker: the service said nothing); the rest is judged by core's `isBackendFailure`.
+      if (ours) breaker?.release();
+      else breaker?.recordFailure(error);
       throw error;
     }
   }

@@ -19,6 +19,7 @@ import {
   HealthMonitor,
   type HookOptions,
   type InitContext,
+  isBackendFailure,
   isTrivialPrompt,
   type Logger,
   MemoryProvider,
@@ -45,7 +46,7 @@ import {
   toolError,
   withDeadline,
 } from '@hermes-memory/core';
-import { type ConversationMessage, isBreakerFailure, type Profile, SupermemoryClient } from './client';
+import { type ConversationMessage, type Profile, SupermemoryClient } from './client';
 import {
   readSupermemoryJson,
   resolveSupermemoryConfig,
@@ -535,7 +536,7 @@ export class SupermemoryProvider extends MemoryProvider {
     return new CircuitBreaker({
       threshold: this.options.breakerThreshold ?? 5,
       cooldownMs,
-      isFailure: isBreakerFailure,
+      isFailure: isBackendFailure,
       name: 'Supermemory',
       clock: this.clock,
       onStateChange: (state) => {

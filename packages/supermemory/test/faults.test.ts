@@ -176,6 +176,37 @@ describe('supermemory circuit breaker (a dead service is not asked every turn)',
     expect(json(await provider.handleToolCall('supermemory_store', { content: 'Back.' })).saved).toBe(true);
   });
 
+  it('a half-open trial its own caller aborted decides nothing: still not closed, the next request is the trial and a failing one reopens it', async () => {
+    const server = await fake();
+    const clock = new ManualClock(FAKE_NOW);
+    const { provider } = await started(server, { clock }, { sessionId: 'breaker-abort' });
+    server.fail({ type: 'status', status: 500, count: 5, route: 'POST /v3/documents' });
+    await failStore(provider, 5);
+    expect(provider.health()).toMatchObject({ status: 'down', consecutiveFailures: 5 });
+
+    await clock.advance(120_000);
+    server.fail({ type: 'timeout', count: 1, route: 'POST /v4/search' });
+    const sent = server.requests.length;
+    const stop = new AbortController();
+    const call = provider.handleToolCall('supermemory_search', { query: 'x' }, { signal: stop.signal });
+    for (let i = 0; i < 200 && server.requests.length === sent; i++)
+      await new Promise((resolve) => setImmediate(resolve));
+    expect(server.requests.length).toBe(sent + 1); // the trial reached the (hung) service
+    stop.abort(new Error('the user pressed stop'));
+    expect(json(await call).error).toMatch(/^Search failed/);
+
+    // No verdict yet: the next request is the trial again; it fails and reopens the breaker.
+    server.fail({ type: 'status', status: 500, count: 5, route: 'POST /v3/documents' });
+    const before = server.requests.length;
+    await failStore(provider, 1);
+    expect(server.requests.length).toBe(before + 1);
+    // The five that opened it and the failed trial: the aborted one counted nothing.
+    expect(provider.health()?.reason).toMatch(/paused after 6 consecutive failures; next try in 120 s/);
+    const refused = json(await provider.handleToolCall('supermemory_search', { query: 'y' }));
+    expect(refused.error).toMatch(/Supermemory is unavailable after 6 consecutive failures/);
+    expect(server.requests.length).toBe(before + 1);
+  });
+
   it('client errors (the service answered) and our own aborts do not count; the connection probe ignores it', async () => {
     const server = await fake();
     const clock = new ManualClock(FAKE_NOW);
