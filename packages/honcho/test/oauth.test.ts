@@ -384,18 +384,15 @@ describe('honcho OAuth refresh', () => {
     expect(card.map((r) => r.status)).toEqual([401, 200]);
   });
 
-  it('concurrent refreshes share one exchange (a replayed refresh token would revoke the grant)', async () => {
+  /** Signed in through `login --browser`, then an hour later: the token source is stale. */
+  async function signedInStale() {
     const { fake, honchoJson, clock } = await setup();
     const cli = createHonchoCli({ clock, openUrl: browser });
-    expect(
-      (
-        await runProviderCliCommand(cli, ['login', '--browser'], {
-          home: path.dirname(honchoJson),
-          json: true,
-          env: { HOME: path.dirname(honchoJson), HONCHO_OAUTH_DASHBOARD: fake.url },
-        })
-      ).code,
-    ).toBe(0);
+    const home = path.dirname(honchoJson);
+    const env = { HOME: home, HONCHO_OAUTH_DASHBOARD: fake.url };
+    expect((await runProviderCliCommand(cli, ['login', '--browser'], { home, json: true, env })).code).toBe(
+      0,
+    );
     const source = new OAuthTokenSource({
       file: honchoJson,
       host: 'hermes',
@@ -404,6 +401,11 @@ describe('honcho OAuth refresh', () => {
     });
     await clock.advance(3_600_000);
     expect(source.stale).toBe(true);
+    return { fake, honchoJson, clock, source, home };
+  }
+
+  it('concurrent refreshes share one exchange (a replayed refresh token would revoke the grant)', async () => {
+    const { fake, honchoJson, clock, source } = await signedInStale();
     const tokens = await Promise.all(Array.from({ length: 8 }, () => source.fresh()));
     expect(new Set(tokens).size).toBe(1);
     expect(fake.oauth.refreshes).toBe(1);
@@ -426,21 +428,7 @@ describe('honcho OAuth refresh', () => {
   });
 
   it('a Python Hermes refreshing under flock on honcho.json.lock: our refresh waits for it and adopts its rotated token (one exchange, grant intact)', async () => {
-    const { fake, honchoJson, clock } = await setup();
-    const cli = createHonchoCli({ clock, openUrl: browser });
-    const home = path.dirname(honchoJson);
-    const env = { HOME: home, HONCHO_OAUTH_DASHBOARD: fake.url };
-    expect((await runProviderCliCommand(cli, ['login', '--browser'], { home, json: true, env })).code).toBe(
-      0,
-    );
-    const source = new OAuthTokenSource({
-      file: honchoJson,
-      host: 'hermes',
-      credential: grantIn(honchoJson),
-      clock,
-    });
-    await clock.advance(3_600_000);
-    expect(source.stale).toBe(true);
+    const { fake, honchoJson, clock, source, home } = await signedInStale();
 
     // The Python agent takes the lock first and refreshes only after our refresh has started.
     const python = spawnPython(REFRESH_PY, honchoJson, 'hermes', String(clock.now() / 1000));

@@ -283,7 +283,8 @@ describe('§3.8 Platform through the mem0ai SDK', () => {
     ]);
   });
 
-  it('§3.8.19 when the previous sync still runs after 5 s, the new turn is skipped, not queued', async () => {
+  /** A held add (turn one), then turn two skipped after its 5 s wait. */
+  async function turnSkippedBehindHeldAdd() {
     const fake = await platformFake();
     const clock = new ManualClock();
     const provider = await openProvider(platformSettings(fake, { clock }));
@@ -293,6 +294,11 @@ describe('§3.8 Platform through the mem0ai SDK', () => {
     provider.syncTurn('Turn two is about pruning roses.', 'ok');
     await clock.advance(5000);
     expect(provider.skippedTurns).toBe(1);
+    return { fake, provider, release };
+  }
+
+  it('§3.8.19 when the previous sync still runs after 5 s, the new turn is skipped, not queued', async () => {
+    const { fake, provider, release } = await turnSkippedBehindHeldAdd();
     release();
     await provider.idle();
     provider.syncTurn('Turn three is about watering basil.', 'ok');
@@ -304,15 +310,7 @@ describe('§3.8 Platform through the mem0ai SDK', () => {
   });
 
   it("§3.8.19 once a write has outlived one turn's 5 s wait, later turns are skipped at once until it ends: a hung backend queues nothing", async () => {
-    const fake = await platformFake();
-    const clock = new ManualClock();
-    const provider = await openProvider(platformSettings(fake, { clock }));
-    const release = fake.hold('POST /v3/memories/add/');
-    provider.syncTurn('Turn one is about gardening tomatoes.', 'ok');
-    await until(() => fake.heldRequests() === 1, 'the held add');
-    provider.syncTurn('Turn two is about pruning roses.', 'ok');
-    await clock.advance(5000);
-    expect(provider.skippedTurns).toBe(1);
+    const { fake, provider, release } = await turnSkippedBehindHeldAdd();
     for (let i = 0; i < 50; i++) provider.syncTurn(`Later turn ${i} about compost.`, 'ok');
     await new Promise((resolve) => setImmediate(resolve));
     expect(provider.skippedTurns).toBe(51);
