@@ -31,7 +31,7 @@ const f = (x: number) => x.toFixed(3);
 const pct = (x: number) => `${(100 * x).toFixed(1)} %`;
 console.log(
   `${retriever.name} dev: one-gold precision ${f(s.single.precision)}, injected precision ${f(s.answerable.precision)}, ` +
-    `answer injected ${f(s.answerable.recallAny)}, records/question ${s.answerable.records.toFixed(2)}, ` +
+    `answer injected ${f(s.answerable.recallAny)}, records/question ${s.answerable.records.toFixed(2)}, chars/question ${s.answerable.chars.toFixed(0)}, ` +
     `false activation cross ${pct(s.cross.activation)} (n=${s.cross.n}) / off-topic ${pct(s.offTopic.activation)} (n=${s.offTopic.n}); ` +
     `${((Date.now() - t0) / 1000).toFixed(0)} s`,
 );

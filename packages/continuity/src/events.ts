@@ -25,6 +25,8 @@ export interface Signals {
   graph: number;
   /** Confidence × importance × trust factor applied to the relevance (0–1). */
   quality: number;
+  /** Coverage inherited from the question the record answers (0–1; absent in older events). */
+  reply?: number;
 }
 
 export interface CandidateDecision {

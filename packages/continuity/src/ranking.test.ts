@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ContinuityProvider } from './provider';
-import { Ranker, lengthRenormalisation, varints } from './retrieval/rank';
-import { tempProvider } from './test-helpers';
+import { Ranker, lengthRenormalisation, questionShare, varints } from './retrieval/rank';
+import { call, tempProvider } from './test-helpers';
 
 function add(p: ContinuityProvider, title: string, summary: string, entities: string[] = []) {
   return p.recordStore!.add({ kind: 'corpus_note', title, summary, entities }).record;
@@ -42,6 +42,77 @@ describe('ranking (decision 0905)', () => {
       add(p, 'Gina', `Filler turn ${i} about the clothing store, ads and customers.`);
     const results = await ranked(p, 'When is the official opening of the dance studio?');
     expect(results.map((r) => r.id).slice(0, 2)).toEqual([detailed.id, mention.id]);
+  });
+
+  it('a passage that answers a question inherits its words: the answer outranks the question', async () => {
+    const p = tempProvider();
+    // A transcript: a question, then its answer, which repeats none of the question's words.
+    const question = add(p, 'Melanie', 'What motivated you to pursue counseling?', ['Melanie']);
+    const answer = add(p, 'Caroline', 'My own journey and the support I got made a huge difference.', [
+      'Caroline',
+    ]);
+    p.recordStore!.link(question.id, answer.id, 'next_segment', 1);
+    const aside = add(p, 'Caroline', 'Counseling paperwork is a lot to pursue, honestly.', ['Caroline']);
+    for (let i = 0; i < 30; i++)
+      add(p, 'Melanie', `Filler turn ${i} about painting, pottery and camping trips.`);
+
+    const results = await ranked(p, 'What motivated Caroline to pursue counseling?');
+    // Before: the question (every word) and the aside (two of them) ranked above the answer.
+    expect(results.map((r) => r.id).slice(0, 3)).toEqual([answer.id, question.id, aside.id]);
+    // Explained: the inherited share is its own signal; the record's own words stay `matched`.
+    const why = await call(p, 'continuity_explain', {
+      query: 'What motivated Caroline to pursue counseling?',
+    });
+    const row = (
+      why.candidates as Array<{ record_id: string; matched: string[]; signals: { reply: number } }>
+    ).find((c) => c.record_id === answer.id)!;
+    expect(row.matched).toEqual(['caroline']);
+    expect(row.signals.reply).toBeGreaterThan(0.5);
+  });
+
+  it('only a passage after a question inherits, and only through a positional edge', async () => {
+    const p = tempProvider();
+    const statement = add(p, 'Melanie', 'I pursued counseling for two years.', ['Melanie']);
+    const afterStatement = add(p, 'Caroline', 'My own journey made a huge difference.', ['Caroline']);
+    p.recordStore!.link(statement.id, afterStatement.id, 'next_segment', 1);
+    const question = add(p, 'Melanie', 'Why did you pursue counseling?', ['Melanie']);
+    const related = add(p, 'Caroline', 'The support I got made all the difference.', ['Caroline']);
+    p.recordStore!.link(question.id, related.id, 'related_to', 1);
+    for (let i = 0; i < 30; i++)
+      add(p, 'Melanie', `Filler turn ${i} about painting, pottery and camping trips.`);
+    const why = await call(p, 'continuity_explain', { query: 'Why did Caroline pursue counseling?' });
+    const reply = new Map(
+      (why.candidates as Array<{ record_id: string; signals: { reply: number } }>).map((c) => [
+        c.record_id,
+        c.signals.reply,
+      ]),
+    );
+    expect(reply.get(afterStatement.id)).toBe(0);
+    expect(reply.get(related.id)).toBe(0);
+  });
+
+  it('neighbours lifted to the same ceiling keep the order of their own evidence', async () => {
+    const p = tempProvider();
+    // Both neighbours of the strong hit borrow up to just below it; the earlier one matches less.
+    const weaker = add(p, 'Gina', 'The pottery class glaze was fun.');
+    const source = add(p, 'Jon', 'My pottery class fired the glaze in the big kiln today.');
+    const stronger = add(p, 'Gina', 'The pottery class glaze and the kiln were fun.');
+    p.recordStore!.link(weaker.id, source.id, 'next_segment', 1);
+    p.recordStore!.link(source.id, stronger.id, 'next_segment', 1);
+    for (let i = 0; i < 30; i++)
+      add(p, 'Gina', `Filler turn ${i} about the clothing store, ads and customers.`);
+    const results = await ranked(p, 'pottery class glaze kiln fired');
+    // Before: the two tied at the ceiling and the earlier record (less evidence) came first.
+    expect(results.map((r) => r.id).slice(0, 3)).toEqual([source.id, stronger.id, weaker.id]);
+    expect(results[1]!.score).toBe(results[2]!.score);
+  });
+
+  it('question share counts the sentences that ask', () => {
+    expect(questionShare('What motivated you?')).toBe(1);
+    expect(questionShare('Wow, congrats! What motivated you to pursue counseling?')).toBe(0.5);
+    expect(questionShare('It was great. Really? See you soon.')).toBeCloseTo(1 / 3);
+    expect(questionShare('No questions here. None at all.')).toBe(0);
+    expect(questionShare('')).toBe(0);
   });
 
   it('length renormalisation is neutral at the mean length and milder than FTS5 elsewhere', () => {

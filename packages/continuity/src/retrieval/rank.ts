@@ -13,6 +13,12 @@ import type { VectorIndex } from './vectors';
 
 export interface RetrievalWeights {
   bm25: number;
+  /**
+   * Share of the question it answers a passage inherits: a record that follows a question in its
+   * source document (the next turn of a transcript, the answer under an FAQ question) is about
+   * what was asked, even when it does not repeat the words.
+   */
+  reply: number;
   coverage: number;
   vector: number;
   metadata: number;
@@ -24,6 +30,7 @@ export interface RetrievalWeights {
 
 export const DEFAULT_WEIGHTS: Readonly<RetrievalWeights> = {
   bm25: 0.45,
+  reply: 1,
   coverage: 0.35,
   vector: 0.25,
   metadata: 0.3,
@@ -67,6 +74,8 @@ export interface Candidate {
   signals: Signals;
   /** Query anchors found in the record. */
   matched: string[];
+  /** Query anchors it inherits from the question it answers (not found in the record itself). */
+  inherited: string[];
 }
 
 export interface RankOptions {
@@ -82,6 +91,12 @@ export interface RankOptions {
   graphDepth?: number;
   weights?: Partial<RetrievalWeights>;
   signal?: AbortSignal;
+}
+
+/** The question a record answers: its row and the share of it that asks. */
+interface Question {
+  seq: number;
+  share: number;
 }
 
 interface TermStats {
@@ -277,14 +292,20 @@ export class Ranker {
 
     const depth = options.graphDepth ?? 2;
     if (depth > 0 && weights.graph > 0 && direct.length > 0) this.expand(pass, byId, depth);
-    return [...byId.values()].sort((a, b) => b.score - a.score || a.record.seq - b.record.seq);
+    // Records lifted to the same ceiling by borrowing (just below their source) keep the order of
+    // their own evidence.
+    return [...byId.values()].sort(
+      (a, b) => b.score - a.score || b.direct - a.direct || a.record.seq - b.record.seq,
+    );
   }
 
   private score(pass: RankPass, records: readonly RankedRecord[]): Candidate[] {
     const { query, terms, stats, bm25, cosine, denseFloor, weights, options } = pass;
     if (records.length === 0) return [];
     const seqs = records.map((r) => r.seq);
-    const matched = this.lexical(terms, seqs, stats);
+    // The questions these records answer are matched in the same pass as the records.
+    const questions = weights.reply > 0 ? this.questionsAnswered(records) : new Map<number, Question>();
+    const matched = this.lexical(terms, [...seqs, ...[...questions.values()].map((q) => q.seq)], stats);
     if (this.vectors) {
       const missing = seqs.filter((s) => !cosine.has(s));
       for (const [s, c] of this.vectors.cosines(query.raw, missing)) cosine.set(s, c);
@@ -301,22 +322,75 @@ export class Ranker {
     const anchorSet = new Set(query.anchors);
     return records.map((record) => {
       const m = matched.get(record.seq) ?? [];
-      const coverage = idfTotal > 0 ? m.reduce((s, t) => s + weight(t), 0) / idfTotal : 0;
+      let coverage = idfTotal > 0 ? m.reduce((s, t) => s + weight(t), 0) / idfTotal : 0;
+      let bmRaw = bm25.get(record.seq) ?? 0;
+      // The words of the question this record answers count at the share its passage asks.
+      const asked = questions.get(record.seq);
+      let inherited: string[] = [];
+      let reply = 0;
+      if (asked) {
+        const share = weights.reply * asked.share;
+        inherited = (matched.get(asked.seq) ?? []).filter((t) => !m.includes(t));
+        reply = idfTotal > 0 ? (share * inherited.reduce((s, t) => s + weight(t), 0)) / idfTotal : 0;
+        coverage = Math.min(1, coverage + reply);
+        bmRaw += share * (bm25.get(asked.seq) ?? 0);
+      }
       const cos = cosine.get(record.seq) ?? 0;
       const vector =
         bestCos > denseFloor ? Math.max(0, Math.min(1, (cos - denseFloor) / (bestCos - denseFloor))) : 0;
       const metadata = metadataSignal(record, query, anchorSet, options.scopes);
-      const bm = bestBm25 > 0 ? (bm25.get(record.seq) ?? 0) / bestBm25 : 0;
+      const bm = bestBm25 > 0 ? bmRaw / bestBm25 : 0;
       const relevance =
         weights.bm25 * bm +
         weights.coverage * coverage +
         (this.vectors ? weights.vector * vector : 0) +
         weights.metadata * metadata;
       const quality = qualityFactor(record);
-      const signals: Signals = { bm25: bm, coverage, vector, cosine: cos, metadata, graph: 0, quality };
+      const signals: Signals = {
+        bm25: bm,
+        coverage,
+        vector,
+        cosine: cos,
+        metadata,
+        graph: 0,
+        quality,
+        reply,
+      };
       const score = relevance * quality;
-      return { record, score, direct: score, via: 'direct', signals, matched: m };
+      return { record, score, direct: score, via: 'direct', signals, matched: m, inherited };
     });
+  }
+
+  /**
+   * For each record that follows a question in its source document (a positional edge from a
+   * passage that asks): that question's row and the share it asks — the share of its sentences
+   * that are questions × the edge's weight, which decays across skipped passages.
+   */
+  private questionsAnswered(records: readonly RankedRecord[]): Map<number, Question> {
+    const out = new Map<number, Question>();
+    if (records.length === 0) return out;
+    const seqOf = new Map(records.map((r) => [r.id, r.seq]));
+    const rows = this.store
+      .stmt(
+        `SELECT e.dst AS id, e.weight AS weight, r.seq AS seq, r.summary AS summary, r.details AS details
+           FROM edges e JOIN records r ON r.id = e.src
+          WHERE e.dst IN (SELECT value FROM json_each(?)) AND e.relation IN (SELECT value FROM json_each(?))`,
+      )
+      .all(JSON.stringify([...seqOf.keys()]), JSON.stringify([...POSITIONAL_RELATIONS])) as Array<{
+      id: string;
+      weight: number;
+      seq: number;
+      summary: string;
+      details: string | null;
+    }>;
+    for (const row of rows) {
+      const share = questionShare(`${row.summary} ${row.details ?? ''}`) * row.weight;
+      const seq = seqOf.get(row.id);
+      if (share <= 0 || seq === undefined) continue;
+      const best = out.get(seq);
+      if (!best || share > best.share) out.set(seq, { seq: row.seq, share });
+    }
+    return out;
   }
 
   /** Breadth-first over association edges from the strongest direct hits. */
@@ -371,6 +445,16 @@ export class Ranker {
       }
     }
   }
+}
+
+/** Share of a text's sentences that are questions (0–1). */
+export function questionShare(text: string): number {
+  const sentences = text
+    .trim()
+    .split(/(?<=[.!?])\s+/)
+    .filter((x) => /[\p{L}\p{N}]/u.test(x));
+  if (sentences.length === 0) return 0;
+  return sentences.filter((x) => /\?[\s"'”’)\]]*$/u.test(x)).length / sentences.length;
 }
 
 /** Named entities, tags and scope (0–1). */

@@ -40,6 +40,7 @@ function decision(
       metadata: round(c.signals.metadata),
       graph: round(c.signals.graph),
       quality: round(c.signals.quality),
+      reply: round(c.signals.reply ?? 0),
     },
     matched: c.matched,
     via: c.via,
