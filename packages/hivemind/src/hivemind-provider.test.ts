@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createProviderFactoryContext, findFenceMarkup, ManualClock } from '@hermes-memory/core';
 import { tempHermesHome } from '@hermes-memory/testkit';
-import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { HivemindProvider as Provider } from './index';
 import {
   createHivemindProvider,
@@ -406,6 +406,60 @@ describe('HivemindProvider: the turn', () => {
     await hung.shutdown();
     expect(hung.pendingWork).toBe(0);
     server.clearFaults();
+  });
+
+  it('§5.11.20 the next sync is built and sent once the turn yields to the event loop, never inside prefetch', async () => {
+    const { bob } = await introduced();
+    const bobs = await openAgent(server, bob, opened);
+    await turn(bobs, 1);
+    const fetch = vi.spyOn(globalThis, 'fetch');
+    try {
+      bobs.onTurnStart(2, 'next');
+      expect(await bobs.prefetch('next')).toMatch(/hermes-of-carol/);
+      // Whatever microtasks the turn's own awaits run, no request is built among them (it was,
+      // before: undici's fetch then ran inside the turn's prefetchAll).
+      for (let i = 0; i < 100; i++) await Promise.resolve();
+      expect(fetch).not.toHaveBeenCalled();
+      expect(bobs.pendingWork).toBe(1);
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      expect(fetch.mock.calls.map(([url]) => new URL(String(url)).pathname)).toEqual([
+        '/_matrix/client/v3/sync',
+      ]);
+      await bobs.idle();
+      expect(bobs.pendingWork).toBe(0);
+    } finally {
+      fetch.mockRestore();
+    }
+  });
+
+  it('§5.11.15 a message sent while the model works on a turn shows on the next turn; with a host that skips queuePrefetch, on the one after that', async () => {
+    const { bob, carol } = await introduced();
+    const carols = await openAgent(server, carol, opened);
+    const say = (message: string) => carols.handleToolCall('hivemind_send_to_peer', { peer: 'bob', message });
+    const unread = /(\d+) new messages? from hermes-of-carol/;
+    // The host calls queuePrefetch after each turn (as the manager's does): the sync the turn's
+    // prefetch scheduled and the after-turn one both run around the message; the next turn has it.
+    const bobs = await openAgent(server, bob, opened);
+    await turn(bobs, 1);
+    bobs.onTurnStart(2, 'hello');
+    expect(await bobs.prefetch('hello')).not.toMatch(unread);
+    await say('are you there?');
+    bobs.queuePrefetch('hello');
+    await bobs.idle();
+    expect(await turn(bobs, 3)).toMatch(/1 new message from hermes-of-carol/);
+    // A host that never calls queuePrefetch: only the sync each prefetch schedules runs, after the
+    // turn; a message sent between two turns shows on the turn after the next, never later.
+    const plain = await openAgent(server, bob, opened);
+    const hostTurn = async (n: number) => {
+      plain.onTurnStart(n, 'hello');
+      const recall = await plain.prefetch('hello');
+      await plain.idle();
+      return recall;
+    };
+    expect(await hostTurn(1)).not.toMatch(unread); // a first sync finds history, nothing unread
+    await say('one more thing');
+    expect(await hostTurn(2)).not.toMatch(unread);
+    expect(await hostTurn(3)).toMatch(/1 new message from hermes-of-carol/);
   });
 
   it('§5.11.20 a homeserver that fails outright costs turn 1 its failed sync, not the whole firstSyncWaitMs (injected clock)', async () => {

@@ -74,7 +74,8 @@ export interface HivemindProviderContext {
  * takes none of the conversation's writes, only adds its roster to recall and its tools.
  *
  * - One `GET /sync?timeout=0` per turn, in the background (a `PrefetchSlot`): `prefetch` serves the
- *   roster the previous sync built and starts the next one; only the first turn waits, at most
+ *   roster the previous sync built and schedules the next one for when the turn yields to the
+ *   event loop (its request is never built inside the turn); only the first turn waits, at most
  *   `firstSyncWaitMs`, for the sync `initialize` started. Invites are joined on sync.
  * - Tools sync before answering (bounded by the manager's signal), answer JSON always, and
  *   neutralise the fence in everything peers wrote; what is sent passes core's write scanner.
@@ -106,6 +107,8 @@ export class HivemindProvider extends MemoryProvider {
   private prefetched = false;
   /** Set when the next turn's sync was asked for while one was already running. */
   private syncAgain = false;
+  /** Background work waiting for the turn to yield to the event loop (see `schedule`). */
+  private scheduled: Scheduled | null = null;
   private lifetime = new AbortController();
   private readonly monitor: HealthMonitor;
   private readonly notebookMonitor: HealthMonitor;
@@ -214,7 +217,7 @@ export class HivemindProvider extends MemoryProvider {
 
   /**
    * The roster as the background syncs left it and the notebook hint of the last finished search
-   * (from memory, no I/O), then the next sync started for the next turn. Only the first prefetch
+   * (from memory, no I/O); the next turn's sync starts once this turn yields. Only the first prefetch
    * waits — for the peers (not the spark engine) and its notebook search — at most
    * `firstSyncWaitMs` (and the manager's signal). A failing notebook only leaves its line out.
    */
@@ -222,13 +225,17 @@ export class HivemindProvider extends MemoryProvider {
     if (this.closed) return '';
     const directory = this.directory;
     const sparks = this.sparks;
-    // A host that skipped onTurnStart: this turn's message is searched now (served next turn).
-    if (!this.searchedThisTurn) this.startNotebookSearch(query);
-    this.searchedThisTurn = false;
     // Only the first prefetch waits; a homeserver that failed the first sync does not make every
     // later turn wait again (the tools still sync on demand).
     const first = !this.prefetched;
     this.prefetched = true;
+    // A host that skipped onTurnStart: this turn's message is searched (served next turn; the
+    // first turn waits for it).
+    if (!this.searchedThisTurn) {
+      if (first) this.startNotebookSearch(query);
+      else this.schedule({ search: query });
+    }
+    this.searchedThisTurn = false;
     const waits: Promise<unknown>[] = [];
     if (directory) {
       // What the background sync brought in is already in the directory; its completion is consumed.
@@ -253,7 +260,7 @@ export class HivemindProvider extends MemoryProvider {
     const parts: string[] = [];
     let count = 0;
     if (directory && sparks) {
-      this.startSync();
+      this.schedule({ sync: true });
       if (directory.loaded) {
         const peers = directory.peers();
         count += peers.length;
@@ -320,6 +327,8 @@ export class HivemindProvider extends MemoryProvider {
   /** A new conversation: a roster prepared for the old one is dropped. */
   override onSessionSwitch(_newSessionId: string, options: SessionSwitchOptions): undefined {
     if (options.reset) {
+      // A search scheduled for the old conversation's message is not started in the new one.
+      if (this.scheduled) this.scheduled.search = undefined;
       this.slot.newGeneration();
       this.notebookSlot.newGeneration();
     }
@@ -420,6 +429,7 @@ export class HivemindProvider extends MemoryProvider {
   override async shutdown(_options?: ShutdownOptions): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.scheduled = null;
     this.lifetime.abort(new Error('Hivemind shut down.'));
     this.slot.close();
     this.notebookSlot.close();
@@ -427,11 +437,14 @@ export class HivemindProvider extends MemoryProvider {
 
   /** Running background work: the sync and the notebook search (for tests and the conformance harness). */
   get pendingWork(): number {
-    return (this.slot.isInFlight() ? 1 : 0) + (this.notebookSlot.isInFlight() ? 1 : 0);
+    const sync = this.slot.isInFlight() || this.scheduled?.sync === true;
+    const search = this.notebookSlot.isInFlight() || this.scheduled?.search !== undefined;
+    return (sync ? 1 : 0) + (search ? 1 : 0);
   }
 
-  /** Resolves when the running background sync and notebook search have finished. */
+  /** Resolves when the background sync and notebook search (scheduled ones too) have finished. */
   async idle(): Promise<void> {
+    await this.scheduled?.run;
     await Promise.all([
       this.slot.idle(this.settings.timeoutMs * (this.settings.maxRetries + 1)),
       this.notebookSlot.idle(this.settings.notebookTimeoutMs * (this.settings.maxRetries + 1)),
@@ -471,6 +484,31 @@ export class HivemindProvider extends MemoryProvider {
       maxRetries,
       clock: this.clock,
     });
+  }
+
+  /**
+   * Start background work that serves the next turn once this turn yields to the event loop (the
+   * host's model call). Building and sending a request — core's client and undici's fetch, a few
+   * hundred µs of CPU on this thread — started at once would run inside the turn's `prefetch`,
+   * whose answer it cannot change. Shutdown drops what has not started.
+   */
+  private schedule(work: { sync?: true; search?: string }): void {
+    const due = this.scheduled ?? this.nextYield();
+    if (work.sync) due.sync = true;
+    if (work.search !== undefined) due.search = work.search;
+  }
+
+  /** Empty work, started when the turn yields unless shutdown dropped it first. */
+  private nextYield(): Scheduled {
+    const due: Scheduled = { sync: false, search: undefined, run: Promise.resolve() };
+    due.run = new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
+      if (this.scheduled !== due) return;
+      this.scheduled = null;
+      if (due.search !== undefined) this.startNotebookSearch(due.search);
+      if (due.sync) this.startSync();
+    });
+    this.scheduled = due;
+    return due;
   }
 
   /** Start the background sync that builds the next roster (joins one already running). */
@@ -524,6 +562,13 @@ export class HivemindProvider extends MemoryProvider {
       clock: this.clock,
     });
   }
+}
+
+/** What `schedule` starts when the turn yields: the next sync and the search of a message. */
+interface Scheduled {
+  sync: boolean;
+  search: string | undefined;
+  run: Promise<void>;
 }
 
 /** Health statuses, best first. */

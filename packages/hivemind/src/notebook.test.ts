@@ -154,6 +154,31 @@ describe('hivemind: the shared notebook', () => {
     expect(notebook.requestsTo(SEARCH).at(-1)!.query.q).toBe('trust root');
   });
 
+  it('a host that skips onTurnStart: after the first turn its message is searched once the turn yields; a new conversation drops a search not yet started', async () => {
+    const provider = await notebookAgent();
+    expect(await provider.prefetch('docker')).toMatch(/^1 notebook entry may be relevant/);
+    await provider.idle();
+    const before = notebook.requestsTo(SEARCH).length;
+    expect(await provider.prefetch('matrix federation')).toBe('');
+    expect(notebook.requestsTo(SEARCH).length).toBe(before);
+    expect(provider.pendingWork).toBe(1);
+    provider.onSessionSwitch('s2', { reset: true });
+    await provider.idle();
+    expect(provider.pendingWork).toBe(0);
+    expect(notebook.requestsTo(SEARCH).length).toBe(before);
+    expect(await provider.prefetch('matrix federation')).toBe('');
+    await provider.idle();
+    expect(
+      notebook
+        .requestsTo(SEARCH)
+        .map((r) => r.query.q)
+        .slice(before),
+    ).toEqual(['matrix federation']);
+    expect(await provider.prefetch('anything')).toBe(
+      '2 notebook entries may be relevant — use hivemind_search_notebook to explore.',
+    );
+  });
+
   it('a failing notebook never breaks prefetch or the peers: the roster stays, the line is left out, health says why', async () => {
     const { bob } = await introduceBobAndCarol(homeserver);
     const bobs = await openAgent(homeserver, bob, opened, {
