@@ -225,6 +225,30 @@ describe('retrieval gates (prefetch)', () => {
     expect((await explainLast(tiny)).candidates[0]!.gate).toBe('budget');
   });
 
+  it('below_relative compares own evidence: borrowing from the best match does not carry a record in', async () => {
+    const p = tempProvider();
+    // A document's passages: the strong hit and the next one, which matches less but borrows through
+    // the positional edge up to just below the hit.
+    const hit = add(p, {
+      title: 'Kiln',
+      summary: 'My pottery class fired the glaze in the big kiln today.',
+    });
+    const next = add(p, { title: 'Class', summary: 'The pottery class glaze was fun.' });
+    p.recordStore!.link(hit.id, next.id, 'next_segment', 1);
+    for (let i = 0; i < 30; i++)
+      add(p, { title: `Store ${i}`, summary: `Filler ${i} about the clothing store, ads and customers.` });
+    const text = await p.prefetch('pottery class glaze kiln fired');
+    expect(text).toContain(hit.id);
+    expect(text).not.toContain(next.id);
+    const e = await explainLast(p);
+    const row = e.candidates.find((c) => c.record_id === next.id)!;
+    // Before: its borrowed score was within the cut (it ranks right below the hit) and it was injected.
+    expect(row.via).toBe('direct');
+    expect(row.score).toBeGreaterThan(0.85 * e.candidates.find((c) => c.record_id === hit.id)!.score);
+    expect(row.gate).toBe('below_relative');
+    expect(row.reason).toMatch(/^own score/);
+  });
+
   it('associated context is labelled apart, and weak_graph_activation keeps weak neighbours out', async () => {
     const p = tempProvider({ gates: { maxAssociated: 1 } });
     const store = p.recordStore!;

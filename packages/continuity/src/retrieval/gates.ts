@@ -35,7 +35,7 @@ export const GATE_DESCRIPTIONS: Readonly<Record<GateId, string>> = {
   weak_match: "too few of the message's key words (IDF-weighted) or too low a score",
   unspecific_match:
     'the words it shares with the message are in too many records to single it out ("help", "time")',
-  below_relative: 'much weaker than the best match',
+  below_relative: 'its own evidence is much weaker than the best match (borrowed activation not counted)',
   budget: 'did not fit max_records / max_chars',
 };
 

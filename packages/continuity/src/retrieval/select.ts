@@ -72,7 +72,9 @@ export function select(candidates: readonly Candidate[], ctx: GateContext, budge
     if (g) verdicts.set(c.record.id, decision(c, 'rejected', g.gate, g.reason));
     else passing.push(c);
   }
-  const best = Math.max(0, ...passing.filter((c) => c.via === 'direct').map((c) => c.score));
+  // The cut compares the records' own evidence: what a record borrowed from a neighbour orders
+  // tool results (decision 0905) but does not make it an answer in its own right.
+  const best = Math.max(0, ...passing.filter((c) => c.via === 'direct').map((c) => c.direct));
   /** Whether the whole block, header included, still fits with `c` added. */
   const fits = (c: Candidate): boolean => {
     if (direct.length + associated.length >= budget.maxRecords) return false;
@@ -86,14 +88,14 @@ export function select(candidates: readonly Candidate[], ctx: GateContext, budge
     );
   };
   for (const c of passing.filter((p) => p.via === 'direct')) {
-    if (c.score < ctx.settings.relativeCutoff * best) {
+    if (c.direct < ctx.settings.relativeCutoff * best) {
       verdicts.set(
         c.record.id,
         decision(
           c,
           'rejected',
           'below_relative',
-          `score ${c.score.toFixed(2)} < ${ctx.settings.relativeCutoff} × best ${best.toFixed(2)}`,
+          `own score ${c.direct.toFixed(2)} < ${ctx.settings.relativeCutoff} × best ${best.toFixed(2)}`,
         ),
       );
     } else if (!fits(c)) verdicts.set(c.record.id, decision(c, 'rejected', 'budget'));
