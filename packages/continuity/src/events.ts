@@ -94,10 +94,9 @@ export class EventLog {
   ) {}
 
   log(event: Omit<RetrievalEvent, 'id' | 'at'>): number {
-    const db = this.store.db;
     const id = this.store.transaction(() => {
-      const info = db
-        .prepare(
+      const info = this.store
+        .stmt(
           'INSERT INTO retrieval_events (at, session_id, origin, query, query_gate, injected, decisions, chars) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
         )
         .run(
@@ -113,7 +112,7 @@ export class EventLog {
       const newId = Number(info.lastInsertRowid);
       if (++this.sinceprune >= 50 || newId % 100 === 0) {
         this.sinceprune = 0;
-        db.prepare('DELETE FROM retrieval_events WHERE id <= ?').run(newId - this.limit);
+        this.store.stmt('DELETE FROM retrieval_events WHERE id <= ?').run(newId - this.limit);
       }
       return newId;
     });
@@ -121,7 +120,7 @@ export class EventLog {
   }
 
   get(id: number): RetrievalEvent | undefined {
-    const row = this.store.db.prepare('SELECT * FROM retrieval_events WHERE id = ?').get(id) as
+    const row = this.store.stmt('SELECT * FROM retrieval_events WHERE id = ?').get(id) as
       | EventRow
       | undefined;
     return row ? toEvent(row) : undefined;
@@ -130,24 +129,22 @@ export class EventLog {
   latest(origin?: EventOrigin): RetrievalEvent | undefined {
     const row = (
       origin
-        ? this.store.db
-            .prepare('SELECT * FROM retrieval_events WHERE origin = ? ORDER BY id DESC LIMIT 1')
+        ? this.store
+            .stmt('SELECT * FROM retrieval_events WHERE origin = ? ORDER BY id DESC LIMIT 1')
             .get(origin)
-        : this.store.db.prepare('SELECT * FROM retrieval_events ORDER BY id DESC LIMIT 1').get()
+        : this.store.stmt('SELECT * FROM retrieval_events ORDER BY id DESC LIMIT 1').get()
     ) as EventRow | undefined;
     return row ? toEvent(row) : undefined;
   }
 
   recent(limit = 20): RetrievalEvent[] {
     return (
-      this.store.db
-        .prepare('SELECT * FROM retrieval_events ORDER BY id DESC LIMIT ?')
-        .all(limit) as EventRow[]
+      this.store.stmt('SELECT * FROM retrieval_events ORDER BY id DESC LIMIT ?').all(limit) as EventRow[]
     ).map(toEvent);
   }
 
   count(): number {
-    return (this.store.db.prepare('SELECT count(*) AS n FROM retrieval_events').get() as { n: number }).n;
+    return (this.store.stmt('SELECT count(*) AS n FROM retrieval_events').get() as { n: number }).n;
   }
 }
 
@@ -156,7 +153,7 @@ export class ProviderState {
   constructor(private readonly store: ContinuityStore) {}
 
   get<T>(key: string): T | undefined {
-    const row = this.store.db.prepare('SELECT value FROM provider_state WHERE key = ?').get(key) as
+    const row = this.store.stmt('SELECT value FROM provider_state WHERE key = ?').get(key) as
       | { value: string }
       | undefined;
     if (!row) return undefined;
@@ -169,8 +166,8 @@ export class ProviderState {
 
   set(key: string, value: unknown): void {
     this.store.transaction(() =>
-      this.store.db
-        .prepare(
+      this.store
+        .stmt(
           `INSERT INTO provider_state (key, value, updated_at) VALUES (?, ?, ?)
            ON CONFLICT(key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,
         )
@@ -179,6 +176,6 @@ export class ProviderState {
   }
 
   delete(key: string): void {
-    this.store.transaction(() => this.store.db.prepare('DELETE FROM provider_state WHERE key = ?').run(key));
+    this.store.transaction(() => this.store.stmt('DELETE FROM provider_state WHERE key = ?').run(key));
   }
 }

@@ -134,6 +134,47 @@ function parseList<T>(json: string | null): T[] {
   }
 }
 
+/** A stored record with its insertion sequence number (retrieval's handle). */
+export type RankedRecord = ContextRecord & { seq: number };
+
+/** Records kept by `readBySeq` before the cache starts over (≈ 1 KB each). */
+const READ_CACHE_LIMIT = 20_000;
+
+interface ReadCache {
+  version: string;
+  records: Map<number, Readonly<RankedRecord>>;
+  seqOf: Map<string, number>;
+  /** Edges touching each record id (either end). */
+  edges: Map<string, Edge[]>;
+  edgeCount: number;
+}
+
+/**
+ * SQLite's BINARY collation (UTF-8 byte order) on JavaScript strings: UTF-16 code-unit order,
+ * except that a surrogate pair (a character above U+FFFF) sorts after U+E000–U+FFFF, as in UTF-8.
+ */
+export function compareBinary(a: string, b: string): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const x = a.charCodeAt(i);
+    const y = b.charCodeAt(i);
+    if (x === y) continue;
+    const sx = x >= 0xd800 && x <= 0xdfff;
+    const sy = y >= 0xd800 && y <= 0xdfff;
+    if (sx !== sy && (sx ? y : x) >= 0xe000) return sx ? 1 : -1;
+    return x - y;
+  }
+  return a.length - b.length;
+}
+
+function deepFreeze<T>(value: T): Readonly<T> {
+  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const v of Object.values(value)) deepFreeze(v);
+  }
+  return value;
+}
+
 export function newRecordId(): string {
   return `ctx_${randomBytes(6).toString('hex')}`;
 }
@@ -154,6 +195,7 @@ export class ContinuityStore {
   /** Bumped when a record changes through this store (caches key on it and on `PRAGMA data_version`). */
   private writes = 0;
   private readonly listeners = new Set<(seq: number) => void>();
+  private cache: ReadCache | null = null;
 
   constructor(options: ContinuityStoreOptions) {
     this.dbPath = options.dbPath;
@@ -178,7 +220,7 @@ export class ContinuityStore {
 
   /** Changes only when another connection (process) committed a write. */
   externalVersion(): number {
-    return this.db.pragma('data_version', { simple: true }) as number;
+    return (this.stmt('PRAGMA data_version').get() as { data_version: number }).data_version;
   }
 
   /**
@@ -325,6 +367,66 @@ export class ContinuityStore {
     return row ? this.toRecords([row])[0] : undefined;
   }
 
+  /**
+   * `bySeq` for retrieval, served from memory while nothing was written: the records are shared
+   * between calls and frozen. Any write through this store or another process (`version()`) empties
+   * the cache; inside a transaction it is bypassed, so rolled-back rows are never kept.
+   */
+  readBySeq(seqs: readonly number[]): ReadonlyArray<Readonly<RankedRecord>> {
+    if (this.db.inTransaction) return this.bySeq(seqs);
+    const cache = this.readCache();
+    let missing = seqs.filter((s) => !cache.records.has(s));
+    if (missing.length > 0) {
+      if (cache.records.size + missing.length > READ_CACHE_LIMIT) {
+        // Start over with just this call's records.
+        cache.records.clear();
+        cache.seqOf.clear();
+        missing = [...new Set(seqs)];
+      }
+      for (const r of this.bySeq(missing)) {
+        const frozen = deepFreeze(r);
+        cache.records.set(r.seq, frozen);
+        cache.seqOf.set(r.id, r.seq);
+      }
+    }
+    const out: Array<Readonly<RankedRecord>> = [];
+    for (const s of seqs) {
+      const r = cache.records.get(s);
+      if (r) out.push(r);
+    }
+    return out;
+  }
+
+  /** `byIds` for retrieval (see `readBySeq`). */
+  readByIds(ids: readonly string[]): ReadonlyArray<Readonly<RankedRecord>> {
+    if (this.db.inTransaction || ids.length === 0) return this.byIds(ids);
+    const cache = this.readCache();
+    const seqs: number[] = [];
+    const unknown: string[] = [];
+    for (const id of ids) {
+      const seq = cache.seqOf.get(id);
+      if (seq === undefined) unknown.push(id);
+      else seqs.push(seq);
+    }
+    if (unknown.length > 0) seqs.push(...this.seqsOf(unknown));
+    return this.readBySeq(seqs);
+  }
+
+  private readCache(): ReadCache {
+    const version = this.version();
+    if (this.cache?.version !== version)
+      this.cache = { version, records: new Map(), seqOf: new Map(), edges: new Map(), edgeCount: 0 };
+    return this.cache;
+  }
+
+  private seqsOf(ids: readonly string[]): number[] {
+    return (
+      this.stmt('SELECT seq FROM records WHERE id IN (SELECT value FROM json_each(?))').all(
+        JSON.stringify(ids),
+      ) as Array<{ seq: number }>
+    ).map((r) => r.seq);
+  }
+
   /** Records by sequence number, in the order given (missing ones skipped). */
   bySeq(seqs: readonly number[]): Array<ContextRecord & { seq: number }> {
     if (seqs.length === 0) return [];
@@ -339,10 +441,7 @@ export class ContinuityStore {
 
   byIds(ids: readonly string[]): Array<ContextRecord & { seq: number }> {
     if (ids.length === 0) return [];
-    const rows = this.stmt('SELECT seq FROM records WHERE id IN (SELECT value FROM json_each(?))').all(
-      JSON.stringify(ids),
-    ) as Array<{ seq: number }>;
-    return this.bySeq(rows.map((r) => r.seq));
+    return this.bySeq(this.seqsOf(ids));
   }
 
   list(options: ListOptions = {}): ContextRecord[] {
@@ -557,6 +656,8 @@ export class ContinuityStore {
 
   /** Inside a transaction, for records known to exist. */
   linkUnchecked(src: string, dst: string, relation: string, weight: number): void {
+    // The graph is part of what retrieval reads: caches keyed on `version()` must see the edge.
+    this.writes++;
     this.stmt(
       `INSERT INTO edges (src, dst, relation, weight, created_at) VALUES (?, ?, ?, ?, ?)
          ON CONFLICT(src, dst, relation) DO UPDATE SET weight = excluded.weight`,
@@ -571,6 +672,46 @@ export class ContinuityStore {
       `SELECT src, dst, relation, weight FROM edges WHERE src IN (SELECT value FROM json_each(?))
          UNION SELECT src, dst, relation, weight FROM edges WHERE dst IN (SELECT value FROM json_each(?))`,
     ).all(json, json) as Edge[];
+  }
+
+  /**
+   * `edgesOf` for retrieval, from a per-record adjacency kept until the next write (see
+   * `readBySeq`). Same rows in the same order as the SQL: its UNION returns them sorted by all
+   * four columns, which graph expansion's tie-breaking depends on.
+   */
+  readEdgesOf(ids: readonly string[]): Edge[] {
+    if (this.db.inTransaction || ids.length === 0) return this.edgesOf(ids);
+    const cache = this.readCache();
+    if (cache.edgeCount > READ_CACHE_LIMIT) {
+      cache.edges.clear();
+      cache.edgeCount = 0;
+    }
+    const missing = new Set(ids.filter((id) => !cache.edges.has(id)));
+    if (missing.size > 0) {
+      for (const id of missing) cache.edges.set(id, []);
+      const json = JSON.stringify([...missing]);
+      const rows = this.stmt(
+        `SELECT src, dst, relation, weight FROM edges WHERE src IN (SELECT value FROM json_each(?))
+           UNION SELECT src, dst, relation, weight FROM edges WHERE dst IN (SELECT value FROM json_each(?))`,
+      ).all(json, json) as Edge[];
+      for (const e of rows) {
+        const edge = Object.freeze(e);
+        if (missing.has(e.src)) cache.edges.get(e.src)!.push(edge);
+        if (e.dst !== e.src && missing.has(e.dst)) cache.edges.get(e.dst)!.push(edge);
+        cache.edgeCount++;
+      }
+    }
+    // An edge between two requested records is one row, as in the UNION (the primary key is unique).
+    const touching = new Map<string, Edge>();
+    for (const id of ids)
+      for (const e of cache.edges.get(id)!) touching.set(`${e.src}\u0000${e.dst}\u0000${e.relation}`, e);
+    return [...touching.values()].sort(
+      (a, b) =>
+        compareBinary(a.src, b.src) ||
+        compareBinary(a.dst, b.dst) ||
+        compareBinary(a.relation, b.relation) ||
+        a.weight - b.weight,
+    );
   }
 
   /** Run `fn` in one IMMEDIATE transaction (bulk imports that mix records, edges and documents). */

@@ -6,7 +6,7 @@
  */
 import type { Signals } from '../events';
 import { type ContextRecord, isLive, type Scopes, TRUST_WEIGHT } from '../records';
-import type { ContinuityStore, Edge } from '../store';
+import type { ContinuityStore, Edge, RankedRecord } from '../store';
 import { type AnalyzedQuery, entityWords, ftsOr, ftsTerm, wordSet } from './query';
 import { POSITIONAL_RELATIONS } from './relations';
 import type { VectorIndex } from './vectors';
@@ -58,7 +58,7 @@ const FTS5_B = 0.75;
  */
 const BM25_B = 0.3;
 
-export type RankedRecord = ContextRecord & { seq: number };
+export type { RankedRecord } from '../store';
 
 export interface Candidate {
   record: RankedRecord;
@@ -118,9 +118,29 @@ interface RankPass {
   keep: (r: RankedRecord) => boolean;
 }
 
+/** What the index says about terms and rows, valid until the next write (`store.version()`). */
+interface IndexCache {
+  version: string;
+  /** Record count of the index. */
+  total: number;
+  /** Rowids containing each (rare) term, ascending: FTS5's own MATCH result. */
+  postings: Map<string, number[]>;
+  postingsSize: number;
+  /** Row length over the index mean, by rowid. */
+  lengths: Map<number, number>;
+  /** Records containing every one of a sorted, joined set of terms. */
+  shared: Map<string, number>;
+}
+
+/** Rowids of posting lists kept in memory before the cache starts over. */
+const MAX_CACHED_POSTINGS = 200_000;
+/** Word sets whose `sharedBy` count is kept before that cache starts over. */
+const MAX_CACHED_SHARED = 10_000;
+
 export class Ranker {
   private stats: { version: string; value: TermStats } | null = null;
   private entityCache: { version: string; value: Set<string> } | null = null;
+  private indexCache: IndexCache | null = null;
 
   constructor(
     private readonly store: ContinuityStore,
@@ -148,11 +168,47 @@ export class Ranker {
     return out;
   }
 
+  /** The per-version index cache (emptied by any write, here or in another process). */
+  private index(): IndexCache {
+    const version = this.store.version();
+    if (this.indexCache?.version !== version) {
+      const total = (this.store.stmt('SELECT count(*) AS n FROM records_fts').get() as { n: number }).n;
+      this.indexCache = {
+        version,
+        total,
+        postings: new Map(),
+        postingsSize: 0,
+        lengths: new Map(),
+        shared: new Map(),
+      };
+    }
+    return this.indexCache;
+  }
+
+  /** FTS5's rowids for one term, ascending (cached per version). */
+  private postings(term: string): readonly number[] {
+    const cache = this.index();
+    let list = cache.postings.get(term);
+    if (!list) {
+      list = (
+        this.store
+          .stmt('SELECT rowid AS seq FROM records_fts WHERE records_fts MATCH ?')
+          .all(ftsTerm(term)) as Array<{ seq: number }>
+      ).map((r) => r.seq);
+      if (cache.postingsSize + list.length > MAX_CACHED_POSTINGS) {
+        cache.postings.clear();
+        cache.postingsSize = 0;
+      }
+      cache.postings.set(term, list);
+      cache.postingsSize += list.length;
+    }
+    return list;
+  }
+
   private termStats(terms: readonly string[]): TermStats {
     const version = this.store.version();
     if (this.stats?.version !== version) {
-      const total = (this.store.stmt('SELECT count(*) AS n FROM records_fts').get() as { n: number }).n;
-      this.stats = { version, value: { total, df: new Map() } };
+      this.stats = { version, value: { total: this.index().total, df: new Map() } };
     }
     const stats = this.stats.value;
     const count = this.store.stmt('SELECT count(*) AS n FROM records_fts WHERE records_fts MATCH ?');
@@ -170,6 +226,23 @@ export class Ranker {
   relativeLengths(seqs: readonly number[]): Map<number, number> {
     const out = new Map<number, number>();
     if (seqs.length === 0) return out;
+    const cache = this.index();
+    const missing: number[] = [];
+    for (const seq of seqs) {
+      const known = cache.lengths.get(seq);
+      if (known === undefined) missing.push(seq);
+      else out.set(seq, known);
+    }
+    if (missing.length === 0) return out;
+    for (const [seq, length] of this.readLengths(missing)) {
+      cache.lengths.set(seq, length);
+      out.set(seq, length);
+    }
+    return out;
+  }
+
+  private readLengths(seqs: readonly number[]): Map<number, number> {
+    const out = new Map<number, number>();
     const averages = this.store.stmt('SELECT block FROM records_fts_data WHERE id = 1').get() as
       | { block: Uint8Array }
       | undefined;
@@ -185,13 +258,20 @@ export class Ranker {
 
   /** How many records (of every status, as the IDF counts them) contain all of `terms`. */
   sharedBy(terms: readonly string[]): { records: number; corpus: number } {
-    const total = (this.store.stmt('SELECT count(*) AS n FROM records_fts').get() as { n: number }).n;
+    const cache = this.index();
+    const total = cache.total;
     if (terms.length === 0) return { records: total, corpus: total };
-    const n = (
-      this.store
-        .stmt('SELECT count(*) AS n FROM records_fts WHERE records_fts MATCH ?')
-        .get(terms.map(ftsTerm).join(' AND ')) as { n: number }
-    ).n;
+    const key = [...terms].sort().join('\u0000');
+    let n = cache.shared.get(key);
+    if (n === undefined) {
+      if (cache.shared.size >= MAX_CACHED_SHARED) cache.shared.clear();
+      n = (
+        this.store
+          .stmt('SELECT count(*) AS n FROM records_fts WHERE records_fts MATCH ?')
+          .get(terms.map(ftsTerm).join(' AND ')) as { n: number }
+      ).n;
+      cache.shared.set(key, n);
+    }
     return { records: n, corpus: total };
   }
 
@@ -230,10 +310,7 @@ export class Ranker {
       if (df === 0) continue;
       const hits: number[] = [];
       if (df <= Ranker.MAX_POSTINGS) {
-        for (const r of this.store
-          .stmt('SELECT rowid AS seq FROM records_fts WHERE records_fts MATCH ?')
-          .iterate(ftsTerm(t)) as Iterable<{ seq: number }>)
-          if (wanted.has(r.seq)) hits.push(r.seq);
+        for (const seq of this.postings(t)) if (wanted.has(seq)) hits.push(seq);
       } else {
         const q = ftsTerm(t);
         for (const seq of seqs) if (probe.get(q, seq)) hits.push(seq);
@@ -287,7 +364,7 @@ export class Ranker {
       (!options.kinds?.length || options.kinds.includes(r.kind));
     const pass: RankPass = { query, terms, stats, bm25, cosine, denseFloor, weights, options, keep };
     const byId = new Map<string, Candidate>();
-    const direct = this.score(pass, this.store.bySeq([...seqs]).filter(keep));
+    const direct = this.score(pass, this.store.readBySeq([...seqs]).filter(keep));
     for (const c of direct) byId.set(c.record.id, c);
 
     const depth = options.graphDepth ?? 2;
@@ -403,7 +480,7 @@ export class Ranker {
       seeds.map((c) => [c.record.id, { value: c.direct, parent: c.record.id, relation: '' }]),
     );
     for (let hop = 1; hop <= depth && frontier.size > 0; hop++) {
-      const edges: Edge[] = this.store.edgesOf([...frontier.keys()]);
+      const edges: Edge[] = this.store.readEdgesOf([...frontier.keys()]);
       const next = new Map<string, { value: number; parent: string; relation: string }>();
       for (const e of edges) {
         for (const [from, to] of [
@@ -427,7 +504,8 @@ export class Ranker {
     }
     const fresh = [...activation.keys()].filter((id) => !byId.has(id));
     if (fresh.length > 0) {
-      for (const c of this.score(pass, this.store.byIds(fresh).filter(pass.keep))) byId.set(c.record.id, c);
+      for (const c of this.score(pass, this.store.readByIds(fresh).filter(pass.keep)))
+        byId.set(c.record.id, c);
     }
     for (const [id, a] of activation) {
       const c = byId.get(id);
@@ -457,6 +535,25 @@ export function questionShare(text: string): number {
   return sentences.filter((x) => /\?[\s"'”’)\]]*$/u.test(x)).length / sentences.length;
 }
 
+/**
+ * The entity and tag words of a record, computed once per record object: retrieval's records come
+ * frozen from the store's read cache and are shared until the next write (`readBySeq`).
+ */
+const wordsOf = new WeakMap<object, { entities: Set<string>; tags: Set<string> }>();
+function recordWords(record: Pick<ContextRecord, 'entities' | 'tags'>): {
+  entities: Set<string>;
+  tags: Set<string>;
+} {
+  let words = Object.isFrozen(record) ? wordsOf.get(record) : undefined;
+  if (!words) {
+    const tags = new Set<string>();
+    for (const t of record.tags) for (const w of wordSet(t)) tags.add(w);
+    words = { entities: entityWords(record), tags };
+    if (Object.isFrozen(record)) wordsOf.set(record, words);
+  }
+  return words;
+}
+
 /** Named entities, tags and scope (0–1). */
 export function metadataSignal(
   record: ContextRecord,
@@ -466,11 +563,11 @@ export function metadataSignal(
 ): number {
   let entity = 0;
   if (query.entities.length > 0) {
-    const words = entityWords(record);
+    const words = recordWords(record).entities;
     if (query.entities.some((e) => words.has(e))) entity = 1;
   }
   let tag = 0;
-  for (const t of record.tags) for (const w of wordSet(t)) if (anchors.has(w)) tag = 1;
+  for (const w of recordWords(record).tags) if (anchors.has(w)) tag = 1;
   let scope = 0;
   if (scopes) {
     for (const [k, v] of Object.entries(record.scopes))
