@@ -104,12 +104,12 @@ export class VectorIndex {
     const vectors = await this.embedder.embed([...texts, ...fresh], { signal });
     if (this.store.closed) return;
     const db = this.store.db;
-    const upsert = db.prepare(
-      `INSERT INTO record_vectors (seq, model, dim, vector) VALUES (?, ?, ?, ?)
-       ON CONFLICT(seq) DO UPDATE SET model = excluded.model, dim = excluded.dim, vector = excluded.vector`,
-    );
     const vectorFor = new Map(rows.map((r, i) => [r.seq, vectors[i]!]));
     if (rows.length > 0) {
+      const upsert = this.store.stmt(
+        `INSERT INTO record_vectors (seq, model, dim, vector) VALUES (?, ?, ?, ?)
+         ON CONFLICT(seq) DO UPDATE SET model = excluded.model, dim = excluded.dim, vector = excluded.vector`,
+      );
       // Not through store.transaction: vectors are derived data, and no record listener must fire.
       db.transaction(() => {
         for (const r of rows) {
@@ -144,7 +144,7 @@ export class VectorIndex {
       return [];
     }
     const q = this.queryCache.get(query);
-    if (!q) return [];
+    if (!q || k <= 0) return [];
     const dims = this.dims;
     const m = this.matrix;
     const hits: VectorHit[] = [];
@@ -162,8 +162,16 @@ export class VectorIndex {
           floor = hits[k - 1]!.cosine;
         }
       } else if (dot > floor) {
-        hits[k - 1] = { seq, cosine: dot };
-        hits.sort((a, b) => b.cosine - a.cosine);
+        // Where a stable re-sort would put it: after every hit at least as close.
+        hits.pop();
+        let lo = 0;
+        let hi = hits.length;
+        while (lo < hi) {
+          const mid = (lo + hi) >>> 1;
+          if (hits[mid]!.cosine >= dot) lo = mid + 1;
+          else hi = mid;
+        }
+        hits.splice(lo, 0, { seq, cosine: dot });
         floor = hits[k - 1]!.cosine;
       }
     }
