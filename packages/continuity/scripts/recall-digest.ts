@@ -1,7 +1,8 @@
 /**
  * Equivalence check for performance work: one digest (SHA-256) of everything continuity's recall
- * produces on the bench's LoCoMo protocol. Each conversation is ingested the way the bench does
- * (`packages/bench/src/retrievers/continuity.ts`: one transcript document per session → review →
+ * produces on the bench's LoCoMo protocol. Each conversation goes into a provider built from this
+ * package's source through the bench's own `ingestTurns` (`packages/bench/src/retrievers/
+ * continuity.ts`, which runs the built ingestion: one transcript document per session → review →
  * import), then every probe of `locomoProbeStores` (own, cross, off-topic questions) goes through
  * `prefetch`, and the own questions through `continuity_search` too. The digest covers the injected
  * block, the event log row each prefetch wrote (candidates, signals, verdicts, gates) and the tool's
@@ -10,7 +11,7 @@
  * keyed by record id) and printed as insertion order, event ids are dropped, and the clock is
  * fixed. A change that claims not to alter any result must leave the digest identical, lexical and
  * with `--embed`.
- *   node --import tsx scripts/recall-digest.ts [--embed] [--convs=1-7] [--time]
+ *   node --import tsx scripts/recall-digest.ts [--embed] [--convs=1-7] [--time] [--dump=FILE]
  */
 import crypto, { createHash } from 'node:crypto';
 import fs from 'node:fs';
@@ -20,11 +21,11 @@ import path from 'node:path';
 import { silentLogger } from '@hermes-memory/core';
 import { createDefaultEmbedder } from '@hermes-memory/embeddings';
 import { loadLocomo } from '../../bench/src/locomo/loader';
-import type { LocomoTurn } from '../../bench/src/locomo/types';
 import { LOCOMO_FILE_REL, sharedPath } from '../../bench/src/paths';
 import { loadOffTopicQuestions } from '../../bench/src/precision/data';
 import { locomoProbeStores } from '../../bench/src/precision/scenarios';
-import { createContinuityProvider, importCandidates, ingestText, review } from '../src/index';
+import { ingestTurns } from '../../bench/src/retrievers/continuity';
+import { createContinuityProvider } from '../src/index';
 
 const embed = process.argv.includes('--embed');
 const timed = process.argv.includes('--time');
@@ -52,28 +53,6 @@ const all = locomoProbeStores(loadLocomo(sharedPath(...LOCOMO_FILE_REL)), loadOf
 const [lo, hi] = convArg ? convArg.slice(8).split('-').map(Number) : [1, all.length];
 const stores = all.slice((lo ?? 1) - 1, hi ?? lo ?? all.length);
 
-/** The bench's ingestion: one transcript document per session, reviewed, approved, imported. */
-function ingest(provider: ReturnType<typeof createContinuityProvider>, turns: readonly LocomoTurn[]): void {
-  const store = provider.recordStore!;
-  const sessions = new Map<string, LocomoTurn[]>();
-  for (const t of turns) {
-    const key = `${t.conversationId}/session_${t.sessionIndex}`;
-    const list = sessions.get(key);
-    if (list) list.push(t);
-    else sessions.set(key, [t]);
-  }
-  for (const [name, list] of sessions) {
-    const date = list[0]!.sessionDate;
-    const { candidates } = ingestText(store, {
-      path: name,
-      text: list.map((t) => t.text.replace(/\s*\n\s*/g, ' ')).join('\n'),
-      observedAt: date && !Number.isNaN(Date.parse(date)) ? date : null,
-      format: 'transcript',
-    });
-    importCandidates(store, review(store, candidates, { approvePassing: true }).candidates);
-  }
-}
-
 const total = createHash('sha256');
 let prefetchMs = 0;
 let prefetches = 0;
@@ -88,7 +67,11 @@ for (const probeStore of stores) {
     embedder: embed ? createDefaultEmbedder() : undefined,
   });
   try {
-    ingest(provider, probeStore.turns);
+    // The bench's own ingestion (its helper only needs the provider's open store).
+    await ingestTurns(
+      { provider, diaOf: new Map(), rejected: 0, dir, close() {} } as never,
+      probeStore.turns,
+    );
     const store = provider.recordStore!;
     const label = new Map<string, string>();
     for (const r of store.iterate()) label.set(r.id, `#${r.seq}`);
