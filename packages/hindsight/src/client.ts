@@ -51,8 +51,9 @@ export interface HindsightApiOptions {
   health?: HealthMonitor;
   clock?: Clock;
   /**
-   * Counts every attempt (server errors, timeouts, resets and malformed bodies fail; answered 4xx
-   * and our own aborts do not) and refuses attempts while open with a `CircuitOpenError`, which
+   * Counts every attempt (server errors, timeouts — a caller's expired deadline too —, resets and
+   * malformed bodies fail; answered 4xx and callers that stopped do not) and refuses attempts while
+   * open with a `CircuitOpenError`, which
    * is never retried. The connection test (`probe`) bypasses it. Decision 0953.
    */
   breaker?: CircuitBreaker;

@@ -4,7 +4,7 @@
  * network; turns are held and delivered, in order, once one trial request after the cooldown
  * succeeds. Driven through the official SDK against the shipped fake, on a ManualClock.
  */
-import { ManualClock } from '@hermes-memory/core';
+import { ManualClock, TimeoutError } from '@hermes-memory/core';
 import { describe, expect, it } from 'vitest';
 import type { HindsightProvider } from '../src';
 import { type Fake, fake, json, KEY, retains, pumped, started } from './helpers';
@@ -34,6 +34,26 @@ function retainedTurns(server: Fake): Array<[string, string[]]> {
         turns.map((t) => t.find((m) => m.role === 'user')?.content ?? ''),
       ] as [string, string[]];
     });
+}
+
+/**
+ * Open the breaker, let its 60 s cooldown pass, and send a recall that reaches the hung service as
+ * the half-open trial; then abort that call's signal with `reason`.
+ */
+async function trialCutShort(sessionId: string, reason: unknown) {
+  const server = await fake();
+  const clock = new ManualClock(0);
+  const { provider } = await started(server, { clock, breakerCooldownMs: 60_000 }, { sessionId });
+  await openBreaker(server, provider, clock);
+  server.clearFaults();
+  server.fail({ type: 'timeout', count: 1, route: RECALL });
+  await clock.advance(60_000);
+  const caller = new AbortController();
+  const call = provider.handleToolCall('hindsight_recall', { query: 'x' }, { signal: caller.signal });
+  while (server.hanging === 0) await tick();
+  caller.abort(reason);
+  await call;
+  return { server, clock, provider };
 }
 
 describe('hindsight circuit breaker', () => {
@@ -206,24 +226,29 @@ describe('hindsight circuit breaker', () => {
   });
 
   it('a trial its own caller aborted decides nothing: the next request is the trial', async () => {
-    const server = await fake();
-    const clock = new ManualClock(0);
-    const { provider } = await started(server, { clock, breakerCooldownMs: 60_000 }, { sessionId: 't-1' });
-    await openBreaker(server, provider, clock);
-    server.clearFaults();
-    server.fail({ type: 'timeout', count: 1, route: RECALL });
-    await clock.advance(60_000);
-    const stop = new AbortController();
-    const call = provider.handleToolCall('hindsight_recall', { query: 'x' }, { signal: stop.signal });
-    while (server.hanging === 0) await tick();
-    stop.abort(new Error('turn over'));
-    await call;
+    const { server, clock, provider } = await trialCutShort('t-1', new Error('turn over'));
     // The next request is the trial: its 500 reopens it at once and its retry is refused. Had the
     // aborted trial closed it, three failed attempts would count 3 of 5 and leave it closed.
     server.fail({ type: 'status', status: 500, count: 100 });
     const out = json(await pumped(clock, () => provider.handleToolCall('hindsight_recall', { query: 'y' })));
     expect(out.error).toMatch(/Hindsight is unavailable after 6 consecutive failed requests/);
     expect(server.requests.filter((r) => r.status === 500)).toHaveLength(5 + 1);
+    expect(provider.health()?.status).toBe('down');
+  });
+
+  it('a trial cut short by its deadline counts: the service did not answer in time, so it reopens for a full cooldown', async () => {
+    // The manager's budget runs out (core's deadlines abort with a TimeoutError).
+    const { server, provider } = await trialCutShort(
+      't-2',
+      new TimeoutError("handleToolCall 'hindsight' timed out after 2000 ms", 2000),
+    );
+    const sent = server.requests.length;
+    // Counted: open again for a full cooldown, and the next request is refused unsent.
+    const out = json(await provider.handleToolCall('hindsight_recall', { query: 'y' }));
+    expect(out.error).toMatch(
+      /^Hindsight is unavailable after 6 consecutive failed requests; retry after 60 s\.$/,
+    );
+    expect(server.requests.length).toBe(sent);
     expect(provider.health()?.status).toBe('down');
   });
 

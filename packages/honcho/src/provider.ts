@@ -36,6 +36,7 @@ import {
   silentLogger,
   sleep,
   systemClock,
+  TimeoutError,
   type ToolCallOptions,
   type ToolSchema,
   type TurnAuthor,
@@ -525,7 +526,11 @@ export class HonchoProvider extends MemoryProvider {
       seconds !== undefined && Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : 5_000;
     const controller = new AbortController();
     const timer = this.clock.setTimeout(
-      () => controller.abort(new Error('recallSync budget spent')),
+      // A deadline, not a caller stopping: the breaker counts what it cut short (decision 0925).
+      () =>
+        controller.abort(
+          new TimeoutError(`Honcho: recallSync gave no answer within ${budgetMs} ms`, budgetMs),
+        ),
       budgetMs,
     );
     const forward = () => controller.abort(signal?.reason);
@@ -741,7 +746,13 @@ export class HonchoProvider extends MemoryProvider {
     if (!this.active || !this.writer) return true;
     const controller = new AbortController();
     const timer =
-      timeoutMs !== undefined ? this.clock.setTimeout(() => controller.abort(), timeoutMs) : undefined;
+      timeoutMs !== undefined
+        ? this.clock.setTimeout(
+            () =>
+              controller.abort(new TimeoutError(`Honcho: flush not done within ${timeoutMs} ms`, timeoutMs)),
+            timeoutMs,
+          )
+        : undefined;
     try {
       await this.writer.flushAll(controller.signal);
       return await this.background.drain(timeoutMs);
@@ -841,7 +852,8 @@ export class HonchoProvider extends MemoryProvider {
       name: 'Honcho',
       clock: this.clock,
       // Server errors, timeouts, resets, malformed bodies and 408/409/429 count; other answered 4xx do
-      // not, and an attempt our own caller aborted is released by the transport, not counted.
+      // not; an attempt cut short by its caller is judged in core's `run` (stopped: released, not
+      // counted; deadline expired: counted).
       isFailure: isBackendFailure,
       // Created again in initialize(), after the session's logger is set.
       logger: this.logger,

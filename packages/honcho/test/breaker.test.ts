@@ -4,7 +4,7 @@
  * tools skip the network; after the cooldown one trial request decides. Driven through the real
  * SDK against the shipped fake with injected faults, on a ManualClock.
  */
-import { ManualClock } from '@hermes-memory/core';
+import { ManualClock, TimeoutError } from '@hermes-memory/core';
 import { collectLogs } from '@hermes-memory/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { JsonObject } from '../src/config/values';
@@ -54,6 +54,30 @@ async function turn(provider: HonchoProvider, n: number, clock: ManualClock): Pr
   await pumped(clock, provider.syncTurn(`user turn ${n}`, `assistant reply ${n}`));
   provider.queuePrefetch(`what did we say about topic ${n}?`);
   return recalled;
+}
+
+/**
+ * Open the breaker with 500s, let its 60 s cooldown pass, and send a search that reaches the hung
+ * service as the half-open trial; then abort that search's signal with `reason`. `sent` counts the
+ * requests the fake got, the trial included.
+ */
+async function trialCutShort(reason: unknown) {
+  const { clock, provider } = await openOnClock({ writeFrequency: 'turn' }, { breakerCooldownMs: 60_000 });
+  rig.fake.fail({ type: 'status', status: 500, count: 100_000 });
+  await pumped(clock, provider.handleToolCall('honcho_search', { query: 'a' }));
+  expect(provider.health()?.status).toBe('down');
+
+  await clock.advance(60_000);
+  rig.fake.clearFaults();
+  rig.fake.fail({ type: 'timeout', count: 1 });
+  const before = rig.fake.requests.length;
+  const caller = new AbortController();
+  const trial = provider.handleToolCall('honcho_search', { query: 'b' }, { signal: caller.signal });
+  for (let i = 0; i < 200 && rig.fake.requests.length === before; i++) await tick();
+  expect(rig.fake.requests.length).toBe(before + 1); // the trial reached the (hung) service
+  caller.abort(reason);
+  expect(JSON.parse(await pumped(clock, trial)).error).toBeDefined();
+  return { clock, provider, sent: rig.fake.requests.length };
 }
 
 describe('honcho circuit breaker', () => {
@@ -148,21 +172,7 @@ describe('honcho circuit breaker', () => {
   });
 
   it('a half-open trial its own caller aborted decides nothing: the breaker stays open, the next request is the trial and a failing one reopens it', async () => {
-    const { clock, provider } = await openOnClock({ writeFrequency: 'turn' }, { breakerCooldownMs: 60_000 });
-    rig.fake.fail({ type: 'status', status: 500, count: 100_000 });
-    await pumped(clock, provider.handleToolCall('honcho_search', { query: 'a' }));
-    expect(provider.health()?.status).toBe('down');
-
-    await clock.advance(60_000);
-    rig.fake.clearFaults();
-    rig.fake.fail({ type: 'timeout', count: 1 });
-    const sent = rig.fake.requests.length;
-    const stop = new AbortController();
-    const aborted = provider.handleToolCall('honcho_search', { query: 'b' }, { signal: stop.signal });
-    for (let i = 0; i < 200 && rig.fake.requests.length === sent; i++) await tick();
-    expect(rig.fake.requests.length).toBe(sent + 1); // the trial reached the (hung) service
-    stop.abort(new Error('the user pressed stop'));
-    expect(JSON.parse(await pumped(clock, aborted)).error).toBeDefined();
+    const { clock, provider } = await trialCutShort(new Error('the user pressed stop'));
 
     // No verdict yet: the next request is the trial again, it fails, and only it went out.
     rig.fake.fail({ type: 'status', status: 500, count: 100_000 });
@@ -177,6 +187,21 @@ describe('honcho circuit breaker', () => {
       /^Honcho is unavailable after 6 consecutive failed requests; retry after (59|60) s\.$/,
     );
     expect(rig.fake.requests.length).toBe(before + 1);
+  });
+
+  it('a half-open trial cut short by its deadline counts: the service did not answer in time, so the breaker re-opens for a full cooldown', async () => {
+    // The manager's budget runs out (core's deadlines abort with a TimeoutError).
+    const { provider, sent } = await trialCutShort(
+      new TimeoutError("handleToolCall 'honcho' timed out after 2000 ms", 2000),
+    );
+
+    // Counted: open again, nothing goes out, and the wait is a full cooldown from now.
+    const refused = JSON.parse(await provider.handleToolCall('honcho_search', { query: 'c' }));
+    expect(refused.error).toMatch(
+      /^Honcho is unavailable after 6 consecutive failed requests; retry after 60 s\.$/,
+    );
+    expect(rig.fake.requests.length).toBe(sent);
+    expect(provider.health()?.status).toBe('down');
   });
 
   it('turns held while open are capped: the oldest go past the cap, one warning per outage, the count in health', async () => {

@@ -6,7 +6,7 @@
  * the real wire protocol against the shipped fake, on a ManualClock.
  */
 import fs from 'node:fs';
-import type { ManualClock } from '@hermes-memory/core';
+import { type ManualClock, TimeoutError } from '@hermes-memory/core';
 import { describe, expect, it } from 'vitest';
 import { markerFile } from './sessions/markers';
 import { advanceUntil, type Rig, rigPerTest } from './test-support/rig';
@@ -14,6 +14,7 @@ import { writeFile } from './testing/viking-tree';
 import { TOOL_NAMES } from './tools';
 
 const open = rigPerTest();
+const tick = () => new Promise((resolve) => setImmediate(resolve));
 
 const UNAVAILABLE = /^OpenViking is unavailable after 5 consecutive failed requests; retry after \d+ s\.$/;
 const BATCH = 'POST /api/v1/sessions/:sid/messages/batch';
@@ -158,6 +159,36 @@ describe('openviking circuit breaker', () => {
     expect(r.backend.state.sessions.s1!.archived).toBe(4);
     expect(fs.existsSync(markerFile(r.home, 's1'))).toBe(false);
     expect(r.logs.contains('OpenViking: reachable again; calls resumed.')).toBe(true);
+  });
+
+  it('a half-open trial its caller stopped decides nothing; one cut short by its deadline counts and reopens it for a full cooldown', async () => {
+    const r = await open({ provider: { breakerCooldownMs: 60_000 } });
+    await openBreaker(r);
+    r.backend.clearFaults();
+    r.backend.fail({ type: 'timeout', count: 2, route: 'POST /api/v1/search/find' });
+    await (r.clock as ManualClock).advance(60_000);
+    /** A search that reaches the (hung) server and is then aborted with `reason`. */
+    const cutShort = async (reason: unknown) => {
+      const sent = r.backend.requests.length;
+      const caller = new AbortController();
+      const call = r.provider.handleToolCall(TOOL_NAMES.search, { query: 'x' }, { signal: caller.signal });
+      for (let i = 0; i < 200 && r.backend.requests.length === sent; i++) await tick();
+      expect(r.backend.requests.length).toBe(sent + 1); // the trial reached the (hung) server
+      caller.abort(reason);
+      expect(json(await call).error).toBeDefined();
+    };
+    // The user pressed stop: no verdict, so the next request is the trial again.
+    await cutShort(new Error('turn cancelled'));
+    expect(r.provider.health()?.consecutiveFailures).toBe(5);
+    // The manager's budget runs out (core's deadlines abort with a TimeoutError): counted.
+    await cutShort(new TimeoutError("handleToolCall 'openviking' timed out after 2000 ms", 2000));
+    const before = r.backend.requests.length;
+    const refused = json(await r.provider.handleToolCall(TOOL_NAMES.search, { query: 'y' }));
+    expect(refused.error).toMatch(
+      /^OpenViking is unavailable after 6 consecutive failed requests; retry after 60 s\.$/,
+    );
+    expect(r.backend.requests.length).toBe(before);
+    expect(r.provider.health()?.status).toBe('down');
   });
 
   it('what an outage holds is capped: the oldest messages go, one warning, the count in health() and after recovery', async () => {

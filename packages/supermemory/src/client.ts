@@ -230,40 +230,45 @@ export class SupermemoryClient {
     const health = this.options.health;
     // The probe (maxRetries 0) is the connection test: it always asks the service.
     const breaker = maxRetries > 0 ? this.options.breaker : undefined;
-    if (breaker && !breaker.tryAcquire()) {
-      const seconds = Math.ceil(
-        Math.max(0, breaker.retryAt - (this.options.clock?.now() ?? Date.now())) / 1000,
-      );
-      throw new CircuitOpenError(
-        `Supermemory is unavailable after ${breaker.failures} consecutive failures; the next request goes out in ${seconds} s.`,
-        breaker.retryAt,
-      );
-    }
-    try {
-      const result = await retry(() => this.once(method, path, idempotent, signal, attempt, timeoutMs), {
+    const attempts = () =>
+      retry(() => this.once(method, path, idempotent, signal, attempt, timeoutMs), {
         maxRetries,
         baseDelayMs: this.options.baseDelayMs ?? 250,
         ...(this.options.clock ? { clock: this.options.clock } : {}),
         ...(signal ? { signal } : {}),
       });
+    try {
+      // Per call, not per attempt (decision 0930). Core's `run` decides a call cut short by the
+      // signal: our side stopping it (shutdown, session switch) frees a half-open trial and counts
+      // nothing; a deadline expiring (the manager's budget on a hung service) counts.
+      const result = breaker
+        ? await breaker.run(attempts, {
+            ...(signal ? { signal } : {}),
+            refusal: () => this.refusal(breaker),
+          })
+        : await attempts();
       health?.recordSuccess();
-      breaker?.recordSuccess();
       return result;
     } catch (error) {
-      // Stopped by our side (shutdown, session switch): no verdict on the service. A deadline
-      // (the manager's budget on a hung service) is one.
-      const ours = signal?.aborted === true && !TimeoutError.isInstance(signal.reason);
-      if (health && !signal?.aborted) {
+      // A refused call asked nothing: it says nothing new about the service.
+      if (health && !signal?.aborted && !CircuitOpenError.isInstance(error)) {
         // A 4xx is an answer: the service is up, the request was wrong.
         if (isClientError(error)) health.recordSuccess();
         else health.recordFailure(error);
       }
-      // Ours frees a half-open trial for the next call and counts nothing (it must not close the
-      // breaker: the service said nothing); the rest is judged by core's `isBackendFailure`.
-      if (ours) breaker?.release();
-      else breaker?.recordFailure(error);
       throw error;
     }
+  }
+
+  /** What a refused call throws: tools show it, in the wording the README quotes. */
+  private refusal(breaker: CircuitBreaker): CircuitOpenError {
+    const seconds = Math.ceil(
+      Math.max(0, breaker.retryAt - (this.options.clock?.now() ?? Date.now())) / 1000,
+    );
+    return new CircuitOpenError(
+      `Supermemory is unavailable after ${breaker.failures} consecutive failures; the next request goes out in ${seconds} s.`,
+      breaker.retryAt,
+    );
   }
 
   /** One attempt with a signal of its own, so no listener outlives it on the caller's signal. */

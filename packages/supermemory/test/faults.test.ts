@@ -130,6 +130,31 @@ describe('supermemory circuit breaker (a dead service is not asked every turn)',
       ).toMatch(/^Failed to store memory/);
   };
 
+  /**
+   * Open the breaker, let the cooldown pass, and send a search that reaches the hung service as the
+   * half-open trial; then abort that call's signal with `reason`.
+   */
+  const trialCutShort = async (sessionId: string, reason: unknown) => {
+    const server = await fake();
+    const clock = new ManualClock(FAKE_NOW);
+    const { provider } = await started(server, { clock }, { sessionId });
+    server.fail({ type: 'status', status: 500, count: 5, route: 'POST /v3/documents' });
+    await failStore(provider, 5);
+    expect(provider.health()).toMatchObject({ status: 'down', consecutiveFailures: 5 });
+
+    await clock.advance(120_000);
+    server.fail({ type: 'timeout', count: 1, route: 'POST /v4/search' });
+    const sent = server.requests.length;
+    const caller = new AbortController();
+    const call = provider.handleToolCall('supermemory_search', { query: 'x' }, { signal: caller.signal });
+    for (let i = 0; i < 200 && server.requests.length === sent; i++)
+      await new Promise((resolve) => setImmediate(resolve));
+    expect(server.requests.length).toBe(sent + 1); // the trial reached the (hung) service
+    caller.abort(reason);
+    expect(json(await call).error).toMatch(/^Search failed/);
+    return { provider, server };
+  };
+
   it('opens after 5 failed requests: tools answer JSON, recall and writes send nothing until the cooldown; one trial then closes it', async () => {
     const server = await fake();
     const clock = new ManualClock(FAKE_NOW);
@@ -177,23 +202,7 @@ describe('supermemory circuit breaker (a dead service is not asked every turn)',
   });
 
   it('a half-open trial its own caller aborted decides nothing: still not closed, the next request is the trial and a failing one reopens it', async () => {
-    const server = await fake();
-    const clock = new ManualClock(FAKE_NOW);
-    const { provider } = await started(server, { clock }, { sessionId: 'breaker-abort' });
-    server.fail({ type: 'status', status: 500, count: 5, route: 'POST /v3/documents' });
-    await failStore(provider, 5);
-    expect(provider.health()).toMatchObject({ status: 'down', consecutiveFailures: 5 });
-
-    await clock.advance(120_000);
-    server.fail({ type: 'timeout', count: 1, route: 'POST /v4/search' });
-    const sent = server.requests.length;
-    const stop = new AbortController();
-    const call = provider.handleToolCall('supermemory_search', { query: 'x' }, { signal: stop.signal });
-    for (let i = 0; i < 200 && server.requests.length === sent; i++)
-      await new Promise((resolve) => setImmediate(resolve));
-    expect(server.requests.length).toBe(sent + 1); // the trial reached the (hung) service
-    stop.abort(new Error('the user pressed stop'));
-    expect(json(await call).error).toMatch(/^Search failed/);
+    const { provider, server } = await trialCutShort('breaker-abort', new Error('the user pressed stop'));
 
     // No verdict yet: the next request is the trial again; it fails and reopens the breaker.
     server.fail({ type: 'status', status: 500, count: 5, route: 'POST /v3/documents' });
@@ -205,6 +214,21 @@ describe('supermemory circuit breaker (a dead service is not asked every turn)',
     const refused = json(await provider.handleToolCall('supermemory_search', { query: 'y' }));
     expect(refused.error).toMatch(/Supermemory is unavailable after 6 consecutive failures/);
     expect(server.requests.length).toBe(before + 1);
+  });
+
+  it('a half-open trial cut short by an AbortSignal.timeout() deadline counts like core’s: it reopens the breaker for a full cooldown', async () => {
+    // What `AbortSignal.timeout()` aborts with: a deadline, not a caller that stopped.
+    const { provider, server } = await trialCutShort(
+      'breaker-deadline',
+      new DOMException('The operation was aborted due to timeout', 'TimeoutError'),
+    );
+    const sent = server.requests.length;
+    const refused = json(await provider.handleToolCall('supermemory_search', { query: 'y' }));
+    expect(refused.error).toMatch(
+      /Supermemory is unavailable after 6 consecutive failures; the next request goes out in 120 s\./,
+    );
+    expect(server.requests.length).toBe(sent);
+    expect(provider.health()?.status).toBe('down');
   });
 
   it('client errors (the service answered) and our own aborts do not count; the connection probe ignores it', async () => {

@@ -1,6 +1,6 @@
-import { APICallError, CircuitOpenError } from '../errors/memory-error';
+import { APICallError, CircuitOpenError, TimeoutError } from '../errors/memory-error';
 import type { Logger } from '../logging/logger';
-import { type Clock, systemClock } from './clock';
+import { abortReason, type Clock, systemClock } from './clock';
 import { isClientError } from './retry';
 
 export type BreakerState = 'closed' | 'open' | 'half-open';
@@ -40,8 +40,24 @@ export function isBackendFailure(error: unknown): boolean {
   return !isClientError(error);
 }
 
+/**
+ * Whether an abort reason is a deadline running out — core's `TimeoutError` (`createDeadline`,
+ * `withDeadline`, the manager's budgets) or `AbortSignal.timeout()`'s DOMException — rather than a
+ * caller that stopped (a cancelled turn, a session switch, a shutdown).
+ */
+export function isDeadlineExpiry(reason: unknown): boolean {
+  if (TimeoutError.isInstance(reason)) return true;
+  return (
+    typeof reason === 'object' && reason !== null && (reason as { name?: unknown }).name === 'TimeoutError'
+  );
+}
+
 export interface BreakerRunOptions {
-  /** The caller's signal: a call that fails after it aborted is released, not counted. */
+  /**
+   * The caller's signal. A call that fails after it aborted is judged by why: a deadline expiring
+   * ({@link isDeadlineExpiry}) means the backend did not answer in time and counts as a failure; any
+   * other abort (the caller stopped) is no evidence about the backend and is `release`d.
+   */
   signal?: AbortSignal;
   /** The error a refused call throws (a message naming the backend); default a `CircuitOpenError`. */
   refusal?: () => Error;
@@ -151,8 +167,11 @@ export class CircuitBreaker {
 
   /**
    * Run `call` through the breaker: refused while open (with `options.refusal()`, by default a
-   * `CircuitOpenError`). A call that fails after `options.signal` aborted is `release`d, not
-   * counted: stopping a request (a session switch, a turn's budget) says nothing about the backend.
+   * `CircuitOpenError`). A call that fails after `options.signal` aborted is decided here, once for
+   * every provider: a caller that stopped (a cancelled turn, a session switch, a shutdown) says
+   * nothing about the backend, so it is `release`d; a deadline that expired (a `TimeoutError` or
+   * `AbortSignal.timeout()` reason) means the backend did not answer in time, so it counts — a
+   * half-open trial cut short by it re-opens the breaker.
    */
   async run<T>(call: () => Promise<T> | T, options: BreakerRunOptions = {}): Promise<T> {
     options.signal?.throwIfAborted();
@@ -170,8 +189,10 @@ export class CircuitBreaker {
       this.recordSuccess();
       return value;
     } catch (error) {
-      if (options.signal?.aborted) this.release();
-      else this.recordFailure(error);
+      const signal = options.signal;
+      if (!signal?.aborted) this.recordFailure(error);
+      else if (isDeadlineExpiry(abortReason(signal))) this.recordFailure(abortReason(signal));
+      else this.release();
       throw error;
     }
   }

@@ -4,6 +4,7 @@ export {
   CircuitBreaker,
   type CircuitBreakerOptions,
   isBackendFailure,
+  isDeadlineExpiry,
 } from './circuit-breaker';
 export { abortReason, type Clock, type ClockTimer, ManualClock, sleep, systemClock } from './clock';
 export { createDeadline, type Deadline, type DeadlineOptions, withDeadline } from './deadline';

@@ -11,6 +11,7 @@ import {
   CircuitBreaker,
   createDeadline,
   isBackendFailure,
+  isDeadlineExpiry,
   isClientError,
   isRetryableError,
   ManualClock,
@@ -339,6 +340,68 @@ describe('CircuitBreaker.run with a signal', () => {
     await expect(breaker.run(async () => 1, { signal: stopped })).rejects.toThrow('gone');
     await expect(breaker.run(async () => 'back')).resolves.toBe('back');
     expect(breaker.state).toBe('closed');
+  });
+});
+
+describe('CircuitBreaker.run: a caller that stopped vs a deadline that expired', () => {
+  const cutShort = (reason: unknown) => {
+    const stop = new AbortController();
+    return {
+      signal: stop.signal,
+      call: () => {
+        stop.abort(reason);
+        return Promise.reject(reason);
+      },
+    };
+  };
+
+  it('a half-open trial cut short by its deadline re-opens the breaker; one its caller stopped is released', async () => {
+    const clock = new ManualClock();
+    const breaker = new CircuitBreaker({
+      threshold: 2,
+      cooldownMs: 1000,
+      clock,
+      isFailure: isBackendFailure,
+    });
+    for (let i = 0; i < 2; i++)
+      await expect(breaker.run(() => Promise.reject(apiError(500)))).rejects.toThrow();
+    await clock.advance(1000);
+    const stopped = cutShort(new Error('the user pressed stop'));
+    await expect(breaker.run(stopped.call, { signal: stopped.signal })).rejects.toThrow('stop');
+    expect(breaker.state).toBe('half-open');
+    expect(breaker.failures).toBe(2);
+    // The manager's budget (core's TimeoutError): the backend did not answer in time.
+    const expired = cutShort(new TimeoutError("prefetch 'example' timed out after 300 ms", 300));
+    await expect(breaker.run(expired.call, { signal: expired.signal })).rejects.toThrow('timed out');
+    expect(breaker.state).toBe('open');
+    expect(breaker.failures).toBe(3);
+    expect(breaker.retryAt).toBe(clock.now() + 1000);
+    // AbortSignal.timeout()'s reason is a deadline too.
+    await clock.advance(1000);
+    const timedOut = cutShort(new DOMException('The operation timed out.', 'TimeoutError'));
+    await expect(breaker.run(timedOut.call, { signal: timedOut.signal })).rejects.toThrow('timed out');
+    expect(breaker.state).toBe('open');
+    expect(breaker.failures).toBe(4);
+  });
+
+  it('while closed, deadlines count toward the threshold and stopped callers do not', async () => {
+    const clock = new ManualClock();
+    const breaker = new CircuitBreaker({ threshold: 3, clock });
+    for (let i = 0; i < 5; i++) {
+      const { signal, call } = cutShort(new DOMException('The operation was aborted.', 'AbortError'));
+      await expect(breaker.run(call, { signal })).rejects.toThrow();
+    }
+    expect(breaker.failures).toBe(0);
+    for (let i = 0; i < 3; i++) {
+      const { signal, call } = cutShort(new TimeoutError('budget spent', 50));
+      await expect(breaker.run(call, { signal })).rejects.toThrow();
+    }
+    expect(breaker.state).toBe('open');
+    expect(isDeadlineExpiry(new TimeoutError('x', 1))).toBe(true);
+    expect(isDeadlineExpiry(new DOMException('x', 'TimeoutError'))).toBe(true);
+    expect(isDeadlineExpiry(new DOMException('x', 'AbortError'))).toBe(false);
+    expect(isDeadlineExpiry(new Error('Memory manager shut down.'))).toBe(false);
+    expect(isDeadlineExpiry(undefined)).toBe(false);
   });
 });
 

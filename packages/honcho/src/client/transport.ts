@@ -177,8 +177,9 @@ export class HonchoTransport {
   }
 
   /**
-   * One attempt through the breaker: refused while open; an attempt its own caller aborted (session
-   * switch, shutdown, a turn's budget) only frees a half-open trial, it is no verdict on Honcho.
+   * One attempt through the breaker: refused while open. Core's `CircuitBreaker.run` judges an
+   * attempt cut short by the caller's signal: a caller that stopped (session switch, shutdown) is no
+   * verdict on Honcho and only frees a half-open trial; a deadline that expired counts.
    */
   private throughBreaker<T>(once: () => Promise<T>, callSignal: AbortSignal | undefined): Promise<T> {
     const breaker = scope.getStore()?.bypassBreaker ? undefined : this.options.breaker;
