@@ -31,6 +31,8 @@ export class HeldTurns {
   dropped = 0;
   /** Dropped in the current outage (0 once a retain succeeds): the warning comes with the first. */
   private outageDropped = 0;
+  /** Per log: `sums[k]` is the characters of `turns[from .. from + k)` (see `heldChars`). */
+  private readonly sums = new WeakMap<SessionLog, { from: number; sums: number[] }>();
 
   constructor(
     private readonly limits: HeldLimits,
@@ -59,7 +61,9 @@ export class HeldTurns {
   /**
    * Drop the oldest undelivered turns beyond the limits. Only logs that append (or have not sent
    * yet) can lose turns: an old server's document is replaced by the whole session each time, so
-   * dropping from it would erase what it already holds.
+   * dropping from it would erase what it already holds. The totals come from each log's running
+   * sums, so a turn held while the breaker is open costs O(logs), not a walk of up to 1000 turns;
+   * only the turns dropped are visited.
    */
   cap(current: SessionLog): void {
     const logs = [...this.earlier.filter((log) => log !== current), current].filter(
@@ -67,30 +71,25 @@ export class HeldTurns {
     );
     let turns = 0;
     let chars = 0;
-    let full = false;
-    const keepFrom = new Map<SessionLog, number>();
-    // Walk from the newest turn back: keep what fits in both limits.
-    for (let l = logs.length - 1; l >= 0; l--) {
-      const log = logs[l]!;
-      let i = log.turns.length;
-      while (!full && i > log.retained) {
-        const size = log.turns[i - 1]!.length;
-        if (turns + 1 > this.limits.turns || chars + size > this.limits.chars) full = true;
-        else {
-          turns += 1;
-          chars += size;
-          i -= 1;
-        }
-      }
-      keepFrom.set(log, i);
+    for (const log of logs) {
+      turns += undelivered(log);
+      chars += this.heldChars(log);
     }
+    const over = () => turns > this.limits.turns || chars > this.limits.chars;
     let drop = 0;
-    for (const [log, from] of keepFrom) {
-      // Released, and past the watermark: never sent (an empty turn is skipped when content is built).
-      for (let i = log.retained; i < from; i++) log.turns[i] = '';
-      drop += from - log.retained;
-      log.retained = from;
-      log.dispatched = Math.max(log.dispatched, from);
+    // The oldest go first, until the newest that fit in both limits are all that is left.
+    for (const log of logs) {
+      if (!over()) break;
+      let i = log.retained;
+      for (; i < log.turns.length && over(); i++) {
+        turns -= 1;
+        chars -= log.turns[i]!.length;
+        // Released, and past the watermark: never sent (an empty turn is skipped when content is built).
+        log.turns[i] = '';
+      }
+      drop += i - log.retained;
+      log.retained = i;
+      log.dispatched = Math.max(log.dispatched, i);
     }
     this.earlier = this.earlier.filter((log) => undelivered(log) > 0);
     if (drop === 0) return;
@@ -101,6 +100,24 @@ export class HeldTurns {
           `dropping the oldest (${drop} turn(s) so far; the total is in health()).`,
       );
     this.outageDropped += drop;
+  }
+
+  /**
+   * Characters of `log`'s undelivered turns, from its running sums: extended by the turns appended
+   * since the last call (each turn is measured once), started at the watermark the first time the
+   * log is seen (nothing before it is ever held again: `retained` only grows, and only turns below
+   * the new watermark are blanked).
+   */
+  private heldChars(log: SessionLog): number {
+    let running = this.sums.get(log);
+    if (!running) {
+      running = { from: log.retained, sums: [0] };
+      this.sums.set(log, running);
+    }
+    const { from, sums } = running;
+    for (let i = from + sums.length - 1; i < log.turns.length; i++)
+      sums.push(sums[sums.length - 1]! + log.turns[i]!.length);
+    return sums[log.turns.length - from]! - sums[log.retained - from]!;
   }
 
   /** A retain went through: the outage (if any) is over; say what it cost. */
