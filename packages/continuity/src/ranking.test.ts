@@ -70,6 +70,21 @@ describe('ranking (decision 0905)', () => {
     expect(row.signals.reply).toBeGreaterThan(0.5);
   });
 
+  it('the answered questions follow the store: an edge linked after a search counts in the next one', async () => {
+    const p = tempProvider();
+    const question = add(p, 'Melanie', 'What motivated you to pursue counseling?', ['Melanie']);
+    const answer = add(p, 'Caroline', 'My own journey and the support I got made a huge difference.', [
+      'Caroline',
+    ]);
+    for (let i = 0; i < 30; i++)
+      add(p, 'Melanie', `Filler turn ${i} about painting, pottery and camping trips.`);
+    const query = 'What motivated Caroline to pursue counseling?';
+    expect((await ranked(p, query))[0]!.id).toBe(question.id);
+    p.recordStore!.link(question.id, answer.id, 'next_segment', 1);
+    // Before: the cached lookup (no question before the answer) outlived the new edge.
+    expect((await ranked(p, query))[0]!.id).toBe(answer.id);
+  });
+
   it('only a passage after a question inherits, and only through a positional edge', async () => {
     const p = tempProvider();
     const statement = add(p, 'Melanie', 'I pursued counseling for two years.', ['Melanie']);

@@ -141,6 +141,10 @@ export class Ranker {
   private stats: { version: string; value: TermStats } | null = null;
   private entityCache: { version: string; value: Set<string> } | null = null;
   private indexCache: IndexCache | null = null;
+  /** The question each record answers (null: none), by record id, for one store version. */
+  private questionCache: { version: string; value: Map<string, Question | null> } | null = null;
+  /** Records whose answered question is kept before the cache starts afresh. */
+  private static readonly MAX_CACHED = 100_000;
 
   constructor(
     private readonly store: ContinuityStore,
@@ -441,31 +445,40 @@ export class Ranker {
   /**
    * For each record that follows a question in its source document (a positional edge from a
    * passage that asks): that question's row and the share it asks — the share of its sentences
-   * that are questions × the edge's weight, which decays across skipped passages.
+   * that are questions × the edge's weight, which decays across skipped passages. Cached per
+   * record until the store changes: each lookup joins edges to records by their text ids.
    */
   private questionsAnswered(records: readonly RankedRecord[]): Map<number, Question> {
+    const version = this.store.version();
+    if (this.questionCache?.version !== version || this.questionCache.value.size > Ranker.MAX_CACHED)
+      this.questionCache = { version, value: new Map() };
+    const cache = this.questionCache.value;
+    const missing = records.filter((r) => !cache.has(r.id)).map((r) => r.id);
+    if (missing.length > 0) {
+      const rows = this.store
+        .stmt(
+          `SELECT e.dst AS id, e.weight AS weight, r.seq AS seq, r.summary AS summary, r.details AS details
+             FROM edges e JOIN records r ON r.id = e.src
+            WHERE e.dst IN (SELECT value FROM json_each(?)) AND e.relation IN (SELECT value FROM json_each(?))`,
+        )
+        .all(JSON.stringify(missing), JSON.stringify([...POSITIONAL_RELATIONS])) as Array<{
+        id: string;
+        weight: number;
+        seq: number;
+        summary: string;
+        details: string | null;
+      }>;
+      for (const id of missing) cache.set(id, null);
+      for (const row of rows) {
+        const share = questionShare(`${row.summary} ${row.details ?? ''}`) * row.weight;
+        const best = cache.get(row.id);
+        if (share > 0 && (!best || share > best.share)) cache.set(row.id, { seq: row.seq, share });
+      }
+    }
     const out = new Map<number, Question>();
-    if (records.length === 0) return out;
-    const seqOf = new Map(records.map((r) => [r.id, r.seq]));
-    const rows = this.store
-      .stmt(
-        `SELECT e.dst AS id, e.weight AS weight, r.seq AS seq, r.summary AS summary, r.details AS details
-           FROM edges e JOIN records r ON r.id = e.src
-          WHERE e.dst IN (SELECT value FROM json_each(?)) AND e.relation IN (SELECT value FROM json_each(?))`,
-      )
-      .all(JSON.stringify([...seqOf.keys()]), JSON.stringify([...POSITIONAL_RELATIONS])) as Array<{
-      id: string;
-      weight: number;
-      seq: number;
-      summary: string;
-      details: string | null;
-    }>;
-    for (const row of rows) {
-      const share = questionShare(`${row.summary} ${row.details ?? ''}`) * row.weight;
-      const seq = seqOf.get(row.id);
-      if (share <= 0 || seq === undefined) continue;
-      const best = out.get(seq);
-      if (!best || share > best.share) out.set(seq, { seq: row.seq, share });
+    for (const r of records) {
+      const q = cache.get(r.id);
+      if (q) out.set(r.seq, q);
     }
     return out;
   }
