@@ -35,6 +35,8 @@ export interface CandidateDecision {
   signals: Signals;
   /** Query anchor terms found in the record. */
   matched: string[];
+  /** Query anchors inherited from the question the record answers (absent when none). */
+  inherited?: string[];
   via: 'direct' | 'associated';
   verdict: 'injected' | 'rejected';
   gate?: GateId;

@@ -17,6 +17,8 @@ export interface ExplainedCandidate {
   gate_meaning?: string;
   reason?: string;
   matched: string[];
+  /** Words counted from the question the record answers. */
+  inherited?: string[];
   signals: Record<string, number>;
 }
 
@@ -53,6 +55,7 @@ export function explainEvent(store: ContinuityStore, event: RetrievalEvent): Exp
         matched: d.matched,
         signals: { ...d.signals },
       };
+      if (d.inherited?.length) c.inherited = d.inherited;
       if (d.gate) {
         c.gate = d.gate;
         c.gate_meaning = GATE_DESCRIPTIONS[d.gate];
@@ -81,7 +84,8 @@ export function formatExplanation(e: Explanation): string {
     lines.push(`${mark} ${c.record_id} ${c.title}`);
     lines.push(
       `    ${why} · score ${c.score} · bm25 ${s.bm25} coverage ${s.coverage}${s.reply ? ` (${s.reply} from the question it answers)` : ''} vector ${s.vector} metadata ${s.metadata} graph ${s.graph}` +
-        (c.matched.length ? ` · matched ${c.matched.join(', ')}` : ''),
+        (c.matched.length ? ` · matched ${c.matched.join(', ')}` : '') +
+        (c.inherited?.length ? ` · from the question it answers ${c.inherited.join(', ')}` : ''),
     );
   }
   return lines.join('\n');

@@ -64,9 +64,15 @@ describe('ranking (decision 0905)', () => {
       query: 'What motivated Caroline to pursue counseling?',
     });
     const row = (
-      why.candidates as Array<{ record_id: string; matched: string[]; signals: { reply: number } }>
+      why.candidates as Array<{
+        record_id: string;
+        matched: string[];
+        inherited?: string[];
+        signals: { reply: number };
+      }>
     ).find((c) => c.record_id === answer.id)!;
     expect(row.matched).toEqual(['caroline']);
+    expect(row.inherited).toEqual(['motivated', 'pursue', 'counseling']);
     expect(row.signals.reply).toBeGreaterThan(0.5);
   });
 

@@ -46,6 +46,7 @@ function decision(
     via: c.via,
     verdict,
   };
+  if (c.inherited.length > 0) d.inherited = c.inherited;
   if (gate) d.gate = gate;
   if (reason) d.reason = reason;
   return d;
