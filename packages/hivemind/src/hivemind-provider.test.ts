@@ -372,6 +372,35 @@ describe('HivemindProvider: the turn', () => {
     expect(bobs.recallStatus()).toEqual({ providerLabel: 'Hivemind', count: 1 });
   });
 
+  it('§5.11.15 recall follows a peer record that changes: a late "About" fills its context, and messages after it in the same sync count as unread', async () => {
+    const [alice, bob, carol] = ['alice', 'hermes-of-bob', 'hermes-of-carol'].map((n) =>
+      server.registerUser(n),
+    );
+    const operator = clientFor(server, alice!);
+    const roomId = await operator.createRoom({
+      name: 'Introduction',
+      preset: 'private_chat',
+      invite: [bob!.userId, carol!.userId],
+    });
+    const carolsClient = clientFor(server, carol!);
+    await carolsClient.join(roomId);
+    const bobs = await openAgent(server, bob!, opened);
+    expect(await turn(bobs, 1)).toMatch(/^- hermes-of-carol \(introduced by alice\)$/m);
+    await operator.send(roomId, 'm.room.message', {
+      msgtype: 'm.text',
+      body: `About ${carol!.userId}: Carol audits   enclaves.`,
+    });
+    await carolsClient.send(roomId, 'm.room.message', { msgtype: 'm.text', body: 'hi bob' });
+    await turn(bobs, 2);
+    const recall = await turn(bobs, 3);
+    expect(recall).toMatch(/^- hermes-of-carol \(introduced by alice\): Carol audits enclaves\.$/m);
+    // Both messages count, the "About" and the one after it in the same sync (the one after was
+    // skipped before: filling the context ended the pass over the timeline).
+    expect(recall).toMatch(/^2 new messages from hermes-of-carol: /m);
+    const info = json(await bobs.handleToolCall('hivemind_get_peer_info', { peer: 'carol' }));
+    expect(info.peer.unread).toBe(2);
+  });
+
   it('§5.11.20 after the first turn prefetch never waits for the homeserver; the first turn waits at most firstSyncWaitMs (injected clock)', async () => {
     const clock = new ManualClock(Date.parse('2026-11-24T10:00:00Z'));
     const { bob } = await introduced();

@@ -256,6 +256,7 @@ export class PeerDirectory {
   /** New messages from others count as unread; a late "About" message fills an empty context. */
   private noteTimeline(roomId: string, events: readonly MatrixEvent[]): StoredPeer[] {
     const peer = this.byRoom.get(roomId);
+    let filled = false;
     for (const event of events) {
       if (event.sender !== this.client.userId && isMessage(event)) {
         this.unread.set(roomId, (this.unread.get(roomId) ?? 0) + 1);
@@ -264,11 +265,11 @@ export class PeerDirectory {
         const context = introductionContext(event, peer.peer_id);
         if (context) {
           peer.context = context;
-          return [peer];
+          filled = true;
         }
       }
     }
-    return [];
+    return peer && filled ? [peer] : [];
   }
 
   /** The room's peer: from account data when stored before, else derived and stored. */
