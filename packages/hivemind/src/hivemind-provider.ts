@@ -264,7 +264,8 @@ export class HivemindProvider extends MemoryProvider {
       if (directory.loaded) {
         const peers = directory.peers();
         count += peers.length;
-        parts.push(formatRoster(peers, (peer) => directory.unreadFrom(peer), sparks.pending()));
+        const unread = directory.unreadByPeer();
+        parts.push(formatRoster(peers, (peer) => unread.get(peer.peer_id) ?? 0, sparks.pending()));
       }
     }
     if (found && found.length > 0) {

@@ -196,6 +196,16 @@ export class PeerDirectory {
     return this.activityCount.get(roomId) ?? 0;
   }
 
+  /** Unread messages by peer id, in one pass over the rooms (recall asks for every peer each turn). */
+  unreadByPeer(): Map<string, number> {
+    const counts = new Map<string, number>();
+    for (const [roomId, count] of this.unread) {
+      const peer = this.byRoom.get(roomId);
+      if (peer && count > 0) counts.set(peer.peer_id, (counts.get(peer.peer_id) ?? 0) + count);
+    }
+    return counts;
+  }
+
   /** Messages from others that arrived since the peer's messages were last read. */
   unreadFrom(peer: StoredPeer): number {
     let count = 0;

@@ -137,14 +137,7 @@ export function formatRoster(
     `## Peers`,
     `You know ${peers.length} peer${peers.length === 1 ? '' : 's'}: ${names.join(', ')}. Use the hivemind tools for details.`,
   ];
-  for (const peer of peers) {
-    const by =
-      peer.introduced_by && peer.introduced_by !== peer.peer_name
-        ? ` (introduced by ${peer.introduced_by})`
-        : '';
-    const context = clip(peer.context.replace(/\s+/g, ' ').trim(), CONTEXT_CHARS);
-    lines.push(neutralizeMemoryText(`- ${peer.peer_name}${by}${context ? `: ${context}` : ''}`));
-  }
+  for (const peer of peers) lines.push(peerLine(peer));
   for (const peer of peers) {
     const count = unread(peer);
     if (count > 0) {
@@ -158,6 +151,39 @@ export function formatRoster(
     lines.push(neutralizeMemoryText(`Suggestion: introduce ${spark.peer_a} and ${spark.peer_b}${why}`));
   }
   return lines.join('\n');
+}
+
+/** A peer's recall line with the fields it was built from (they change rarely: a late "About"). */
+interface PeerLine {
+  name: string;
+  by: string;
+  context: string;
+  line: string;
+}
+
+/**
+ * Built once per peer record and reused while its fields are the same: whitespace folding, clipping
+ * and fence neutralising cost ~4 µs a peer, every turn, on the turn's path.
+ */
+const peerLines = new WeakMap<StoredPeer, PeerLine>();
+
+function peerLine(peer: StoredPeer): string {
+  const known = peerLines.get(peer);
+  if (
+    known &&
+    known.name === peer.peer_name &&
+    known.by === peer.introduced_by &&
+    known.context === peer.context
+  )
+    return known.line;
+  const by =
+    peer.introduced_by && peer.introduced_by !== peer.peer_name
+      ? ` (introduced by ${peer.introduced_by})`
+      : '';
+  const context = clip(peer.context.replace(/\s+/g, ' ').trim(), CONTEXT_CHARS);
+  const line = neutralizeMemoryText(`- ${peer.peer_name}${by}${context ? `: ${context}` : ''}`);
+  peerLines.set(peer, { name: peer.peer_name, by: peer.introduced_by, context: peer.context, line });
+  return line;
 }
 
 function clip(text: string, max: number): string {
