@@ -95,6 +95,28 @@ describe('read caches follow every write', () => {
     store.delete(b.id);
     expect(await ids()).toEqual([a.id]);
   });
+
+  it('the question a passage answers is read again after a link or an edit', async () => {
+    const p = tempProvider();
+    const store = p.recordStore!;
+    const note = (title: string, summary: string) =>
+      store.add({ kind: 'corpus_note', title, summary, entities: [title] }).record;
+    const question = note('Melanie', 'Why did you pursue counseling?');
+    const answer = note('Caroline', 'My own journey made a huge difference.');
+    for (let i = 0; i < 30; i++)
+      note('Melanie', `Filler turn ${i} about painting, pottery and camping trips.`);
+    const reply = async () => {
+      const why = await call(p, 'continuity_explain', { query: 'Why did Caroline pursue counseling?' });
+      return (why.candidates as Array<{ record_id: string; signals: { reply: number } }>).find(
+        (c) => c.record_id === answer.id,
+      )?.signals.reply;
+    };
+    expect(await reply()).toBe(0);
+    store.link(question.id, answer.id, 'next_segment', 1);
+    expect(await reply()).toBeGreaterThan(0);
+    store.update(question.id, { summary: 'I pursued counseling for two years.' });
+    expect(await reply()).toBe(0);
+  });
 });
 
 describe('read caches return what the uncached reads return', () => {

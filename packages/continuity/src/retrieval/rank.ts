@@ -175,18 +175,19 @@ export class Ranker {
   /** The per-version index cache (emptied by any write, here or in another process). */
   private index(): IndexCache {
     const version = this.store.version();
-    if (this.indexCache?.version !== version) {
-      const total = (this.store.stmt('SELECT count(*) AS n FROM records_fts').get() as { n: number }).n;
-      this.indexCache = {
-        version,
-        total,
-        postings: new Map(),
-        postingsSize: 0,
-        lengths: new Map(),
-        shared: new Map(),
-      };
-    }
-    return this.indexCache;
+    if (this.indexCache?.version === version) return this.indexCache;
+    const total = (this.store.stmt('SELECT count(*) AS n FROM records_fts').get() as { n: number }).n;
+    const fresh: IndexCache = {
+      version,
+      total,
+      postings: new Map(),
+      postingsSize: 0,
+      lengths: new Map(),
+      shared: new Map(),
+    };
+    // What a transaction reads after its own writes may still roll back: used, never kept.
+    if (!this.store.db.inTransaction) this.indexCache = fresh;
+    return fresh;
   }
 
   /** FTS5's rowids for one term, ascending (cached per version). */
