@@ -11,6 +11,9 @@ const DEFAULT_STORES = [
   'builtin-session-search-or',
   'holographic',
   'holographic+embeddings',
+  // Lexical only: its ingest (review-first import) is the slowest here; `--retriever` adds
+  // continuity+embeddings.
+  'continuity',
   'model2vec',
 ];
 const DEFAULT_SIZES = [1_000, 10_000, 100_000];
@@ -19,10 +22,10 @@ const WORKER_TIMEOUT_MS = 240_000;
 /** The default suite must finish in 10 minutes on 2 cores: a 100k point runs only if it projects under this. */
 const DEFAULT_POINT_BUDGET_S = 60;
 
-/** Linear projection of a point's wall time (ingest + 210 searches) from a smaller measured point. */
+/** Linear projection of a point's wall time (ingest + 210 searches and prefetches) from a smaller measured point. */
 function projectedSeconds(p: ScalePoint, n: number): number {
   const f = n / p.n;
-  return (p.ingestSeconds ?? 0) * f + ((p.searchMs?.p95 ?? 0) * 210 * f) / 1000;
+  return (p.ingestSeconds ?? 0) * f + (((p.searchMs?.p95 ?? 0) + (p.prefetchMs?.p95 ?? 0)) * 210 * f) / 1000;
 }
 
 export interface ScaleSuiteData {
@@ -126,10 +129,22 @@ function renderScale(data: ScaleSuiteData): string {
     '',
     'Each point is a fresh process: ingest N synthetic memories (two seeded LoCoMo sentences each, so the vocabulary is ' +
       'conversational), then 200 LoCoMo questions as searches (k = 10, after 10 warm-up queries). Ingest goes through each ' +
-      "store's normal write path (one call with all N items). RSS is the process's resident memory after the run; peak is `maxRSS` (it includes parsing the LoCoMo file the corpus is drawn from, ≈ 100 MiB of transient heap, so compare RSS across stores).",
+      "store's normal write path (one call with all N items). Stores with a `prefetch` (what they inject unasked) " +
+      "then answer the same questions through it, timed the same way. RSS is the process's resident memory after the run; peak is `maxRSS` (it includes parsing the LoCoMo file the corpus is drawn from, ≈ 100 MiB of transient heap, so compare RSS across stores).",
     '',
     table(
-      ['store', 'N', 'ingest', 'ingest rate', 'search p50', 'search p95', 'RSS', 'peak RSS', 'disk'],
+      [
+        'store',
+        'N',
+        'ingest',
+        'ingest rate',
+        'search p50',
+        'search p95',
+        'prefetch p50',
+        'RSS',
+        'peak RSS',
+        'disk',
+      ],
       ok.map((p) => [
         p.retriever,
         p.n,
@@ -137,6 +152,7 @@ function renderScale(data: ScaleSuiteData): string {
         `${Math.round(p.ingestPerSecond!).toLocaleString('en-US')} /s`,
         ms(p.searchMs!.p50),
         ms(p.searchMs!.p95),
+        p.prefetchMs ? ms(p.prefetchMs.p50) : '–',
         `${p.rssMiB} MiB`,
         `${p.peakRssMiB} MiB`,
         bytes(p.diskBytes ?? null),
