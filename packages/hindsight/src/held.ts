@@ -5,7 +5,7 @@
  * still have turns to deliver, and bounds what an outage of days can hold: the newest turns within
  * `HeldLimits` are kept, the oldest beyond are dropped (counted, one warning per outage).
  */
-import type { Logger } from '@hermes-memory/core';
+import { HeldLosses, type Logger } from '@hermes-memory/core';
 import type { SessionLog } from './retain';
 
 /** The most held while the breaker is open: the newest turns within both limits are kept. */
@@ -27,17 +27,28 @@ export function undelivered(log: SessionLog): number {
 export class HeldTurns {
   /** Earlier sessions' logs with turns still to deliver, oldest first. */
   private earlier: SessionLog[] = [];
-  /** Held turns dropped over the cap since the provider started. */
-  dropped = 0;
-  /** Dropped in the current outage (0 once a retain succeeds): the warning comes with the first. */
-  private outageDropped = 0;
+  /** What the cap dropped: counted, one warning per outage, a line when a retain goes through again. */
+  readonly losses: HeldLosses;
   /** Per log: `sums[k]` is the characters of `turns[from .. from + k)` (see `heldChars`). */
   private readonly sums = new WeakMap<SessionLog, { from: number; sums: number[] }>();
 
   constructor(
     private readonly limits: HeldLimits,
-    private readonly logger: () => Logger,
-  ) {}
+    logger: () => Logger,
+  ) {
+    this.losses = new HeldLosses({
+      name: 'Hindsight',
+      unit: 'turn',
+      max: limits.turns,
+      maxChars: limits.chars,
+      logger,
+    });
+  }
+
+  /** Held turns dropped over the cap since the provider started. */
+  get dropped(): number {
+    return this.losses.total;
+  }
 
   /** Keep an earlier session's `log` until its turns are delivered (`take` hands it back). */
   hold(log: SessionLog): void {
@@ -92,14 +103,7 @@ export class HeldTurns {
       log.dispatched = Math.max(log.dispatched, i);
     }
     this.earlier = this.earlier.filter((log) => undelivered(log) > 0);
-    if (drop === 0) return;
-    this.dropped += drop;
-    if (this.outageDropped === 0)
-      this.logger().warn(
-        `Hindsight: unavailable for long enough that held turns exceed ${this.limits.turns} turns or ${this.limits.chars} characters; ` +
-          `dropping the oldest (${drop} turn(s) so far; the total is in health()).`,
-      );
-    this.outageDropped += drop;
+    this.losses.dropped(drop);
   }
 
   /**
@@ -122,10 +126,6 @@ export class HeldTurns {
 
   /** A retain went through: the outage (if any) is over; say what it cost. */
   delivered(): void {
-    if (this.outageDropped === 0) return;
-    this.logger().info(
-      `Hindsight: reachable again; ${this.outageDropped} held turn(s) were dropped during the outage.`,
-    );
-    this.outageDropped = 0;
+    this.losses.delivered();
   }
 }

@@ -16,11 +16,12 @@
  */
 import { randomUUID } from 'node:crypto';
 import {
-  CircuitBreaker,
+  type CircuitBreaker,
   CircuitOpenError,
   type Clock,
   type ConfigField,
   canWrite,
+  createProviderBreaker,
   describeError,
   type Env,
   guardToolCall,
@@ -413,14 +414,13 @@ export class HindsightProvider extends MemoryProvider {
     const health = this.monitor.snapshot();
     if (this.api && this.circuitOpen) {
       const held = this.held.count(this.log);
-      const dropped = this.held.dropped;
       return {
         ...health,
         status: 'down',
         reason:
           `circuit breaker open: ${this.breaker.unavailableMessage()}` +
           (held > 0 ? ` ${held} turn(s) held for delivery.` : '') +
-          (dropped > 0 ? ` ${dropped} held turn(s) dropped (the oldest, over the cap).` : ''),
+          this.held.losses.note(),
         since: this.breaker.openedAt,
         consecutiveFailures: this.breaker.failures,
       };
@@ -606,18 +606,14 @@ export class HindsightProvider extends MemoryProvider {
    * 0953); its close sends what was held (after the attempt that closed it reported).
    */
   private newBreaker(): CircuitBreaker {
-    return new CircuitBreaker({
-      threshold: this.options.breakerThreshold ?? 5,
-      cooldownMs: this.options.breakerCooldownMs ?? 120_000,
+    return createProviderBreaker({
       name: 'Hindsight',
+      threshold: this.options.breakerThreshold,
+      cooldownMs: this.options.breakerCooldownMs,
       clock: this.clock,
       logger: this.logger,
-      isFailure: isBackendFailure,
-      onStateChange: (state) => {
-        if (state === 'closed')
-          queueMicrotask(() => {
-            if (!this.closed) this.resumeDelivery();
-          });
+      onClose: () => {
+        if (!this.closed) this.resumeDelivery();
       },
     });
   }

@@ -9,14 +9,14 @@ import os from 'node:os';
 import path from 'node:path';
 import {
   type ChatMessage,
-  CircuitBreaker,
+  type CircuitBreaker,
   type Clock,
   type ConfigField,
   canWrite,
+  createProviderBreaker,
   HealthMonitor,
   type HookOptions,
   type InitContext,
-  isBackendFailure,
   type Logger,
   MemoryProvider,
   type MemoryTarget,
@@ -836,8 +836,7 @@ export class HonchoProvider extends MemoryProvider {
 
   /** Held turns an outage outgrew (the writer's cap), for health and status. */
   private get heldDroppedNote(): string {
-    const dropped = this.writer?.heldDropped ?? 0;
-    return dropped > 0 ? ` ${dropped} held message(s) dropped (the oldest, over the cap).` : '';
+    return this.writer?.heldLosses.note() ?? '';
   }
 
   /** Whether the breaker refuses requests now (half-open lets the trial through). */
@@ -846,15 +845,12 @@ export class HonchoProvider extends MemoryProvider {
   }
 
   private newBreaker(): CircuitBreaker {
-    return new CircuitBreaker({
-      threshold: this.settings.breakerThreshold ?? 5,
-      cooldownMs: this.settings.breakerCooldownMs ?? 120_000,
+    // Core's `run` judges an attempt cut short by its caller (stopped: released; deadline: counted).
+    return createProviderBreaker({
       name: 'Honcho',
+      threshold: this.settings.breakerThreshold,
+      cooldownMs: this.settings.breakerCooldownMs,
       clock: this.clock,
-      // Server errors, timeouts, resets, malformed bodies and 408/409/429 count; other answered 4xx do
-      // not; an attempt cut short by its caller is judged in core's `run` (stopped: released, not
-      // counted; deadline expired: counted).
-      isFailure: isBackendFailure,
       // Created again in initialize(), after the session's logger is set.
       logger: this.logger,
     });

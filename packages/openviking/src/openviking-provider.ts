@@ -1,17 +1,17 @@
 import crypto from 'node:crypto';
 import {
   type ChatMessage,
-  CircuitBreaker,
+  type CircuitBreaker,
   type Clock,
   type ConfigField,
   canWrite,
+  createProviderBreaker,
   describeError,
   type Env,
   guardToolCall,
   HealthMonitor,
   type HookOptions,
   type InitContext,
-  isBackendFailure,
   type Logger,
   MemoryProvider,
   type MemoryTarget,
@@ -384,7 +384,7 @@ export class OpenvikingProvider extends MemoryProvider {
         reason:
           `circuit breaker open: ${this.breaker.unavailableMessage()}` +
           (held?.messages ? ` ${held.messages} message(s) held for delivery.` : '') +
-          (held?.dropped ? ` ${held.dropped} held message(s) dropped (the oldest, over the cap).` : ''),
+          (held?.losses.note() ?? ''),
         since: this.breaker.openedAt,
         consecutiveFailures: this.breaker.failures,
       };
@@ -555,16 +555,13 @@ export class OpenvikingProvider extends MemoryProvider {
    * 0982); its close posts what was held (after the attempt that closed it reported).
    */
   private newBreaker(): CircuitBreaker {
-    return new CircuitBreaker({
-      threshold: this.options.breakerThreshold ?? 5,
-      cooldownMs: this.options.breakerCooldownMs ?? 120_000,
+    return createProviderBreaker({
       name: 'OpenViking',
+      threshold: this.options.breakerThreshold,
+      cooldownMs: this.options.breakerCooldownMs,
       clock: this.clock,
       logger: this.logger,
-      isFailure: isBackendFailure,
-      onStateChange: (state) => {
-        if (state === 'closed') queueMicrotask(() => this.sessions?.resume());
-      },
+      onClose: () => this.sessions?.resume(),
     });
   }
 

@@ -215,3 +215,43 @@ export class CircuitBreaker {
     this.onStateChange?.(next, previous);
   }
 }
+
+export interface ProviderBreakerOptions {
+  /** Names the backend in the refusal, `unavailableMessage()` and the log lines. */
+  name: string;
+  /** Consecutive counted failures that open it (a provider's `breakerThreshold`). Default 5. */
+  threshold?: number | undefined;
+  /** How long it stays open (a provider's `breakerCooldownMs`). Default 120 000 ms. */
+  cooldownMs?: number | undefined;
+  clock?: Clock;
+  logger?: Logger;
+  /**
+   * Runs in a microtask once the breaker closed, so after the call that closed it reported: where
+   * a provider sends what it held during the outage.
+   */
+  onClose?: () => void;
+}
+
+/**
+ * A remote provider's breaker, the same numbers and rule everywhere (decisions 0925, 0953, 0982):
+ * five failures in a row open it for 120 s, counted by {@link isBackendFailure}, its opening and
+ * closing logged; run calls through `run(call, { signal, refusal })`.
+ */
+export function createProviderBreaker(options: ProviderBreakerOptions): CircuitBreaker {
+  const { onClose } = options;
+  return new CircuitBreaker({
+    threshold: options.threshold ?? 5,
+    cooldownMs: options.cooldownMs ?? 120_000,
+    name: options.name,
+    isFailure: isBackendFailure,
+    ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.logger ? { logger: options.logger } : {}),
+    ...(onClose
+      ? {
+          onStateChange: (state: BreakerState) => {
+            if (state === 'closed') queueMicrotask(onClose);
+          },
+        }
+      : {}),
+  });
+}

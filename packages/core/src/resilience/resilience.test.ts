@@ -6,10 +6,13 @@ import {
   MemoryError,
   TimeoutError,
 } from '../errors/memory-error';
+import { createRecordingLogger } from '../logging/logger';
 import {
   backoffDelay,
   CircuitBreaker,
   createDeadline,
+  createProviderBreaker,
+  HeldLosses,
   isBackendFailure,
   isDeadlineExpiry,
   isClientError,
@@ -402,6 +405,78 @@ describe('CircuitBreaker.run: a caller that stopped vs a deadline that expired',
     expect(isDeadlineExpiry(new DOMException('x', 'AbortError'))).toBe(false);
     expect(isDeadlineExpiry(new Error('Memory manager shut down.'))).toBe(false);
     expect(isDeadlineExpiry(undefined)).toBe(false);
+  });
+});
+
+describe('createProviderBreaker', () => {
+  it('five backend failures open it for 120 s, client errors do not count, and onClose runs after the trial that closed it reported', async () => {
+    const clock = new ManualClock();
+    const logger = createRecordingLogger();
+    const messages = () => logger.records.map((r) => r.message);
+    const closed: string[] = [];
+    const breaker = createProviderBreaker({
+      name: 'Example',
+      threshold: undefined,
+      clock,
+      logger,
+      onClose: () => closed.push(breaker.state),
+    });
+    for (let i = 0; i < 9; i++)
+      await expect(breaker.run(() => Promise.reject(apiError(404)))).rejects.toThrow();
+    for (let i = 0; i < 5; i++)
+      await expect(breaker.run(() => Promise.reject(apiError(503)))).rejects.toThrow();
+    expect(breaker.state).toBe('open');
+    expect(breaker.unavailableMessage()).toBe(
+      'Example is unavailable after 5 consecutive failed requests; retry after 120 s.',
+    );
+    expect(messages()).toContain('Example: 5 consecutive requests failed; pausing Example calls for 120 s.');
+    await clock.advance(120_000);
+    const trial = breaker.run(async () => {
+      // Not yet: onClose waits until the trial has reported.
+      expect(closed).toEqual([]);
+      return 'back';
+    });
+    await expect(trial).resolves.toBe('back');
+    expect(closed).toEqual(['closed']);
+    const custom = createProviderBreaker({ name: 'Other', threshold: 2, cooldownMs: 1000, clock });
+    for (let i = 0; i < 2; i++)
+      await expect(custom.run(() => Promise.reject(apiError(500)))).rejects.toThrow();
+    expect([custom.state, custom.retryAt - clock.now()]).toEqual(['open', 1000]);
+  });
+});
+
+describe('HeldLosses', () => {
+  it('counts what the cap dropped, warns once per outage, says what an outage cost when a send goes through', () => {
+    const logger = createRecordingLogger();
+    const messages = () => logger.records.map((r) => r.message);
+    const losses = new HeldLosses({
+      name: 'Example',
+      unit: 'message',
+      max: 4,
+      maxChars: 60,
+      logger: () => logger,
+    });
+    expect(losses.note()).toBe('');
+    losses.delivered();
+    losses.dropped(0);
+    expect(messages()).toEqual([]);
+    losses.dropped(2);
+    losses.dropped(3);
+    expect(losses.total).toBe(5);
+    expect(losses.note()).toBe(' 5 held message(s) dropped (the oldest, over the cap).');
+    const warnings = () => messages().filter((m) => m.includes('dropping the oldest'));
+    expect(warnings()).toEqual([
+      'Example: unavailable for long enough that held turns exceed 4 messages or 60 characters; dropping the oldest (2 message(s) so far; the total is in health()).',
+    ]);
+    losses.delivered();
+    losses.delivered();
+    expect(messages().filter((m) => m.includes('reachable again'))).toEqual([
+      'Example: reachable again; 5 held message(s) were dropped during the outage.',
+    ]);
+    // The next outage warns again; the total keeps counting.
+    losses.dropped(1);
+    expect(warnings()).toHaveLength(2);
+    expect(losses.total).toBe(6);
   });
 });
 

@@ -14,6 +14,7 @@
 import {
   CircuitOpenError,
   type Clock,
+  HeldLosses,
   type Logger,
   SerialQueue,
   silentLogger,
@@ -71,16 +72,21 @@ export class MessageWriter {
   private readonly lifetime = new AbortController();
   /** Messages the async writer gave up on (after its retry). */
   dropped = 0;
-  /** Held messages dropped (oldest first) because an outage outgrew the cap, since the writer began. */
-  heldDropped = 0;
-  /** Dropped in the current outage (0 once a send succeeds again): the warning is logged at the first. */
-  private outageDropped = 0;
   private readonly heldLimits: HeldLimits;
+  /** What the cap dropped: counted, one warning per outage, a line when a send goes through again. */
+  readonly heldLosses: HeldLosses;
 
   constructor(private readonly options: MessageWriterOptions) {
     this.clock = options.clock ?? systemClock;
     this.logger = options.logger ?? silentLogger;
     this.heldLimits = options.heldLimits ?? DEFAULT_HELD_LIMITS;
+    this.heldLosses = new HeldLosses({
+      name: 'Honcho',
+      unit: 'message',
+      max: this.heldLimits.messages,
+      maxChars: this.heldLimits.chars,
+      logger: () => this.logger,
+    });
     this.queue = new SerialQueue({ name: 'honcho writer', logger: this.logger, clock: this.clock });
   }
 
@@ -141,22 +147,12 @@ export class MessageWriter {
     }
     if (drop === 0) return;
     this.unsent = this.unsent.slice(drop);
-    this.heldDropped += drop;
-    if (this.outageDropped === 0)
-      this.logger.warn(
-        `Honcho: unavailable for long enough that held turns exceed ${maxMessages} messages or ${maxChars} characters; ` +
-          `dropping the oldest (${drop} message(s) so far; the total is in health()).`,
-      );
-    this.outageDropped += drop;
+    this.heldLosses.dropped(drop);
   }
 
-  /** A send went through: the outage (if any) is over; say what it cost. */
-  private delivered(): void {
-    if (this.outageDropped === 0) return;
-    this.logger.info(
-      `Honcho: reachable again; ${this.outageDropped} held message(s) were dropped during the outage.`,
-    );
-    this.outageDropped = 0;
+  /** Held messages dropped (oldest first) because an outage outgrew the cap, since the writer began. */
+  get heldDropped(): number {
+    return this.heldLosses.total;
   }
 
   /** Send everything unsent (per session, in order) and wait for the async writer to drain, until `signal` aborts. */
@@ -226,7 +222,7 @@ export class MessageWriter {
       for (let i = 0; i < list.length; i += 100) {
         const part = list.slice(i, i + 100);
         await this.options.send(sessionId, part, signal);
-        this.delivered();
+        this.heldLosses.delivered();
         for (const m of part) sent.add(m);
       }
     }

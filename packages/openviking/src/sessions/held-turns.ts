@@ -5,7 +5,7 @@
  * messages within `HeldLimits` are kept, the oldest beyond are dropped (counted, one warning per
  * outage), as honcho does (decision 0925).
  */
-import type { Logger } from '@hermes-memory/core';
+import { HeldLosses, type Logger } from '@hermes-memory/core';
 import type { VikingMessage } from '../client';
 
 /** The most held while the breaker is open: the newest messages within both limits are kept. */
@@ -33,15 +33,26 @@ export class HeldTurns {
   /** Messages and characters held (kept as turns come and go, so capping is no walk). */
   private count = 0;
   private chars = 0;
-  /** Messages dropped over the cap since the provider started. */
-  dropped = 0;
-  /** Dropped in the current outage (0 once a post succeeds): the warning comes with the first. */
-  private outageDropped = 0;
+  /** What the cap dropped: counted, one warning per outage, a line when a post goes through again. */
+  readonly losses: HeldLosses;
 
   constructor(
     private readonly limits: HeldLimits,
-    private readonly logger: Logger,
-  ) {}
+    logger: Logger,
+  ) {
+    this.losses = new HeldLosses({
+      name: 'OpenViking',
+      unit: 'message',
+      max: limits.messages,
+      maxChars: limits.chars,
+      logger: () => logger,
+    });
+  }
+
+  /** Messages dropped over the cap since the provider started. */
+  get dropped(): number {
+    return this.losses.total;
+  }
 
   get size(): number {
     return this.turns.length;
@@ -79,11 +90,7 @@ export class HeldTurns {
 
   /** A post went through: the outage (if any) is over; say what it cost. */
   delivered(): void {
-    if (this.outageDropped === 0) return;
-    this.logger.info(
-      `OpenViking: reachable again; ${this.outageDropped} held message(s) were dropped during the outage.`,
-    );
-    this.outageDropped = 0;
+    this.losses.delivered();
   }
 
   /** Drop the oldest held messages beyond the cap; warn at the first drop of an outage. */
@@ -98,14 +105,7 @@ export class HeldTurns {
       drop += 1;
       if (oldest.messages.length === 0) this.turns.shift();
     }
-    if (drop === 0) return;
-    this.dropped += drop;
-    if (this.outageDropped === 0)
-      this.logger.warn(
-        `OpenViking: unavailable for long enough that held turns exceed ${this.limits.messages} messages or ${this.limits.chars} characters; ` +
-          `dropping the oldest (${drop} message(s) so far; the total is in health()).`,
-      );
-    this.outageDropped += drop;
+    this.losses.dropped(drop);
   }
 }
 
