@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ContinuityProvider } from './provider';
-import { Ranker, lengthRenormalisation, questionShare, varints } from './retrieval/rank';
+import { analyzeQuery } from './retrieval/query';
+import { DEFAULT_WEIGHTS, Ranker, lengthRenormalisation, questionShare, varints } from './retrieval/rank';
 import { call, tempProvider } from './test-helpers';
 
 function add(p: ContinuityProvider, title: string, summary: string, entities: string[] = []) {
@@ -126,6 +127,41 @@ describe('ranking (decision 0905)', () => {
     // Before: the two tied at the ceiling and the earlier record (less evidence) came first.
     expect(results.map((r) => r.id).slice(0, 3)).toEqual([source.id, stronger.id, weaker.id]);
     expect(results[1]!.score).toBe(results[2]!.score);
+  });
+
+  it('a record two equal seeds reach follows the older seed, whatever the random ids sort as', async () => {
+    const parents: string[] = [];
+    for (const [first, second] of [
+      ['ctx_aaaaaaaaaaaa', 'ctx_bbbbbbbbbbbb'],
+      ['ctx_yyyyyyyyyyyy', 'ctx_aaaaaaaaaaaa'],
+    ] as const) {
+      const p = tempProvider();
+      const store = p.recordStore!;
+      const note = (id: string, summary: string) =>
+        store.add({ id, kind: 'corpus_note', title: 'Jon', summary, entities: [] }).record;
+      const older = note(first, 'The pottery class fired the glaze in the kiln.');
+      // The same words in another order: an equal score, not a duplicate.
+      const newer = note(second, 'The kiln fired the glaze in the pottery class.');
+      const context = note('ctx_xxxxxxxxxxxx', 'We went out for dinner afterwards.');
+      store.link(older.id, context.id, 'related_to', 1);
+      store.link(newer.id, context.id, 'related_to', 1);
+      for (let i = 0; i < 30; i++)
+        add(p, 'Gina', `Filler turn ${i} about the clothing store, ads and customers.`);
+      const ranker = new Ranker(store, null);
+      const ranked = await ranker.rank(analyzeQuery('pottery glaze kiln', ranker.knownEntities()), {
+        limit: 10,
+        scopes: {},
+        graphDepth: 2,
+        weights: DEFAULT_WEIGHTS,
+      });
+      const score = (id: string) => ranked.find((c) => c.record.id === id)?.direct;
+      expect(score(newer.id)).toBe(score(older.id));
+      const reached = ranked.find((c) => c.record.id === context.id);
+      expect(reached?.via).toBe('associated');
+      parents.push(reached?.parent === older.id ? 'older' : 'newer');
+    }
+    // Before: the parent was whichever seed's id sorted first ('newer' in the second store).
+    expect(parents).toEqual(['older', 'older']);
   });
 
   it('question share counts the sentences that ask', () => {

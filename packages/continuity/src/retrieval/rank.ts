@@ -506,7 +506,11 @@ export class Ranker {
           // Each hop after the first decays the activation once more.
           const value = source.value * e.weight * (hop === 1 ? 1 : weights.graphDecay);
           const best = activation.get(to);
-          if (!best || value > best.value) {
+          if (
+            !best ||
+            value > best.value ||
+            (value === best.value && this.before(byId, source.parent, best.parent))
+          ) {
             // A path is only as meaningful as its weakest link: one positional edge makes it positional.
             const relation = POSITIONAL_RELATIONS.has(source.relation) ? source.relation : e.relation;
             activation.set(to, { value, parent: source.parent, relation });
@@ -536,6 +540,18 @@ export class Ranker {
         c.relation = a.relation;
       }
     }
+  }
+
+  /**
+   * Between two seeds whose paths reach a record with the same activation: the stronger seed, then
+   * the older one. Edges come back in record-id order, and ids are random, so without this the
+   * parent (and whether the record may follow it into the prompt) changed from store to store.
+   */
+  private before(byId: Map<string, Candidate>, a: string, b: string): boolean {
+    const x = byId.get(a);
+    const y = byId.get(b);
+    if (!x || !y) return false;
+    return x.direct > y.direct || (x.direct === y.direct && x.record.seq < y.record.seq);
   }
 }
 
