@@ -16,6 +16,7 @@ import {
   initContext,
   introduceBobAndCarol,
   introduceByHand,
+  type Json,
   json,
   openAgent,
   settlesWithoutTime,
@@ -155,12 +156,57 @@ describe('HivemindProvider: peers from the homeserver', () => {
     const restarted = await openAgent(server, bob, opened);
     await restarted.idle();
     const routes = server.requests.map((r) => r.route);
-    expect(routes).toContain('GET /_matrix/client/v3/user/:user/rooms/:room/account_data/:type');
+    // The full sync carries the room's account data: nothing is read back room by room.
+    expect(routes).not.toContain('GET /_matrix/client/v3/user/:user/rooms/:room/account_data/:type');
     expect(routes).not.toContain('GET /_matrix/client/v3/rooms/:room/state');
     expect(routes).not.toContain('GET /_matrix/client/v3/rooms/:room/members');
     expect(json(await restarted.handleToolCall('hivemind_list_peers', {})).peers[0].context).toMatch(
       /^Carol/,
     );
+  });
+
+  it('an agent introduced to many peers joins and looks up their rooms several at a time, not one round trip after another', async () => {
+    const alice = server.registerUser('alice');
+    const bob = server.registerUser('hermes-of-bob');
+    const operator = clientFor(server, alice);
+    for (let i = 0; i < 12; i++) {
+      const peer = server.registerUser(`hermes-of-peer-${i}`);
+      await introduceByHand(
+        operator,
+        { userId: bob.userId, about: 'Bob.' },
+        { userId: peer.userId, about: `Peer ${i}.` },
+      );
+    }
+    // Joins that never answer: a loop of awaits would hold one open, the directory holds eight.
+    server.fail({ type: 'timeout', route: 'POST /_matrix/client/v3/join/:room', count: 100 });
+    await openAgent(server, bob, opened);
+    await vi.waitFor(() => expect(server.hanging).toBe(8));
+  });
+
+  it('a restarted agent with many peers reads their metadata from the full sync, in introduction order', async () => {
+    const alice = server.registerUser('alice');
+    const bob = server.registerUser('hermes-of-bob');
+    const operator = clientFor(server, alice);
+    const peers = Array.from({ length: 12 }, (_, i) => `hermes-of-peer-${String(i).padStart(2, '0')}`);
+    for (const name of peers) {
+      const peer = server.registerUser(name);
+      await introduceByHand(
+        operator,
+        { userId: bob.userId, about: 'Bob.' },
+        { userId: peer.userId, about: `${name} context.` },
+      );
+    }
+    const first = await openAgent(server, bob, opened);
+    await first.idle();
+    const listed = json(await first.handleToolCall('hivemind_list_peers', {})).peers;
+    expect(listed.map((p: Json) => p.name)).toEqual(peers);
+    await first.shutdown();
+    server.requests.length = 0;
+    const restarted = await openAgent(server, bob, opened);
+    await restarted.idle();
+    const routes = server.requests.map((r) => r.route);
+    expect(routes.filter((r) => r?.includes('/rooms/:room/'))).toEqual([]);
+    expect(json(await restarted.handleToolCall('hivemind_list_peers', {})).peers).toEqual(listed);
   });
 
   it('§5.11.6 peers are deduplicated by user id; the agent-facing id is localpart@server; room ids never reach the agent', async () => {

@@ -15,6 +15,35 @@ export const PEER_KEY = 'social.awareness.peer';
 export const UNREADABLE = '[This message is end-to-end encrypted and could not be read.]';
 /** How many pages of 50 the introduction context is looked for in (newest first). */
 const CONTEXT_PAGES = 4;
+/** Rooms joined or looked up at once during a refresh. */
+const ROOM_CONCURRENCY = 8;
+
+/**
+ * `work` over `items`, at most `limit` at a time, results in the items' order. The first failure
+ * rejects the whole (as a loop of awaits would) and stops handing out further items.
+ */
+async function mapWithLimit<T, R>(
+  items: readonly T[],
+  limit: number,
+  work: (item: T) => Promise<R>,
+): Promise<R[]> {
+  const results: R[] = new Array(items.length);
+  let next = 0;
+  let failed = false;
+  const worker = async () => {
+    while (!failed && next < items.length) {
+      const i = next++;
+      try {
+        results[i] = await work(items[i]!);
+      } catch (error) {
+        failed = true;
+        throw error;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
+}
 
 /** `social.awareness.peer` as stored in room account data. */
 export interface StoredPeer {
@@ -234,12 +263,16 @@ export class PeerDirectory {
     const body = await this.client.sync(this.since, signal);
     const rooms = body?.rooms ?? {};
     const updated: StoredPeer[] = [];
+    // Peer metadata a full sync carried in room account data: no request per room to read it back.
+    const synced = new Map<string, StoredPeer>();
     for (const [roomId, room] of Object.entries(rooms.join ?? {})) {
       this.joined.add(roomId);
       const timeline = Array.isArray(room?.timeline?.events) ? room.timeline.events : [];
       const messages = timeline.filter(isMessage).length;
       if (messages > 0) this.activityCount.set(roomId, (this.activityCount.get(roomId) ?? 0) + messages);
       if (!initial) updated.push(...this.noteTimeline(roomId, timeline));
+      const stored = room?.account_data?.events?.find((e) => e?.type === PEER_KEY)?.content ?? null;
+      if (isStoredPeer(stored)) synced.set(roomId, { ...stored, room_id: roomId });
     }
     for (const peer of updated) await this.store(peer, signal);
     for (const roomId of Object.keys(rooms.leave ?? {})) {
@@ -247,18 +280,27 @@ export class PeerDirectory {
       this.byRoom.delete(roomId);
       this.unread.delete(roomId);
     }
-    for (const roomId of Object.keys(rooms.invite ?? {})) {
+    // A few rooms at a time: an agent with many introductions should not wait one round trip per
+    // room in turn. Results are applied in room order, so the roster's order does not depend on
+    // which request answered first.
+    const invites = Object.keys(rooms.invite ?? {});
+    const accepted = await mapWithLimit(invites, ROOM_CONCURRENCY, async (roomId) => {
       try {
         await this.client.join(roomId, signal);
-        this.joined.add(roomId);
+        return true;
       } catch (error) {
         this.logger.warn(`Hivemind: could not accept an introduction: ${describeError(error)}`);
+        return false;
       }
-    }
-    for (const roomId of this.joined) {
-      if (this.byRoom.has(roomId)) continue;
-      this.byRoom.set(roomId, await this.peerOf(roomId, signal));
-    }
+    });
+    for (const [i, roomId] of invites.entries()) if (accepted[i]) this.joined.add(roomId);
+    const unknown = [...this.joined].filter((roomId) => !this.byRoom.has(roomId));
+    const found = await mapWithLimit(
+      unknown,
+      ROOM_CONCURRENCY,
+      async (roomId) => synced.get(roomId) ?? (await this.peerOf(roomId, signal)),
+    );
+    for (const [i, roomId] of unknown.entries()) this.byRoom.set(roomId, found[i] ?? null);
     if (typeof body?.next_batch === 'string') this.since = body.next_batch;
     this.loadedOnce = true;
   }
@@ -338,7 +380,7 @@ export class PeerDirectory {
   }
 }
 
-function isStoredPeer(value: Partial<StoredPeer> | null): value is StoredPeer {
+function isStoredPeer(value: Partial<StoredPeer> | Record<string, unknown> | null): value is StoredPeer {
   return (
     value !== null &&
     typeof value === 'object' &&

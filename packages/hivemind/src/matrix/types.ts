@@ -31,9 +31,16 @@ export interface SyncTimeline {
   prev_batch?: string;
 }
 
+export interface AccountDataEvent {
+  type: string;
+  content: Record<string, unknown>;
+}
+
 export interface JoinedRoomSync {
   state: { events: MatrixEvent[] };
   timeline: SyncTimeline;
+  /** The room's account data for this user (a full sync carries all of it). */
+  account_data?: { events: AccountDataEvent[] };
 }
 
 export interface InvitedRoomSync {
@@ -52,7 +59,7 @@ export interface SyncResponse {
     invite?: Record<string, InvitedRoomSync>;
     leave?: Record<string, LeftRoomSync>;
   };
-  account_data?: { events: Array<{ type: string; content: Record<string, unknown> }> };
+  account_data?: { events: AccountDataEvent[] };
 }
 
 /** `GET /rooms/{roomId}/messages`. */

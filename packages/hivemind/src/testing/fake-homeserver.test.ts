@@ -241,6 +241,23 @@ describe('fake homeserver: rooms and sync', () => {
         .status,
     ).toBe(400);
   });
+
+  it("a full sync carries each joined room's account data; an incremental one does not repeat it", async () => {
+    const { alice } = trio();
+    const roomId = await room(alice.accessToken);
+    const inRoom = `/user/${enc(alice.userId)}/rooms/${enc(roomId)}/account_data/social.awareness.peer`;
+    await call('PUT', inRoom, alice.accessToken, { peer_name: 'x' });
+    const full = (await call('GET', '/sync?timeout=0', alice.accessToken)).body;
+    expect(full.rooms.join[roomId].account_data).toEqual({
+      events: [{ type: 'social.awareness.peer', content: { peer_name: 'x' } }],
+    });
+    await call('PUT', `/rooms/${enc(roomId)}/send/m.room.message/t1`, alice.accessToken, {
+      msgtype: 'm.text',
+      body: 'hi',
+    });
+    const next = (await call('GET', `/sync?timeout=0&since=${full.next_batch}`, alice.accessToken)).body;
+    expect(next.rooms.join[roomId].account_data).toBeUndefined();
+  });
 });
 
 describe('fake homeserver: membership rules', () => {

@@ -84,8 +84,9 @@ const forbidden = (error: string) => fail(403, 'M_FORBIDDEN', error);
  *
  * - `GET /_matrix/client/versions`; `POST /register` (two-step UIAA with a registration token),
  *   `POST /login` (`m.login.password`), `GET /account/whoami`
- * - `GET /sync?since=&timeout=` → `next_batch`, `rooms.join` (state + timeline), `rooms.invite`
- *   (stripped `invite_state`), `rooms.leave`; long-polls up to `timeout` when nothing is new
+ * - `GET /sync?since=&timeout=` → `next_batch`, `rooms.join` (state + timeline, and on a full
+ *   sync the room's account data), `rooms.invite` (stripped `invite_state`), `rooms.leave`;
+ *   long-polls up to `timeout` when nothing is new
  * - `POST /createRoom` (preset, name, topic, `invite`, `initial_state`), `POST /join/{room}` and
  *   `/rooms/{room}/join` (a JSON body is required, as Conduit does), `/leave`, `/invite`, `/kick`,
  *   `/ban`; invite-only rooms refuse a join without an invite, bans refuse join and invite
@@ -648,6 +649,16 @@ function syncFor(
       const after = since ?? 0;
       if (since !== undefined && !room.events.some((e) => e.pos > since)) continue;
       join[room.roomId] = slice(after, state.pos);
+      // The room's account data, as servers send it in a full sync (incremental syncs would carry
+      // only what changed; this fake sends none there).
+      const data = since === undefined ? state.users[userId]?.roomAccountData[room.roomId] : undefined;
+      if (data && Object.keys(data).length > 0)
+        join[room.roomId]!.account_data = {
+          events: Object.entries(data).map(([type, content]) => ({
+            type,
+            content: structuredClone(content),
+          })),
+        };
     } else if (membership === 'invite') {
       if (since === undefined || changedAt > since)
         invite[room.roomId] = { invite_state: { events: strippedState(room, userId) } };

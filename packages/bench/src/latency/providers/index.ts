@@ -6,7 +6,7 @@
 import type { RemoteProviderEntry } from '../remote';
 import { byterover } from './byterover';
 import { hindsight } from './hindsight';
-import { hivemind } from './hivemind';
+import { hivemind, hivemindPeers100 } from './hivemind';
 import { honcho } from './honcho';
 import { mem0 } from './mem0';
 import { noop } from './noop';
@@ -32,4 +32,5 @@ export const REMOTE_PROVIDERS: readonly RemoteProviderEntry[] = [
 // biome-ignore format: one line per entry
 export const COMPARISON_PROVIDERS: readonly RemoteProviderEntry[] = [
   supermemoryPerQuery,
+  hivemindPeers100,
 ];
