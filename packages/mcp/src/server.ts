@@ -2,11 +2,14 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
   CallToolRequestSchema,
   type CallToolResult,
+  ErrorCode,
   ListResourcesRequestSchema,
   ListToolsRequestSchema,
+  McpError,
   ReadResourceRequestSchema,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
 import type { ToolCallOptions, ToolSchema } from '@hermes-memory/core';
 
 /**
@@ -43,6 +46,18 @@ const MCP_VERSION = typeof __PACKAGE_VERSION__ === 'string' ? __PACKAGE_VERSION_
 export const SNAPSHOT_URI = 'hermes-memory://snapshot';
 export const SYSTEM_PROMPT_URI = 'hermes-memory://system-prompt';
 
+/** MCP's "Resource not found" error code (the resources part of the spec). */
+const RESOURCE_NOT_FOUND = -32002;
+
+/**
+ * The SDK's `Protocol` parses a request with the schema a handler is registered under before the
+ * handler runs, and a failed parse becomes -32603 "Internal error" with the validator's dump. So
+ * `tools/call` and `resources/read` are registered under the method alone and their params are
+ * validated after: `Server` does it for `tools/call` (-32602), `readParams` for `resources/read`.
+ */
+const methodOnly = <M extends string>(method: M) =>
+  z.object({ method: z.literal(method), params: z.unknown().optional() }).passthrough();
+
 const DEFAULT_INSTRUCTIONS =
   'Long-term memory for this user (Hermes-compatible). Read the hermes-memory://snapshot resource at the ' +
   'start of a conversation: it holds your saved notes and the user profile. Save durable facts, ' +
@@ -69,8 +84,10 @@ export function createMemoryMcpServer(options: MemoryMcpServerOptions): Server {
     tools: options.manager.getAllToolSchemas().map(toMcpTool),
   }));
 
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
-    const { name, arguments: args } = request.params;
+  server.setRequestHandler(methodOnly('tools/call'), async (raw, extra): Promise<CallToolResult> => {
+    const request = CallToolRequestSchema.safeParse(raw);
+    if (!request.success) throw invalidParams('tools/call', request.error.issues);
+    const { name, arguments: args } = request.data.params;
     const known = options.manager.getAllToolSchemas().some((t) => t.name === name);
     if (!known) return errorResult(`Unknown tool: ${name}`);
     let text: string;
@@ -112,11 +129,13 @@ export function createMemoryMcpServer(options: MemoryMcpServerOptions): Server {
     ],
   }));
 
-  server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
-    const { uri } = request.params;
+  server.setRequestHandler(methodOnly('resources/read'), async (raw) => {
+    const request = ReadResourceRequestSchema.safeParse(raw);
+    if (!request.success) throw invalidParams('resources/read', request.error.issues);
+    const { uri } = request.data.params;
     const source =
       uri === SNAPSHOT_URI ? options.snapshot : uri === SYSTEM_PROMPT_URI ? options.systemPrompt : undefined;
-    if (!source) throw new Error(`Unknown resource: ${uri}`);
+    if (!source) throw new McpError(RESOURCE_NOT_FOUND, `Unknown resource: ${uri}`, { uri });
     const text = await source();
     return { contents: [{ uri, mimeType: 'text/plain', text }] };
   });
@@ -132,6 +151,12 @@ function toMcpTool(schema: ToolSchema): Tool {
       : { type: 'object', properties: {} }
   ) as Tool['inputSchema'];
   return { name: schema.name, description: schema.description, inputSchema };
+}
+
+/** -32602 naming each bad field in one line (`params.uri: Invalid input: expected string …`). */
+function invalidParams(method: string, issues: ReadonlyArray<{ path: PropertyKey[]; message: string }>): McpError {
+  const detail = issues.map((i) => `${i.path.map(String).join('.')}: ${i.message}`).join('; ');
+  return new McpError(ErrorCode.InvalidParams, `Invalid ${method} request: ${detail}`);
 }
 
 function errorResult(message: string): CallToolResult {

@@ -6,7 +6,9 @@ import { MemoryManager } from '@hermes-memory/core';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { SNAPSHOT_URI, createMemoryMcpServer, serveHttp } from '../src';
 
 const cleanups: Array<() => Promise<void> | void> = [];
@@ -56,6 +58,36 @@ describe('createMemoryMcpServer', () => {
     const snap = await client.readResource({ uri: SNAPSHOT_URI });
     expect((snap.contents[0] as { text: string }).text).toContain('User is Maya');
     await expect(client.readResource({ uri: 'hermes-memory://other' })).rejects.toThrow(/Unknown resource/);
+  });
+
+  it('answers malformed requests with MCP protocol errors: -32602 invalid params, -32002 resource not found', async () => {
+    const { make } = await setup();
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    await make().connect(serverSide);
+    const client = new Client({ name: 't', version: '1' });
+    await client.connect(clientSide);
+    cleanups.push(() => client.close());
+    const codeOf = (method: string, params: Record<string, unknown>) =>
+      client.request({ method, params }, z.object({}).passthrough()).then(
+        () => 'answered',
+        (error: { code?: number; message?: string }) => ({ code: error.code, message: error.message }),
+      );
+
+    for (const params of [{}, { name: 5 }, { name: 'memory', arguments: 'add' }, { name: 'memory', arguments: [1] }]) {
+      const answer = await codeOf('tools/call', params);
+      expect(answer, JSON.stringify(params)).toMatchObject({ code: ErrorCode.InvalidParams });
+      expect((answer as { message: string }).message).toMatch(/Invalid tools\/call request: .*"(name|arguments)"/s);
+    }
+    expect(await codeOf('resources/read', {})).toMatchObject({
+      code: ErrorCode.InvalidParams,
+      message: expect.stringMatching(/params\.uri/),
+    });
+    expect(await codeOf('resources/read', { uri: 'hermes-memory://other' })).toMatchObject({
+      code: -32002,
+      message: expect.stringMatching(/Unknown resource: hermes-memory:\/\/other/),
+    });
+    // the connection survives: a good call still works
+    expect((await client.callTool({ name: 'memory', arguments: { action: 'add', target: 'user', content: 'ok' } })).isError).toBe(false);
   });
 
   it('serves streamable HTTP on 127.0.0.1', async () => {
