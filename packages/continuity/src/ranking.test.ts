@@ -142,7 +142,7 @@ describe('ranking (decision 0905)', () => {
       const older = note(first, 'The pottery class fired the glaze in the kiln.');
       // The same words in another order: an equal score, not a duplicate.
       const newer = note(second, 'The kiln fired the glaze in the pottery class.');
-      const context = note('ctx_xxxxxxxxxxxx', 'We went out for dinner afterwards.');
+      const context = note('ctx_cccccccccccc', 'We went out for dinner afterwards.');
       store.link(older.id, context.id, 'related_to', 1);
       store.link(newer.id, context.id, 'related_to', 1);
       for (let i = 0; i < 30; i++)
