@@ -3,7 +3,7 @@
  * the selected conversations, every record that shares a topic word with it (its matched anchors
  * and FTS5's BM25 with our length normalisation), the ranker's own top candidates, and the store's
  * records once per conversation (text, speaker, document position). JSON Lines on stdout.
- *   node --import tsx scripts/rank-dump.ts [--convs=1-4] [--embed] > /tmp/dump.jsonl
+ *   node --import tsx scripts/rank-dump.ts [--convs=1-4] [--embed] [--weights={json}] > /tmp/dump.jsonl
  */
 import { loadLocomo } from '../../bench/src/locomo/loader';
 import { LOCOMO_FILE_REL, sharedPath } from '../../bench/src/paths';
@@ -13,6 +13,8 @@ import { lengthRenormalisation, type Ranker } from '../src/retrieval/rank';
 import type { Retriever } from '../src/retrieval/retriever';
 
 const embed = process.argv.includes('--embed');
+const weightsArg = process.argv.find((a) => a.startsWith('--weights='));
+const weights = weightsArg ? JSON.parse(weightsArg.slice(10)) : undefined;
 const data = loadLocomo(sharedPath(...LOCOMO_FILE_REL));
 const convArg = process.argv.find((a) => a.startsWith('--convs='));
 const [lo, hi] = convArg ? convArg.slice(8).split('-').map(Number) : [1, 4];
@@ -81,7 +83,12 @@ for (const conv of data.slice((lo ?? 1) - 1, hi)) {
       rows.map((r) => r.seq),
       stats,
     );
-    const ranked = await ranker.rank(a, { limit: 50, scopes: retriever.config.scopes, graphDepth: 2 });
+    const ranked = await ranker.rank(a, {
+      limit: 50,
+      scopes: retriever.config.scopes,
+      graphDepth: 2,
+      weights,
+    });
     out({
       type: 'q',
       conv: conv.conversationId,

@@ -27,6 +27,8 @@ export interface Signals {
   quality: number;
   /** Coverage inherited from the question the record answers (0–1; absent in older events). */
   reply?: number;
+  /** Added because the message asks when and the record says when (absent in older events). */
+  temporal?: number;
 }
 
 export interface CandidateDecision {

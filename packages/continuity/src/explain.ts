@@ -83,7 +83,7 @@ export function formatExplanation(e: Explanation): string {
       c.verdict === 'injected' ? `injected (${c.via})` : `${c.gate}${c.reason ? `: ${c.reason}` : ''}`;
     lines.push(`${mark} ${c.record_id} ${c.title}`);
     lines.push(
-      `    ${why} · score ${c.score} · bm25 ${s.bm25} coverage ${s.coverage}${s.reply ? ` (${s.reply} from the question it answers)` : ''} vector ${s.vector} metadata ${s.metadata} graph ${s.graph}` +
+      `    ${why} · score ${c.score} · bm25 ${s.bm25} coverage ${s.coverage}${s.reply ? ` (${s.reply} from the question it answers)` : ''} vector ${s.vector} metadata ${s.metadata}${s.temporal ? ` temporal ${s.temporal}` : ''} graph ${s.graph}` +
         (c.matched.length ? ` · matched ${c.matched.join(', ')}` : '') +
         (c.inherited?.length ? ` · from the question it answers ${c.inherited.join(', ')}` : ''),
     );

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { ContinuityProvider } from './provider';
 import { analyzeQuery } from './retrieval/query';
 import { DEFAULT_WEIGHTS, Ranker, lengthRenormalisation, questionShare, varints } from './retrieval/rank';
+import { asksWhen, saysWhen } from './retrieval/time';
 import { call, tempProvider } from './test-helpers';
 
 function add(p: ContinuityProvider, title: string, summary: string, entities: string[] = []) {
@@ -43,6 +44,35 @@ describe('ranking (decision 0905)', () => {
       add(p, 'Gina', `Filler turn ${i} about the clothing store, ads and customers.`);
     const results = await ranked(p, 'When is the official opening of the dance studio?');
     expect(results.map((r) => r.id).slice(0, 2)).toEqual([detailed.id, mention.id]);
+  });
+
+  it('a message that asks when prefers the record that says when (weights.temporal)', async () => {
+    const p = tempProvider();
+    const plain = add(p, 'Ana', 'Ana moved to Lisbon.', ['Ana']);
+    const dated = add(p, 'Ana', 'Ana moved to Lisbon last spring, after two years of planning it.', ['Ana']);
+    for (let i = 0; i < 30; i++) add(p, 'Ana', `Filler note ${i} about gardening, cooking and the weather.`);
+
+    // Without a question about time, the shorter record that says the same words ranks first.
+    expect((await ranked(p, 'Where did Ana move to Lisbon from?')).map((r) => r.id).slice(0, 2)).toEqual([
+      plain.id,
+      dated.id,
+    ]);
+    // Asked when, the record that dates the move answers it (before: the same order as above).
+    const query = 'When did Ana move to Lisbon?';
+    expect((await ranked(p, query)).map((r) => r.id).slice(0, 2)).toEqual([dated.id, plain.id]);
+    const why = await call(p, 'continuity_explain', { query });
+    const rows = why.candidates as Array<{ record_id: string; signals: { temporal: number } }>;
+    expect(rows.find((c) => c.record_id === dated.id)!.signals.temporal).toBe(DEFAULT_WEIGHTS.temporal);
+    expect(rows.find((c) => c.record_id === plain.id)!.signals.temporal).toBe(0);
+  });
+
+  it('a date alone answers nothing: the temporal signal needs a word of the message', async () => {
+    const p = tempProvider();
+    add(p, 'Ana', 'Ana moved to Lisbon.', ['Ana']);
+    const other = add(p, 'Note', 'The plumber comes next Tuesday at 9.', []);
+    for (let i = 0; i < 30; i++) add(p, 'Ana', `Filler note ${i} about gardening, cooking and the weather.`);
+    const results = await ranked(p, 'When did Ana move to Lisbon?');
+    expect(results.map((r) => r.id)).not.toContain(other.id);
   });
 
   it('a passage that answers a question inherits its words: the answer outranks the question', async () => {
@@ -162,6 +192,24 @@ describe('ranking (decision 0905)', () => {
     }
     // Before: the parent was whichever seed's id sorted first ('newer' in the second store).
     expect(parents).toEqual(['older', 'older']);
+  });
+
+  it('what asks when and what says when', () => {
+    for (const q of ['When did Ana move?', 'What day is the demo?', 'Since when do we pin Node 20?'])
+      expect(asksWhen(q)).toBe(true);
+    for (const q of ['Where did Ana move?', 'What is the time zone of the server?'])
+      expect(asksWhen(q)).toBe(false);
+    for (const t of [
+      'We shipped it last week.',
+      'The demo is on Friday.',
+      'Moved in March 2021.',
+      'Renewed 2024-03-05.',
+      'Two days ago the build broke.',
+      'Every summer we go camping.',
+    ])
+      expect(saysWhen(t)).toBe(true);
+    for (const t of ['Prefers dark mode.', 'We may use pnpm.', 'The build broke.'])
+      expect(saysWhen(t)).toBe(false);
   });
 
   it('question share counts the sentences that ask', () => {

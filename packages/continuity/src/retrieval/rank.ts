@@ -9,6 +9,7 @@ import { type ContextRecord, isLive, type Scopes, TRUST_WEIGHT } from '../record
 import type { ContinuityStore, Edge, RankedRecord } from '../store';
 import { type AnalyzedQuery, entityWords, ftsOr, ftsTerm, wordSet } from './query';
 import { POSITIONAL_RELATIONS } from './relations';
+import { asksWhen, saysWhen } from './time';
 import type { VectorIndex } from './vectors';
 
 export interface RetrievalWeights {
@@ -22,6 +23,11 @@ export interface RetrievalWeights {
   coverage: number;
   vector: number;
   metadata: number;
+  /**
+   * Added to a record that says when (a date, weekday, month, "last week") and shares a word with a
+   * message that asks when: among the records about the thing asked, the one that dates it answers.
+   */
+  temporal: number;
   /** Share of a neighbour's score a record borrows through an edge. */
   graph: number;
   /** Per-hop decay of borrowed activation. */
@@ -34,6 +40,7 @@ export const DEFAULT_WEIGHTS: Readonly<RetrievalWeights> = {
   coverage: 0.35,
   vector: 0.25,
   metadata: 0.3,
+  temporal: 0.2,
   graph: 0.5,
   graphDecay: 0.7,
 };
@@ -402,6 +409,7 @@ export class Ranker {
     const weight = (t: string) => (covered.has(t) ? this.idf(stats, t) * (names.has(t) ? 2 : 1) : 0);
     const idfTotal = terms.reduce((sum, t) => sum + weight(t), 0);
     const anchorSet = new Set(query.anchors);
+    const when = weights.temporal > 0 && asksWhen(query.raw);
     return records.map((record) => {
       const m = matched.get(record.seq) ?? [];
       let coverage = idfTotal > 0 ? m.reduce((s, t) => s + weight(t), 0) / idfTotal : 0;
@@ -422,11 +430,14 @@ export class Ranker {
         bestCos > denseFloor ? Math.max(0, Math.min(1, (cos - denseFloor) / (bestCos - denseFloor))) : 0;
       const metadata = metadataSignal(record, query, anchorSet, options.scopes);
       const bm = bestBm25 > 0 ? bmRaw / bestBm25 : 0;
+      // Only among records about the thing asked: a date alone answers nothing.
+      const temporal = when && m.length > 0 && datesItself(record) ? weights.temporal : 0;
       const relevance =
         weights.bm25 * bm +
         weights.coverage * coverage +
         (this.vectors ? weights.vector * vector : 0) +
-        weights.metadata * metadata;
+        weights.metadata * metadata +
+        temporal;
       const quality = qualityFactor(record);
       const signals: Signals = {
         bm25: bm,
@@ -437,6 +448,7 @@ export class Ranker {
         graph: 0,
         quality,
         reply,
+        temporal,
       };
       const score = relevance * quality;
       return { record, score, direct: score, via: 'direct', signals, matched: m, inherited };
@@ -582,6 +594,17 @@ function recordWords(record: Pick<ContextRecord, 'entities' | 'tags'>): {
     if (Object.isFrozen(record)) wordsOf.set(record, words);
   }
   return words;
+}
+
+/** Whether a record's text says when (computed once per frozen record, like `recordWords`). */
+const datedRecords = new WeakMap<object, boolean>();
+function datesItself(record: Pick<ContextRecord, 'title' | 'summary' | 'details'>): boolean {
+  let dated = Object.isFrozen(record) ? datedRecords.get(record) : undefined;
+  if (dated === undefined) {
+    dated = saysWhen(`${record.title}\n${record.summary}\n${record.details ?? ''}`);
+    if (Object.isFrozen(record)) datedRecords.set(record, dated);
+  }
+  return dated;
 }
 
 /** Named entities, tags and scope (0–1). */

@@ -41,6 +41,7 @@ function decision(
       graph: round(c.signals.graph),
       quality: round(c.signals.quality),
       reply: round(c.signals.reply ?? 0),
+      temporal: round(c.signals.temporal ?? 0),
     },
     matched: c.matched,
     via: c.via,
