@@ -96,6 +96,39 @@ describe('read caches follow every write', () => {
     expect(await ids()).toEqual([a.id]);
   });
 
+  it('the words a record is about (facet gate) are read again after an edit, here or in another process', async () => {
+    const p = tempProvider();
+    const store = p.recordStore!;
+    const { record } = store.add({
+      kind: 'environment_fact',
+      title: 'Editor',
+      summary: 'Jane uses Neovim with the lazy.nvim plugin manager.',
+      entities: ['Jane'],
+    });
+    const BOB = 'Which editor plugin manager does Bob use?';
+    const gate = async () => {
+      const why = await call(p, 'continuity_explain', {});
+      const c = (why.candidates as Array<{ record_id: string; verdict: string; gate?: string }>).find(
+        (x) => x.record_id === record.id,
+      );
+      return c?.verdict === 'injected' ? 'injected' : c?.gate;
+    };
+    expect(await p.prefetch(BOB)).toBe('');
+    expect(await gate()).toBe('facet_mismatch');
+    store.update(record.id, { details: 'Bob copied her setup in March.' });
+    expect(await p.prefetch(BOB)).toContain(record.id);
+    const other = new ContinuityStore({ dbPath: store.dbPath });
+    try {
+      other.update(record.id, { details: null });
+      expect(await p.prefetch(BOB)).toBe('');
+      expect(await gate()).toBe('facet_mismatch');
+      other.update(record.id, { entities: ['Jane', 'Bob'] });
+      expect(await p.prefetch(BOB)).toContain(record.id);
+    } finally {
+      other.close();
+    }
+  });
+
   it('the question a passage answers is read again after a link or an edit', async () => {
     const p = tempProvider();
     const store = p.recordStore!;

@@ -3,7 +3,7 @@
  * show ranked lists; prefetch injects only what clears every gate, and nothing when nothing does.
  */
 import type { RecordKind, Scopes } from '../records';
-import { type AnalyzedQuery, entityWords, wordSet } from './query';
+import { type AnalyzedQuery, aboutWords } from './query';
 import type { Candidate } from './rank';
 import { POSITIONAL_RELATIONS } from './relations';
 
@@ -138,8 +138,7 @@ export function candidateGate(c: Candidate, ctx: GateContext): { gate: GateId; r
       return { gate: 'scope_mismatch', reason: `${key} '${value}' ≠ '${current}'` };
   }
   if (ctx.query.entities.length > 0) {
-    const about = entityWords(r);
-    for (const w of wordSet(`${r.title} ${r.summary} ${r.details ?? ''}`)) about.add(w);
+    const about = aboutWords(r);
     if (!ctx.query.entities.some((e) => about.has(e)))
       return { gate: 'facet_mismatch', reason: `the message names ${ctx.query.entities.join(', ')}` };
   }

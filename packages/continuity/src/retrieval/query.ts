@@ -182,3 +182,27 @@ export function entityWords(record: { entities: readonly string[] }): Set<string
   for (const e of record.entities) for (const w of wordSet(e)) out.add(w);
   return out;
 }
+
+/**
+ * What a record is about, for the facet gate: its entities' words and the words of its title,
+ * summary and details. Kept per record object when the record is frozen: retrieval's records come
+ * deep-frozen from the store's read cache, which hands out new objects after any write (here or in
+ * another process), so a kept set never outlives the text it was computed from.
+ */
+const aboutCache = new WeakMap<object, ReadonlySet<string>>();
+export function aboutWords(record: {
+  title: string;
+  summary: string;
+  details: string | null;
+  entities: readonly string[];
+}): ReadonlySet<string> {
+  const frozen = Object.isFrozen(record) && Object.isFrozen(record.entities);
+  let about = frozen ? aboutCache.get(record) : undefined;
+  if (!about) {
+    const words = entityWords(record);
+    for (const w of wordSet(`${record.title} ${record.summary} ${record.details ?? ''}`)) words.add(w);
+    about = words;
+    if (frozen) aboutCache.set(record, about);
+  }
+  return about;
+}
