@@ -77,10 +77,6 @@ function toSegment(r: SegmentRow): SourceSegment {
 export class DocumentStore {
   constructor(private readonly store: ContinuityStore) {}
 
-  private get db() {
-    return this.store.db;
-  }
-
   /**
    * Store a document and its segments. The same path with the same content is stored once: the
    * existing rows are returned (`existed: true`), so re-running an ingest is idempotent.
@@ -90,12 +86,12 @@ export class DocumentStore {
     segments: readonly SegmentInput[],
   ): { document: SourceDocument; segments: SourceSegment[]; existed: boolean } {
     return this.store.transaction(() => {
-      const found = this.db
-        .prepare('SELECT * FROM source_documents WHERE path = ? AND sha256 = ?')
+      const found = this.store
+        .stmt('SELECT * FROM source_documents WHERE path = ? AND sha256 = ?')
         .get(doc.path, doc.sha256) as DocumentRow | undefined;
       if (found) return { document: toDocument(found), segments: this.segmentsOf(found.id), existed: true };
-      const info = this.db
-        .prepare(
+      const info = this.store
+        .stmt(
           'INSERT INTO source_documents (path, sha256, title, bytes, observed_at, ingested_at) VALUES (?, ?, ?, ?, ?, ?)',
         )
         .run(
@@ -107,34 +103,34 @@ export class DocumentStore {
           this.store.now().toISOString(),
         );
       const documentId = Number(info.lastInsertRowid);
-      const stmt = this.db.prepare(
+      const stmt = this.store.stmt(
         `INSERT INTO source_segments (document_id, ordinal, heading, speaker, text, start_line, end_line)
          VALUES (?, ?, ?, ?, ?, ?, ?)`,
       );
       for (const s of segments)
         stmt.run(documentId, s.ordinal, s.heading, s.speaker, s.text, s.startLine, s.endLine);
       const document = toDocument(
-        this.db.prepare('SELECT * FROM source_documents WHERE id = ?').get(documentId) as DocumentRow,
+        this.store.stmt('SELECT * FROM source_documents WHERE id = ?').get(documentId) as DocumentRow,
       );
       return { document, segments: this.segmentsOf(documentId), existed: false };
     });
   }
 
   document(id: number): SourceDocument | undefined {
-    const row = this.db.prepare('SELECT * FROM source_documents WHERE id = ?').get(id) as
+    const row = this.store.stmt('SELECT * FROM source_documents WHERE id = ?').get(id) as
       | DocumentRow
       | undefined;
     return row ? toDocument(row) : undefined;
   }
 
   documents(): SourceDocument[] {
-    return (this.db.prepare('SELECT * FROM source_documents ORDER BY id').all() as DocumentRow[]).map(
+    return (this.store.stmt('SELECT * FROM source_documents ORDER BY id').all() as DocumentRow[]).map(
       toDocument,
     );
   }
 
   segment(id: number): SourceSegment | undefined {
-    const row = this.db.prepare('SELECT * FROM source_segments WHERE id = ?').get(id) as
+    const row = this.store.stmt('SELECT * FROM source_segments WHERE id = ?').get(id) as
       | SegmentRow
       | undefined;
     return row ? toSegment(row) : undefined;
@@ -142,8 +138,8 @@ export class DocumentStore {
 
   segmentsOf(documentId: number): SourceSegment[] {
     return (
-      this.db
-        .prepare('SELECT * FROM source_segments WHERE document_id = ? ORDER BY ordinal')
+      this.store
+        .stmt('SELECT * FROM source_segments WHERE document_id = ? ORDER BY ordinal')
         .all(documentId) as SegmentRow[]
     ).map(toSegment);
   }
@@ -153,8 +149,8 @@ export class DocumentStore {
     const seg = this.segment(segmentId);
     if (!seg) return [];
     return (
-      this.db
-        .prepare(
+      this.store
+        .stmt(
           'SELECT * FROM source_segments WHERE document_id = ? AND ordinal BETWEEN ? AND ? ORDER BY ordinal',
         )
         .all(seg.documentId, seg.ordinal - window, seg.ordinal + window) as SegmentRow[]
@@ -162,8 +158,8 @@ export class DocumentStore {
   }
 
   count(): { documents: number; segments: number } {
-    const d = this.db.prepare('SELECT count(*) AS n FROM source_documents').get() as { n: number };
-    const s = this.db.prepare('SELECT count(*) AS n FROM source_segments').get() as { n: number };
+    const d = this.store.stmt('SELECT count(*) AS n FROM source_documents').get() as { n: number };
+    const s = this.store.stmt('SELECT count(*) AS n FROM source_segments').get() as { n: number };
     return { documents: d.n, segments: s.n };
   }
 }

@@ -6,6 +6,7 @@
  */
 import {
   InvalidArgumentError,
+  type ScanResult,
   collectSecrets,
   neutralizeMemoryText,
   redactSecrets,
@@ -41,10 +42,45 @@ function textFields(r: NormalizedInput): Array<[string, string]> {
   return out;
 }
 
+/**
+ * Both checks are pure functions of a text, and review and import check the same lines moments
+ * apart (both must: a reviewer may edit the candidates in between). A text checked again in this
+ * process gets the verdict it got; the memory is bounded and starts over when full.
+ */
+const verdicts = new Map<string, { scan?: ScanResult; secret?: boolean }>();
+let rememberedChars = 0;
+const MAX_REMEMBERED_CHARS = 2_000_000;
+
+function verdictOf(text: string): { scan?: ScanResult; secret?: boolean } {
+  let v = verdicts.get(text);
+  if (!v) {
+    if (rememberedChars + text.length > MAX_REMEMBERED_CHARS) {
+      verdicts.clear();
+      rememberedChars = 0;
+    }
+    v = {};
+    verdicts.set(text, v);
+    rememberedChars += text.length;
+  }
+  return v;
+}
+
+function scanText(text: string): ScanResult {
+  const v = verdictOf(text);
+  v.scan ??= scanWrite(text);
+  return v.scan;
+}
+
+function hasSecret(text: string): boolean {
+  const v = verdictOf(text);
+  v.secret ??= collectSecrets(text).length > 0;
+  return v.secret;
+}
+
 /** Throws `UnsafeRecordError` when the scanner blocks any text field. */
 export function scanRecord(r: NormalizedInput): void {
   for (const [field, value] of textFields(r)) {
-    const result = scanWrite(value);
+    const result = scanText(value);
     if (!result.ok)
       throw new UnsafeRecordError('threat', result.patternId, `${result.message} (field '${field}')`);
   }
@@ -52,8 +88,8 @@ export function scanRecord(r: NormalizedInput): void {
 
 /** True when any field, or a source excerpt, holds something that looks like a credential. */
 export function findSecretField(r: NormalizedInput): string | null {
-  for (const [field, value] of textFields(r)) if (collectSecrets(value).length > 0) return field;
-  for (const s of r.sources) if (s.excerpt && collectSecrets(s.excerpt).length > 0) return 'sources';
+  for (const [field, value] of textFields(r)) if (hasSecret(value)) return field;
+  for (const s of r.sources) if (s.excerpt && hasSecret(s.excerpt)) return 'sources';
   return null;
 }
 

@@ -88,6 +88,11 @@ export interface AddOptions {
   dedupe?: boolean;
 }
 
+/** A record input validated and checked by `ContinuityStore.check`, for `insertChecked`. */
+export interface CheckedInput {
+  readonly normalized: Readonly<NormalizedInput>;
+}
+
 export interface AddResult {
   record: ContextRecord;
   /** False when an active record with the same content already existed (its sources were merged). */
@@ -196,6 +201,8 @@ export class ContinuityStore {
   private writes = 0;
   private readonly listeners = new Set<(seq: number) => void>();
   private cache: ReadCache | null = null;
+  /** What `check` returned (only those are accepted by `insertChecked`). */
+  private readonly checkedInputs = new WeakSet<CheckedInput>();
 
   constructor(options: ContinuityStoreOptions) {
     this.dbPath = options.dbPath;
@@ -276,7 +283,42 @@ export class ContinuityStore {
     return this.tx(() => normalized.map((n) => this.insertNormalized(n, options.dedupe ?? true)));
   }
 
+  /**
+   * Validate and run the safety checks (scanner + secrets) without writing. Imports check every
+   * line before writing any, then store them with `insertChecked`: each line is checked once.
+   */
+  check(input: RecordInput, secrets: SecretPolicy = 'reject'): CheckedInput {
+    const checked: CheckedInput = deepFreeze({
+      normalized: checkRecordSafety(normalizeRecordInput(input), secrets),
+    });
+    this.checkedInputs.add(checked);
+    return checked;
+  }
+
+  /**
+   * Store a record this store's `check` returned, inside a `transaction` (without a savepoint of
+   * its own: a failure rolls the caller's whole transaction back). Under `dedupe` (default) the
+   * active record with the same content is kept instead, with the new sources merged in.
+   */
+  insertChecked(
+    checked: CheckedInput,
+    options: Pick<AddOptions, 'dedupe'> = {},
+  ): { id: string; created: boolean } {
+    if (!this.checkedInputs.has(checked))
+      throw new Error("insertChecked takes only what this store's check() returned");
+    if (!this.db.inTransaction) throw new Error('insertChecked runs inside a transaction');
+    return this.insertNormalizedId(checked.normalized, options.dedupe ?? true);
+  }
+
   private insertNormalized(n: NormalizedInput, dedupe: boolean): AddResult {
+    const { id, created } = this.insertNormalizedId(n, dedupe);
+    return { record: this.get(id)!, created };
+  }
+
+  private insertNormalizedId(
+    n: Readonly<NormalizedInput>,
+    dedupe: boolean,
+  ): { id: string; created: boolean } {
     const key = contentKey(n.title, n.summary);
     if (dedupe) {
       const existing = this.stmt(
@@ -284,7 +326,7 @@ export class ContinuityStore {
       ).get(key) as { id: string } | undefined;
       if (existing) {
         if (n.sources.length > 0) this.appendSources(existing.id, n.sources);
-        return { record: this.get(existing.id)!, created: false };
+        return { id: existing.id, created: false };
       }
     }
     const id = n.id ?? newRecordId();
@@ -301,7 +343,7 @@ export class ContinuityStore {
       createdAt: now,
       updatedAt: now,
     });
-    return { record: this.get(id)!, created: true };
+    return { id, created: true };
   }
 
   private insertSources(id: string, sources: readonly RecordSource[], start: number): void {
@@ -338,27 +380,41 @@ export class ContinuityStore {
     const row = this.stmt('SELECT * FROM records WHERE seq = ?').get(seq) as RecordRow | undefined;
     this.stmt('DELETE FROM records_fts WHERE rowid = ?').run(seq);
     if (!row) return;
-    const sources = this.sourcesOf([row.id]).get(row.id) ?? [];
-    const segIds = sources.map((s) => s.segmentId).filter((x): x is number => x !== undefined);
+    this.writeFts(seq, {
+      title: row.title,
+      summary: row.summary,
+      details: row.details,
+      tags: parseList<string>(row.tags),
+      entities: parseList<string>(row.entities),
+      sources: this.sourcesOf([row.id]).get(row.id) ?? [],
+    });
+  }
+
+  /** Insert the FTS row of `seq` (none may exist) from the record's fields as stored. */
+  private writeFts(
+    seq: number,
+    r: Pick<ContextRecord, 'title' | 'summary' | 'details' | 'tags' | 'entities' | 'sources'>,
+  ): void {
+    const segIds = r.sources
+      .map((s) => s.segmentId)
+      .filter((x): x is number => x !== undefined && x !== null);
     const headings = segIds.length
       ? (
-          this.db
-            .prepare(
-              'SELECT DISTINCT heading FROM source_segments WHERE id IN (SELECT value FROM json_each(?)) AND heading IS NOT NULL',
-            )
-            .all(JSON.stringify(segIds)) as Array<{ heading: string }>
+          this.stmt(
+            'SELECT DISTINCT heading FROM source_segments WHERE id IN (SELECT value FROM json_each(?)) AND heading IS NOT NULL',
+          ).all(JSON.stringify(segIds)) as Array<{ heading: string }>
         ).map((h) => h.heading)
       : [];
     this.stmt(
       'INSERT INTO records_fts (rowid, title, summary, details, tags, entities, sources) VALUES (?, ?, ?, ?, ?, ?, ?)',
     ).run(
       seq,
-      row.title,
-      row.summary,
-      row.details ?? '',
-      parseList<string>(row.tags).join(' '),
-      parseList<string>(row.entities).join(' '),
-      sourceText(sources, headings),
+      r.title,
+      r.summary,
+      r.details ?? '',
+      r.tags.join(' '),
+      r.entities.join(' '),
+      sourceText(r.sources, headings),
     );
   }
 
@@ -766,7 +822,13 @@ export class ContinuityStore {
       JSON.stringify(r.skillLinks),
     );
     this.insertSources(r.id, r.sources, 0);
-    this.reindex(Number(info.lastInsertRowid));
+    // A new row (seq is AUTOINCREMENT): its FTS row is written from the values just stored,
+    // without reading them back.
+    const seq = Number(info.lastInsertRowid);
+    this.changed(seq);
+    this.stmt('DELETE FROM records_fts WHERE rowid = ?').run(seq);
+    const list = (v: unknown) => (Array.isArray(v) ? (v as string[]) : []);
+    this.writeFts(seq, { ...r, tags: list(r.tags), entities: list(r.entities) });
   }
 
   // ── rows → records ─────────────────────────────────────────────────────────────────────────

@@ -6,9 +6,8 @@
  */
 import type { BusyRetryOptions } from '@hermes-memory/core';
 import { DocumentStore } from '../documents';
-import { contentKey, normalizeRecordInput } from '../records';
-import { checkRecordSafety } from '../safety';
-import type { ContinuityStore } from '../store';
+import { contentKey } from '../records';
+import type { CheckedInput, ContinuityStore } from '../store';
 import { type CandidateRecord, candidateInput } from './candidates';
 
 export interface ImportReport {
@@ -43,14 +42,15 @@ export function importCandidates(
         `candidate ${c.candidate_id}: its source segment ${c.source.segment_id} is not in this store (ingest first)`,
       );
     const input = candidateInput(c);
+    let checked: CheckedInput;
     try {
-      checkRecordSafety(normalizeRecordInput(input), 'reject');
+      checked = store.check(input, 'reject');
     } catch (error) {
       throw new Error(
         `candidate ${c.candidate_id} (line ${i + 1} of the approved ones): ${error instanceof Error ? error.message : String(error)}`,
       );
     }
-    return { candidate: c, input, ordinal: seg.ordinal, documentId: seg.documentId };
+    return { candidate: c, input, checked, ordinal: seg.ordinal, documentId: seg.documentId };
   });
   // One transaction that waits out an agent's writes (core's importTransaction).
   return store.importTransaction(() => {
@@ -62,7 +62,7 @@ export function importCandidates(
       records: [],
     };
     const placed: Array<{ id: string; documentId: number; ordinal: number }> = [];
-    const exists = store.db.prepare(
+    const exists = store.stmt(
       "SELECT 1 FROM records WHERE content_key = ? AND status = 'active' LIMIT 1",
     );
     for (const item of inputs) {
@@ -70,14 +70,15 @@ export function importCandidates(
         report.duplicates++;
         continue;
       }
-      const { record } = store.add(item.input, { secrets: 'reject', dedupe: false });
+      // Checked above, once: stored as it was checked.
+      const { id } = store.insertChecked(item.checked, { dedupe: false });
       report.imported++;
-      report.records.push({ candidate_id: item.candidate.candidate_id, record_id: record.id });
-      placed.push({ id: record.id, documentId: item.documentId, ordinal: item.ordinal });
+      report.records.push({ candidate_id: item.candidate.candidate_id, record_id: id });
+      placed.push({ id, documentId: item.documentId, ordinal: item.ordinal });
     }
     // Records of the same documents imported earlier join the chain too.
     const fresh = new Set(placed.map((p) => p.id));
-    const earlier = store.db.prepare(
+    const earlier = store.stmt(
       `SELECT rs.record_id AS id, s.document_id AS documentId, s.ordinal AS ordinal
          FROM record_sources rs JOIN source_segments s ON s.id = rs.segment_id WHERE s.document_id = ?`,
     );

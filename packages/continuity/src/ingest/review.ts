@@ -66,7 +66,7 @@ export function review(
   options: ReviewOptions = {},
 ): { candidates: CandidateRecord[]; summary: ReviewSummary } {
   const keys = new Map<string, string>();
-  const existing = store.db.prepare(
+  const existing = store.stmt(
     "SELECT id FROM records WHERE content_key = ? AND status = 'active' LIMIT 1",
   );
   const out = candidates.map((c) => {
