@@ -103,9 +103,16 @@ describe('fake homeserver: accounts', () => {
       password: 'y',
       auth: { type: 'm.login.registration_token', token: FAKE_REGISTRATION_TOKEN, session: 'z' },
     });
+    // a mistyped token is a secret too (the user's real one for another server, off by a letter)
+    await call('POST', '/register', undefined, {
+      username: 'x',
+      password: 'y',
+      auth: { type: 'm.login.registration_token', token: 'mistyped-reg-token-7f3a', session: 'z' },
+    });
     const recorded = JSON.stringify(server.requests);
     expect(recorded).not.toContain(alice.accessToken);
     expect(recorded).not.toContain(FAKE_REGISTRATION_TOKEN);
+    expect(recorded).not.toContain('mistyped-reg-token-7f3a');
   });
 });
 

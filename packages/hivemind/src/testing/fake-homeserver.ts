@@ -211,19 +211,32 @@ export async function startFakeHomeserver(options: FakeHomeserverOptions = {}): 
 
   server.route('GET', `${API}/login`, () => reply.json({ flows: [{ type: 'm.login.password' }] }));
 
-  /** A password is the account's secret: it is never kept in the recording of the request. */
-  const redactPassword = (req: FakeRequest) => {
-    const password = (req.body as { password?: unknown } | undefined)?.password;
-    if (typeof password !== 'string' || password === '') return;
-    req.recorded.body = { ...(req.recorded.body as object), password: '[redacted]' };
-    req.recorded.rawBody = req.recorded.rawBody
-      .split(JSON.stringify(password).slice(1, -1))
-      .join('[redacted]');
+  /**
+   * A password and a registration token — the right one or a mistyped one (a user's token for
+   * another server) — are secrets: neither is kept in the recording of the request.
+   */
+  const redactCredentials = (req: FakeRequest) => {
+    const body = req.body as { password?: unknown; auth?: unknown } | undefined;
+    const auth = body?.auth as { token?: unknown } | undefined;
+    const redacted: Record<string, unknown> = { ...(req.recorded.body as object) };
+    let raw = req.recorded.rawBody;
+    const hide = (secret: unknown) => {
+      if (typeof secret !== 'string' || secret === '') return false;
+      raw = raw.split(JSON.stringify(secret).slice(1, -1)).join('[redacted]');
+      return true;
+    };
+    const password = hide(body?.password);
+    const token = auth !== null && typeof auth === 'object' && hide(auth.token);
+    if (!password && !token) return;
+    if (password) redacted.password = '[redacted]';
+    if (token) redacted.auth = { ...auth, token: '[redacted]' };
+    req.recorded.body = redacted;
+    req.recorded.rawBody = raw;
   };
 
   // Continuwuity's registration: the first call opens a UIA session, the second proves the token.
   server.route('POST', `${API}/register`, (req, state) => {
-    redactPassword(req);
+    redactCredentials(req);
     const parsed = jsonBody(req);
     if ('refused' in parsed) return parsed.refused;
     const body = parsed.body;
@@ -258,7 +271,7 @@ export async function startFakeHomeserver(options: FakeHomeserverOptions = {}): 
   });
 
   server.route('POST', `${API}/login`, (req, state) => {
-    redactPassword(req);
+    redactCredentials(req);
     const parsed = jsonBody(req);
     if ('refused' in parsed) return parsed.refused;
     const body = parsed.body;
