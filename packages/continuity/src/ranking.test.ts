@@ -1,7 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import type { ContinuityProvider } from './provider';
 import { analyzeQuery } from './retrieval/query';
-import { DEFAULT_WEIGHTS, Ranker, lengthRenormalisation, questionShare, varints } from './retrieval/rank';
+import {
+  DEFAULT_WEIGHTS,
+  Ranker,
+  askedShare,
+  lengthRenormalisation,
+  questionShare,
+  varints,
+} from './retrieval/rank';
 import { asksWhen, saysWhen } from './retrieval/time';
 import { call, tempProvider } from './test-helpers';
 
@@ -105,6 +112,26 @@ describe('ranking (decision 0905)', () => {
     expect(row.matched).toEqual(['caroline']);
     expect(row.inherited).toEqual(['motivated', 'pursue', 'counseling']);
     expect(row.signals.reply).toBeGreaterThan(0.5);
+  });
+
+  it('a passage that ends by asking is answered whole by the next one, greeting and all', async () => {
+    const p = tempProvider();
+    // The question comes after two remarks: by its sentences, a third of the passage asks.
+    const question = add(p, 'Maria', 'Wow, John! That sounds awesome. What inspired you to join the march?', [
+      'Maria',
+    ]);
+    const answer = add(p, 'John', 'I have always respected the military and wanted to show my support.', [
+      'John',
+    ]);
+    p.recordStore!.link(question.id, answer.id, 'next_segment', 1);
+    for (let i = 0; i < 30; i++) add(p, 'Maria', `Filler turn ${i} about the shelter, yoga and the garden.`);
+
+    const results = await ranked(p, 'What inspired John to join the march?');
+    // Before: the answer inherited a third of the question's words and ranked below it.
+    expect(results.map((r) => r.id).slice(0, 2)).toEqual([answer.id, question.id]);
+    expect(askedShare('Wow, John! That sounds awesome. What inspired you to join the march?')).toBe(1);
+    expect(askedShare('What inspired you? I joined for my dad.')).toBe(0.5);
+    expect(askedShare('I joined for my dad.')).toBe(0);
   });
 
   it('the answered questions follow the store: an edge linked after a search counts in the next one', async () => {

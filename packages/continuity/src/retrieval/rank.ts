@@ -457,8 +457,8 @@ export class Ranker {
 
   /**
    * For each record that follows a question in its source document (a positional edge from a
-   * passage that asks): that question's row and the share it asks — the share of its sentences
-   * that are questions × the edge's weight, which decays across skipped passages. Cached per
+   * passage that asks): that question's row and the share it asks (`askedShare`: 1 when the passage
+   * ends by asking) × the edge's weight, which decays across skipped passages. Cached per
    * record until the store changes: each lookup joins edges to records by their text ids.
    */
   private questionsAnswered(records: readonly RankedRecord[]): Map<number, Question> {
@@ -483,7 +483,7 @@ export class Ranker {
       }>;
       for (const id of missing) cache.set(id, null);
       for (const row of rows) {
-        const share = questionShare(`${row.summary} ${row.details ?? ''}`) * row.weight;
+        const share = askedShare(`${row.summary} ${row.details ?? ''}`) * row.weight;
         const best = cache.get(row.id);
         if (share > 0 && (!best || share > best.share)) cache.set(row.id, { seq: row.seq, share });
       }
@@ -565,6 +565,15 @@ export class Ranker {
     if (!x || !y) return false;
     return x.direct > y.direct || (x.direct === y.direct && x.record.seq < y.record.seq);
   }
+}
+
+/**
+ * How much of a passage the next one answers (0–1): all of it when the passage ends by asking
+ * ("Wow, John! What inspired you to join it?" — the reply answers the question, not the greeting);
+ * otherwise the share of its sentences that ask.
+ */
+export function askedShare(text: string): number {
+  return /\?[\s"'”’)\]]*$/u.test(text.trim()) ? 1 : questionShare(text);
 }
 
 /** Share of a text's sentences that are questions (0–1). */
