@@ -13,7 +13,7 @@ import {
 import { createHolographicProvider } from '@hermes-memory/holographic';
 import { type FakeOpenAI, startFakeOpenAI } from '@hermes-memory/testkit/fake-openai';
 import { AgentSession, type AgentEvents } from './agent-loop';
-import { type Presenter, createPresenter } from './present';
+import { type Presenter, type SummaryLine, createPresenter } from './present';
 import { CONVERSATION, scriptedModel } from './scripted-model';
 
 const BASE_INSTRUCTIONS =
@@ -91,6 +91,9 @@ export async function runQuickstart(options: QuickstartOptions = {}): Promise<Qu
 
   let recall = '';
   let sessionSearch = '';
+  // What session 1's tool calls stored (a live model decides for itself whether to call them).
+  let inSession1 = true;
+  const saved = { memory: 0, fact_store: 0 };
   const events: AgentEvents = {
     step: (label, ms, detail) => ui.step(label, ms, detail),
     recall: (block, ms) => {
@@ -100,6 +103,7 @@ export async function runQuickstart(options: QuickstartOptions = {}): Promise<Qu
     },
     toolCall: (name, args, result, ms) => {
       if (name === 'session_search') sessionSearch = result;
+      if (inSession1 && (name === 'memory' || name === 'fact_store') && stored(result)) saved[name] += 1;
       ui.toolCall(name, args, result, ms);
     },
     assistant: (text) => ui.assistant(text),
@@ -116,6 +120,7 @@ export async function runQuickstart(options: QuickstartOptions = {}): Promise<Qu
       await s1.send(line);
     }
     await s1.end();
+    inSession1 = false;
 
     ui.section(
       'Session 2',
@@ -130,12 +135,7 @@ export async function runQuickstart(options: QuickstartOptions = {}): Promise<Qu
     }
     await s2.end();
 
-    ui.summary([
-      'Session 1 saved a user-profile entry (memory tool → USER.md) and a project fact (fact_store → memory_store.db).',
-      'Session 2 started with that profile frozen into its system prompt.',
-      'The question pulled the fact back as a fenced <memory-context> block.',
-      `session_search found session 1 (${s1.sessionId}) in state.db.`,
-    ]);
+    ui.summary(whatHappened({ saved, systemPrompt: s2.systemPrompt, recall, sessionSearch, session1: s1.sessionId }));
     ui.note(`\nExplore what was stored:  npx hermes-memory status --home ${home}`);
     ui.note(`                          npx hermes-memory sessions list --home ${home}`);
     return {
@@ -150,6 +150,55 @@ export async function runQuickstart(options: QuickstartOptions = {}): Promise<Qu
   } finally {
     await fake?.close();
   }
+}
+
+/** Whether a memory / fact_store answer says something was stored. */
+function stored(result: string): boolean {
+  try {
+    const parsed = JSON.parse(result) as { success?: unknown; fact_id?: unknown; staged?: unknown };
+    return (parsed.success === true && parsed.staged !== true) || typeof parsed.fact_id === 'number';
+  } catch {
+    return false;
+  }
+}
+
+/** The closing checklist, from what this run did — never a claim the run did not bear out. */
+function whatHappened(run: {
+  saved: { memory: number; fact_store: number };
+  systemPrompt: string;
+  recall: string;
+  sessionSearch: string;
+  session1: string;
+}): SummaryLine[] {
+  const parts = [
+    ...(run.saved.memory > 0 ? ['a user-profile entry (memory tool → USER.md)'] : []),
+    ...(run.saved.fact_store > 0 ? ['a project fact (fact_store → memory_store.db)'] : []),
+  ];
+  let found: string[] | undefined;
+  try {
+    const parsed = JSON.parse(run.sessionSearch) as { results?: Array<{ session_id?: unknown }> };
+    found = (parsed.results ?? []).map((r) => String(r.session_id));
+  } catch {
+    found = undefined;
+  }
+  return [
+    parts.length > 0
+      ? { ok: true, text: `Session 1 saved ${parts.join(' and ')}.` }
+      : { ok: false, text: 'Session 1 saved nothing: the model called neither memory nor fact_store.' },
+    run.systemPrompt.includes('USER PROFILE (who the user is)')
+      ? { ok: true, text: 'Session 2 started with the user profile frozen into its system prompt.' }
+      : { ok: false, text: 'Session 2 started without a user profile (USER.md is empty).' },
+    run.recall
+      ? { ok: true, text: 'The question pulled a stored fact back as a fenced <memory-context> block.' }
+      : { ok: false, text: 'Nothing was recalled for the question (no stored fact was relevant).' },
+    found === undefined
+      ? { ok: false, text: 'session_search was not called in session 2.' }
+      : found.includes(run.session1)
+        ? { ok: true, text: `session_search found session 1 (${run.session1}) in state.db.` }
+        : found.length > 0
+          ? { ok: true, text: `session_search found an earlier session (${found[0]}) in state.db.` }
+          : { ok: false, text: 'session_search found no earlier session.' },
+  ];
 }
 
 const USAGE = `Usage: npm run quickstart [-- --home <dir>]

@@ -19,7 +19,13 @@ export interface Presenter {
   toolCall(name: string, args: string, result: string, ms: number): void;
   assistant(text: string): void;
   note(text: string): void;
-  summary(lines: readonly string[]): void;
+  /** What this run did, each line ✓ or ✗ as it happened (a live model may skip a step). */
+  summary(lines: readonly SummaryLine[]): void;
+}
+
+export interface SummaryLine {
+  ok: boolean;
+  text: string;
 }
 
 export function createPresenter(write: (text: string) => void, color: boolean): Presenter {
@@ -96,7 +102,7 @@ export function createPresenter(write: (text: string) => void, color: boolean): 
     summary(lines) {
       line();
       line(bold('What happened'));
-      for (const l of lines) line(`  ${green('✓')} ${l}`);
+      for (const l of lines) line(`  ${l.ok ? green('✓') : yellow('✗')} ${l.text}`);
     },
   };
 }

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { startFakeOpenAI } from '@hermes-memory/testkit/fake-openai';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runQuickstart } from '../src/main';
 
@@ -38,9 +39,35 @@ describe('quickstart (scripted model)', () => {
     expect(search.results.map((r) => r.session_id)).toContain(result.sessionIds[0]);
     expect(result.answer).toContain(result.sessionIds[0]);
     expect(result.answer).toContain('Fly.io every Tuesday');
+    // The closing checklist bears all of it out.
+    expect(out).toContain(`✓ session_search found session 1 (${result.sessionIds[0]}) in state.db.`);
+    expect(out.slice(out.indexOf('What happened'))).not.toContain('✗');
     // Memory files are private.
     expect(fs.statSync(path.join(home, 'memories', 'USER.md')).mode & 0o777).toBe(0o600);
     // No ANSI codes when colour is off.
     expect(out).not.toMatch(/\u001b\[/);
+  });
+
+  it('"What happened" reports what this run did: a model that used no tool gets no ✓ for saving or searching', async () => {
+    const home = fs.mkdtempSync(path.join(os.tmpdir(), 'hm-quickstart-test-'));
+    homes.push(home);
+    // a live model (any OpenAI-compatible server) that answers but never calls a memory tool
+    const model = await startFakeOpenAI({ apiKey: 'sk-quickstart-test', fallback: () => 'OK.' });
+    let out = '';
+    try {
+      const result = await runQuickstart({
+        home,
+        env: { PATH: process.env.PATH, OPENAI_API_KEY: 'sk-quickstart-test', OPENAI_BASE_URL: model.url, OPENAI_MODEL: 'fake-chat' },
+        write: (s) => (out += s),
+        color: false,
+      });
+      expect(result.mode).toBe('live');
+    } finally {
+      await model.close();
+    }
+    const happened = out.slice(out.indexOf('What happened'));
+    expect(happened).not.toContain('✓');
+    expect(happened).toContain('✗ Session 1 saved nothing');
+    expect(happened).toContain('✗ session_search was not called');
   });
 });
