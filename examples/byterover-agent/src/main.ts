@@ -3,7 +3,7 @@
  * fake `brv` shipped in `@hermes-memory/byterover/testing`, which keeps a real context tree
  * (`$HERMES_HOME/byterover/.brv/context-tree/**.md`); with BRV_EXAMPLE_BRV set to a brv executable
  * (e.g. `$(which brv)`, with an LLM provider connected) it uses the real CLI. The "model" is a
- * stand-in that echoes what memory gave it, so the output shows exactly what ByteRover recalled.
+ * stand-in that answers with what memory gave it, so the output shows exactly what ByteRover recalled.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -50,14 +50,32 @@ async function session(
     await manager.onTurnStart(++turn, user); // starts `brv query` for this message
     const recall = await manager.prefetchAll(user); // turn 1 waits for it; later turns never do
     recalls.push(appendMemoryContext(user, recall));
-    const reply = recall
-      ? `(model) From memory: ${recall.split('\n').slice(0, 6).join(' ')}`
-      : '(model) Noted.';
+    const recalled = recalledLines(recall);
+    const reply = recalled.length > 0 ? `(model) From memory: ${recalled.join(' ')}` : '(model) Noted.';
     options.write(`[${id}] user: ${user}\n[${id}] assistant: ${reply}\n`);
     manager.syncAll(user, reply); // `brv curate` runs in the background
     await manager.flushPending(30_000); // a demo waits for the curate; an agent would not
   }
   return { manager, recalls };
+}
+
+/**
+ * What the stand-in model answers from: the recalled lines without the fence, the system note or
+ * section headers. A real model answers in its own words; echoing the block itself would be
+ * curated straight back into the tree as a new memory.
+ */
+function recalledLines(recall: string): string[] {
+  return recall
+    .split('\n')
+    .map((line) => line.trim())
+    .filter(
+      (line) =>
+        line &&
+        !/^<\/?memory-context>$/.test(line) &&
+        !line.startsWith('[System note') &&
+        !line.startsWith('#'),
+    )
+    .slice(0, 2);
 }
 
 export async function runByteroverDemo(options: DemoOptions): Promise<DemoResult> {
