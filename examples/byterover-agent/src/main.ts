@@ -60,9 +60,9 @@ async function session(
 }
 
 /**
- * What the stand-in model answers from: the recalled lines without the fence, the system note or
- * section headers. A real model answers in its own words; echoing the block itself would be
- * curated straight back into the tree as a new memory.
+ * What the stand-in model answers from: the recalled lines without the fence, the system note,
+ * section headers, labels or bare tags. A real model answers in its own words; echoing the block
+ * itself would show the fence to the user and sync the recall back to the backend as a new turn.
  */
 function recalledLines(recall: string): string[] {
   return recall
@@ -70,10 +70,13 @@ function recalledLines(recall: string): string[] {
     .map((line) => line.trim())
     .filter(
       (line) =>
-        line &&
-        !/^<\/?memory-context>$/.test(line) &&
+        line !== '' &&
         !line.startsWith('[System note') &&
-        !line.startsWith('#'),
+        !line.startsWith('#') &&
+        !/^<\/?[\w-]+>$/.test(line) &&
+        !/^\[[^\]]*\]$/.test(line) &&
+        !line.endsWith(':') &&
+        !/^-\s*none$/i.test(line),
     )
     .slice(0, 2);
 }

@@ -1,7 +1,7 @@
 /**
  * Two sessions of an agent loop with Honcho memory. Offline (the default) it runs against the fake
  * Honcho shipped in `@hermes-memory/honcho/testing`; with HONCHO_API_KEY or HONCHO_BASE_URL set it
- * talks to that Honcho instead. The "model" is a stand-in that echoes what memory gave it, so the
+ * talks to that Honcho instead. The "model" is a stand-in that answers with what memory gave it, so the
  * output shows exactly what Honcho recalled.
  */
 import fs from 'node:fs';
@@ -54,15 +54,36 @@ async function session(
     await manager.onTurnStart(++turn, user);
     const recall = await manager.prefetchAll(user);
     recalls.push(appendMemoryContext(user, recall));
-    const reply = recall
-      ? `(model) From memory: ${recall.split('\n').slice(0, 4).join(' ')}`
-      : '(model) Noted.';
+    const recalled = recalledLines(recall);
+    const reply = recalled.length > 0 ? `(model) From memory: ${recalled.join(' ')}` : '(model) Noted.';
     options.write(`[${id}] user: ${user}\n[${id}] assistant: ${reply}\n`);
     manager.syncAll(user, reply);
     manager.queuePrefetchAll(user);
     await manager.flushPending(10_000);
   }
   return { manager, recalls };
+}
+
+/**
+ * What the stand-in model answers from: the recalled lines without the fence, the system note,
+ * section headers, labels or bare tags. A real model answers in its own words; echoing the block
+ * itself would show the fence to the user and sync the recall back to the backend as a new turn.
+ */
+function recalledLines(recall: string): string[] {
+  return recall
+    .split('\n')
+    .map((line) => line.trim())
+    .filter(
+      (line) =>
+        line !== '' &&
+        !line.startsWith('[System note') &&
+        !line.startsWith('#') &&
+        !/^<\/?[\w-]+>$/.test(line) &&
+        !/^\[[^\]]*\]$/.test(line) &&
+        !line.endsWith(':') &&
+        !/^-\s*none$/i.test(line),
+    )
+    .slice(0, 2);
 }
 
 export async function runHonchoDemo(options: DemoOptions): Promise<DemoResult> {

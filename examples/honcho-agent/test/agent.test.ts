@@ -17,6 +17,8 @@ describe('honcho-agent (offline, against the shipped fake)', () => {
     const result = await runHonchoDemo({ home, env: { PATH: process.env.PATH }, write: (s) => (out += s) });
     expect(result.mode).toBe('fake');
     expect(out).toContain('Offline mode');
+    // the stand-in model answers with the recalled lines, never the fenced block itself
+    expect(out).not.toMatch(/assistant: .*(memory-context|System note)/);
     expect(result.recall).toContain('<memory-context>');
     expect(result.recall).toMatch(/deploy it every Tuesday/);
     const search = JSON.parse(result.search) as { result: string };

@@ -3,7 +3,7 @@
  * fake OpenViking server shipped in `@hermes-memory/openviking/testing`; with OPENVIKING_ENDPOINT
  * set it talks to that server instead. Session 1's turns are posted to an OpenViking session, which
  * is committed at its end — the server extracts memories — and session 2's first turn recalls them.
- * The "model" echoes what memory gave it, so the output shows exactly what OpenViking recalled.
+ * The "model" answers with what memory gave it, so the output shows exactly what OpenViking recalled.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -52,15 +52,36 @@ async function session(
     await manager.onTurnStart(++turn, user);
     const recall = await manager.prefetchAll(user);
     recalls.push(appendMemoryContext(user, recall));
-    const reply = recall
-      ? `(model) From memory: ${recall.split('\n').slice(0, 6).join(' ')}`
-      : '(model) Noted.';
+    const recalled = recalledLines(recall);
+    const reply = recalled.length > 0 ? `(model) From memory: ${recalled.join(' ')}` : '(model) Noted.';
     options.write(`[${id}] user: ${user}\n[${id}] assistant: ${reply}\n`);
     manager.syncAll(user, reply);
     manager.queuePrefetchAll(user);
     await manager.flushPending(10_000);
   }
   return { manager, recalls };
+}
+
+/**
+ * What the stand-in model answers from: the recalled lines without the fence, the system note,
+ * section headers, labels or bare tags. A real model answers in its own words; echoing the block
+ * itself would show the fence to the user and sync the recall back to the backend as a new turn.
+ */
+function recalledLines(recall: string): string[] {
+  return recall
+    .split('\n')
+    .map((line) => line.trim())
+    .filter(
+      (line) =>
+        line !== '' &&
+        !line.startsWith('[System note') &&
+        !line.startsWith('#') &&
+        !/^<\/?[\w-]+>$/.test(line) &&
+        !/^\[[^\]]*\]$/.test(line) &&
+        !line.endsWith(':') &&
+        !/^-\s*none$/i.test(line),
+    )
+    .slice(0, 2);
 }
 
 export async function runOpenvikingDemo(options: DemoOptions): Promise<DemoResult> {

@@ -21,6 +21,8 @@ describe('openviking-agent (offline, against the shipped fake)', () => {
     });
     expect(result.mode).toBe('fake');
     expect(out).toContain('Offline mode');
+    // the stand-in model answers with the recalled lines, never the fenced block itself
+    expect(out).not.toMatch(/assistant: .*(memory-context|System note)/);
     expect(result.recall).toContain('<memory-context>');
     expect(result.recall).toContain('## OpenViking Context');
     expect(result.recall).toMatch(/deploy it every Tuesday/);

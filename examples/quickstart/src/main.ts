@@ -135,7 +135,9 @@ export async function runQuickstart(options: QuickstartOptions = {}): Promise<Qu
     }
     await s2.end();
 
-    ui.summary(whatHappened({ saved, systemPrompt: s2.systemPrompt, recall, sessionSearch, session1: s1.sessionId }));
+    ui.summary(
+      whatHappened({ saved, systemPrompt: s2.systemPrompt, recall, sessionSearch, session1: s1.sessionId }),
+    );
     ui.note(`\nExplore what was stored:  npx hermes-memory status --home ${home}`);
     ui.note(`                          npx hermes-memory sessions list --home ${home}`);
     return {
