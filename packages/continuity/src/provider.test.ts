@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { createRecordingLogger } from '@hermes-memory/core';
+import { createRecordingLogger, MemoryManager, silentLogger } from '@hermes-memory/core';
 import { describe, expect, it } from 'vitest';
 import { ContinuityProvider, createContinuityProvider } from './provider';
 import { TOOL_NAMES } from './tools';
@@ -462,6 +462,27 @@ describe('secret rejection on interactive writes', () => {
     expect(out.error).toMatch(/looks like a secret/);
     expect(JSON.stringify(out)).not.toMatch(/sk-proj-abc|ghp_abc|correct-horse|MIIEow/);
     expect(p.recordStore!.count('all')).toBe(0);
+  });
+
+  it('continuity_add through a MemoryManager refuses a secret the manager masked, and stores nothing', async () => {
+    const home = tempDir();
+    const manager = new MemoryManager({ logger: silentLogger });
+    const p = createContinuityProvider();
+    manager.addProvider(p);
+    await manager.initializeAll('s1', initContext(home));
+    try {
+      const summary = 'Our API key is sk-proj-abcdefghijklmnopqrstuvwxyz0123456789';
+      const out = JSON.parse(
+        await manager.handleToolCall('continuity_add', { kind: 'decision', title: 'Key', summary }),
+      );
+      // Before: {"success":true} and a record reading "Our API key is [redacted]".
+      expect(out.success).toBe(false);
+      expect(out.error).toMatch(/looks like a secret/);
+      expect(JSON.stringify(out)).not.toContain('sk-proj-abc');
+      expect(p.recordStore!.count('all')).toBe(0);
+    } finally {
+      await manager.shutdownAll();
+    }
   });
 
   it('continuity_add refuses prompt injection through the write scanner', async () => {

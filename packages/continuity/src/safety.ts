@@ -6,6 +6,7 @@
  */
 import {
   InvalidArgumentError,
+  REDACTED,
   type ScanResult,
   collectSecrets,
   neutralizeMemoryText,
@@ -91,6 +92,23 @@ export function findSecretField(r: NormalizedInput): string | null {
   for (const [field, value] of textFields(r)) if (hasSecret(value)) return field;
   for (const s of r.sources) if (s.excerpt && hasSecret(s.excerpt)) return 'sources';
   return null;
+}
+
+/**
+ * Refuses a record handed to a tool whose text holds the redactor's mask. Through a MemoryManager a
+ * secret in tool arguments is masked before it gets here (egress redaction, decision 0103); storing
+ * the masked text would tell the model it saved something it did not. Only for what a tool is
+ * handed: stored records (mirrored, imported, merged) may carry the mask legitimately.
+ */
+export function refuseMaskedSecret(r: NormalizedInput): void {
+  for (const [field, value] of textFields(r))
+    if (value.includes(REDACTED))
+      throw new UnsafeRecordError(
+        'secret',
+        'secret',
+        `Refused: '${field}' contained what looks like a secret (API key, token or password), masked as ` +
+          `${REDACTED} before it reached continuity. Store a description of where the secret lives instead, never the value.`,
+      );
 }
 
 function redactRecord(r: NormalizedInput): NormalizedInput {

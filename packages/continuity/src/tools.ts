@@ -24,9 +24,17 @@ import { explainEvent } from './explain';
 import { hydrate } from './hydrate';
 import { dream } from './maintenance/dream';
 import { pruneStale } from './maintenance/prune';
-import { type ContextRecord, RECORD_KINDS, type RecordInput, type RecordKind, type Scopes } from './records';
+import {
+  type ContextRecord,
+  normalizeRecordInput,
+  RECORD_KINDS,
+  type RecordInput,
+  type RecordKind,
+  type Scopes,
+} from './records';
 import type { Candidate } from './retrieval/rank';
 import type { Retriever } from './retrieval/retriever';
+import { refuseMaskedSecret } from './safety';
 import type { ContinuityStore } from './store';
 
 const ID = { type: 'string', description: 'Record id (ctx_…).' };
@@ -327,6 +335,7 @@ export async function handleTool(name: string, rawArgs: unknown, ctx: ToolContex
       }
       case 'continuity_add': {
         const input = parseAddInput(args);
+        refuseMaskedSecret(normalizeRecordInput(input));
         const supersedes = optionalString(args, 'supersedes');
         const related = stringList(args, 'related_ids') ?? [];
         for (const id of [...(supersedes ? [supersedes] : []), ...related])
