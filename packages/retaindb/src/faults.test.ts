@@ -3,7 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { MemoryManager } from '@hermes-memory/core';
 import { collectLogs } from '@hermes-memory/testkit';
-import { afterAll, describe, expect, it } from 'vitest';
+import Database from 'better-sqlite3';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { createRetaindbProvider } from './index';
 import { FAKE_RETAINDB_KEY, startFakeRetaindb } from './testing';
 
@@ -81,4 +82,35 @@ describe('fault run', () => {
     const everything = [JSON.stringify(backend.requests), logs.messages().join('\n')].join('\n');
     expect(everything).not.toContain(FAKE_RETAINDB_KEY);
   }, 120_000);
+});
+
+describe('shutdown during an outage', () => {
+  it('§4.9.14 through the manager, a backend that keeps failing: shutdown leaves the turns on disk within its own deadline, so the manager never reports it timed out', async () => {
+    const logs = collectLogs();
+    const outageHome = fs.mkdtempSync(path.join(os.tmpdir(), 'hm-retaindb-outage-'));
+    const manager = new MemoryManager({ logger: logs.logger, shutdownTimeoutMs: 600 });
+    const provider = createRetaindbProvider({ baseURL: backend.url, apiKey: FAKE_RETAINDB_KEY, backoffMs: 60_000 });
+    manager.addProvider(provider);
+    backend.fail({ type: 'status', status: 503, path: '/v1/memory/ingest/session', count: 1000 });
+    const attempts = () => backend.requestsTo('/v1/memory/ingest/session').length;
+    const before = attempts();
+    try {
+      await manager.initializeAll('outage', { hermesHome: outageHome, platform: 'cli', env: {} });
+      manager.syncAll('The harbour marker h1x is noted.', 'Noted h1x.');
+      // The one attempt failed: the row now waits out its backoff.
+      await vi.waitFor(() => expect(attempts()).toBe(before + 1));
+      expect(provider.queue?.pendingCount()).toBe(1);
+      const state = await manager.shutdownAll();
+      expect(state.timedOutProviders).toEqual([]);
+      expect(logs.messages().join('\n')).not.toMatch(/shutdown failed/);
+      // The turn waits on disk for the next start, and the queue was closed (its writer lease freed).
+      const db = new Database(path.join(outageHome, 'retaindb_queue.db'), { readonly: true });
+      expect((db.prepare('SELECT COUNT(*) AS n FROM pending').get() as { n: number }).n).toBe(1);
+      expect((db.prepare('SELECT COUNT(*) AS n FROM writer_lease').get() as { n: number }).n).toBe(0);
+      db.close();
+    } finally {
+      backend.clearFaults();
+      fs.rmSync(outageHome, { recursive: true, force: true });
+    }
+  }, 20_000);
 });

@@ -62,6 +62,8 @@ export interface RetaindbProviderContext {
 
 /** How long shutdown sends queued turns when the manager gives no deadline (the reference joins 10 s). */
 const DEFAULT_SHUTDOWN_MS = 10_000;
+/** What shutdown keeps of its deadline (at most a fifth) to stop the writer and close the queue. */
+const SHUTDOWN_RESERVE_MS = 1000;
 /** A prefetch request running longer than this stops blocking the next batch. */
 const HUNG_PREFETCH_MS = 16_000;
 type PrefetchPart = 'context' | 'dialectic' | 'agent';
@@ -371,9 +373,12 @@ export class RetaindbProvider extends MemoryProvider {
     this.closed = true;
     const handle = this.queueHandle;
     this.queueHandle = null;
+    // Sending stops early enough to close the queue within the caller's deadline: a queue left
+    // open past it is abandoned by the manager ("shutdown failed") with its writer lease held.
+    const budget = options?.timeoutMs ?? DEFAULT_SHUTDOWN_MS;
     try {
       await handle?.release({
-        timeoutMs: options?.timeoutMs ?? DEFAULT_SHUTDOWN_MS,
+        timeoutMs: budget - Math.min(SHUTDOWN_RESERVE_MS, budget / 5),
         ...(options?.signal ? { signal: options.signal } : {}),
       });
     } finally {
