@@ -176,6 +176,27 @@ describe('hindsight under faults', () => {
     server.clearFaults();
   });
 
+  it('a hung service through MemoryManager: shutdown abandons the stuck retain within its own deadline, so the manager never reports it timed out', async () => {
+    const server = await fake();
+    const clock = new ManualClock(Date.parse('2026-03-01T12:00:00Z'));
+    const logs = collectLogs();
+    const hermesHome = home();
+    const provider = new HindsightProvider(
+      { apiKey: KEY, apiURL: server.url, timeout: 30, clock, recallTypes: ['world'] },
+      { hermesHome, env: { HOME: hermesHome } },
+    );
+    const memory = new MemoryManager({ logger: logs.logger, clock, shutdownTimeoutMs: 5000 });
+    memory.addProvider(provider);
+    await memory.initializeAll('hung-shutdown', { hermesHome, platform: 'cli', env: { HOME: hermesHome } });
+    server.fail({ type: 'timeout', route: RETAIN, count: 100 });
+    memory.syncAll('A turn the hung service will not get.', 'Indeed.');
+    const state = await runWithClock(clock, () => memory.shutdownAll());
+    expect(state.timedOutProviders).toEqual([]);
+    expect(logs.messages().join('\n')).not.toMatch(/shutdown failed/);
+    expect(logs.messages().join('\n')).toMatch(/abandoning 1 pending retain/);
+    server.clearFaults();
+  });
+
   it('the SDK calls the global fetch as it is at call time (observable, fault-injectable)', async () => {
     const server = await fake();
     const { provider } = await started(server);
