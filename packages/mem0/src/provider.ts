@@ -622,7 +622,8 @@ export class Mem0Provider extends MemoryProvider {
     if (!config || !isConfigured(config)) {
       const reason =
         this.configError !== undefined ? describeError(this.configError) : this.unavailableReason();
-      return { status: 'skipped', message: `Mem0 is not configured${reason ? `: ${reason}` : ''}.` };
+      const because = reason.replace(/\.+$/, '');
+      return { status: 'skipped', message: `Mem0 is not configured${because ? `: ${because}` : ''}.` };
     }
     // OSS runs in process: opening it here would create its stores from a read-only command.
     if (config.backend === 'oss')

@@ -165,6 +165,17 @@ describe('hermes-memory mem0 (the ./cli module)', () => {
     });
   }
 
+  it('status --probe without a key or host: skipped, naming both settings in one sentence', async () => {
+    const home = tempHome();
+    const provider = new Mem0Provider({}, createProviderFactoryContext('mem0', { hermesHome: home, env: {} }));
+    const probe = await provider.probe();
+    expect(probe).toEqual({
+      status: 'skipped',
+      message:
+        'Mem0 is not configured: Mem0 needs MEM0_API_KEY (Mem0 Platform) or MEM0_HOST (a self-hosted server).',
+    });
+  });
+
   it('doctor: a missing configuration fails with a fix; a loose mem0.json fails and --fix tightens it', async () => {
     const home = tempHome();
     const checks = await mem0Cli.doctor!(ctxFor(home));
