@@ -91,6 +91,17 @@ describe('hermes-memory hindsight (the ./cli module)', () => {
     expect(noKey.stdout).toContain('✗ no API key (HINDSIGHT_API_KEY) and no api_url');
   });
 
+  it('status never prints a password or token written into the API URL, as text or JSON', async () => {
+    const dir = keyedHome('http://admin:hunter2pass@127.0.0.1:1/?api_key=tok-in-query');
+    for (const json of [false, true]) {
+      const status = await runProviderCliCommand(hindsightCli, ['status'], opts(dir, { json }));
+      expect(status.code).toBe(0);
+      expect(status.stdout).toContain('127.0.0.1:1');
+      expect(status.stdout).not.toContain('hunter2pass');
+      expect(status.stdout).not.toContain('tok-in-query');
+    }
+  });
+
   it('status and doctor hooks: the config store, settings and permission checks, the connection', async () => {
     const server = await fake();
     const dir = keyedHome(server.url);

@@ -145,6 +145,19 @@ describe('hermes-memory honcho (the ./cli module)', () => {
     expect(readFile(home).hosts.hermes.enabled).toBe(true);
   });
 
+  it('status never prints a password or token written into the base URL, as text or JSON', async () => {
+    const home = homeFor(undefined, {
+      apiKey: API_KEY,
+      baseUrl: 'http://admin:hunter2pass@127.0.0.1:1/?api_key=tok-in-query',
+    });
+    for (const asJson of [false, true]) {
+      const status = await run(home, ['status'], asJson);
+      expect(status.stdout).toContain('127.0.0.1:1');
+      expect(status.stdout).not.toContain('hunter2pass');
+      expect(status.stdout).not.toContain('tok-in-query');
+    }
+  });
+
   it('status shows the settings and health without the network; --probe tests the connection; the key never shows', async () => {
     const f = await fake();
     const home = homeFor(f);

@@ -75,6 +75,17 @@ describe('hermes-memory supermemory (the ./cli module)', () => {
     expect(noKey.stdout).toContain('✗ no API key');
   });
 
+  it('status never prints a password or token written into the base URL, as text or JSON', async () => {
+    const dir = home();
+    withKey(dir, 'http://admin:hunter2pass@127.0.0.1:1/?api_key=tok-in-query');
+    for (const asJson of [false, true]) {
+      const status = await runProviderCliCommand(supermemoryCli, ['status'], { home: dir, json: asJson });
+      expect(status.stdout).toContain('127.0.0.1:1');
+      expect(status.stdout).not.toContain('hunter2pass');
+      expect(status.stdout).not.toContain('tok-in-query');
+    }
+  });
+
   it('status and doctor hooks: the config store, key and permission checks, the connection', async () => {
     const server = await fake();
     const dir = home();

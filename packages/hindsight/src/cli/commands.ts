@@ -8,6 +8,7 @@ import {
   type ProviderCliContext,
   type ProviderCommand,
   parseBoolean,
+  redactSecrets,
   writeEnvValues,
 } from '@hermes-memory/core';
 import {
@@ -55,8 +56,11 @@ export const statusCommand: ProviderCommand = {
     const { values } = ctx.parseArgs(argv, { probe: { type: 'boolean' } });
     const setup = cliSetup(ctx);
     const report = values.probe === true ? await testConnection(ctx, setup) : undefined;
+    // A password or token the user wrote into the URL is never shown (the request refuses it anyway).
+    const apiURL = setup.config.apiURL && redactSecrets(setup.config.apiURL);
     const settings = {
       ...configToJson(setup.config),
+      ...(apiURL ? { api_url: apiURL } : {}),
       bank: setup.bankId,
       api_key: setup.config.apiKey ? 'set' : 'missing',
       settings_from: setup.config.source,
@@ -67,7 +71,7 @@ export const statusCommand: ProviderCommand = {
     }
     ctx.out(ctx.style.bold('Hindsight'));
     ctx.out(`  mode:         ${setup.config.mode}`);
-    ctx.out(`  api url:      ${setup.config.apiURL}`);
+    ctx.out(`  api url:      ${apiURL}`);
     ctx.out(`  api key:      ${settings.api_key}`);
     ctx.out(`  bank:         ${setup.bankId}`);
     ctx.out(`  memory mode:  ${setup.config.memoryMode} (budget ${setup.config.recallBudget})`);

@@ -10,6 +10,7 @@ import {
   type ProviderStatusReport,
   privateFilesCheck,
   readJsonConfig,
+  redactSecrets,
 } from '@hermes-memory/core';
 import { legacyConfigPath, profileConfigPath } from '../config';
 import { cliSetup, testConnection, unusable } from './connection';
@@ -30,7 +31,7 @@ export function hindsightStatus(ctx: ProviderCliContext): ProviderStatusReport {
     ],
     details: {
       mode: setup.config.mode,
-      api_url: setup.config.apiURL,
+      api_url: redactSecrets(setup.config.apiURL),
       api_key: setup.config.apiKey ? 'set' : 'missing',
       bank: setup.bankId,
       memory_mode: setup.config.memoryMode,
@@ -56,7 +57,7 @@ export async function hindsightChecks(ctx: ProviderCliContext): Promise<Provider
           id: 'settings',
           title: 'settings',
           status: 'ok',
-          detail: `mode ${setup.config.mode}, ${setup.config.apiURL}, bank ${setup.bankId}, key ${setup.config.apiKey ? 'set' : 'not set'} (from ${setup.config.source})`,
+          detail: `mode ${setup.config.mode}, ${redactSecrets(setup.config.apiURL)}, bank ${setup.bankId}, key ${setup.config.apiKey ? 'set' : 'not set'} (from ${setup.config.source})`,
         },
   );
   // A corrupt file is skipped by the agent (settings fall through to the next source): say so.

@@ -5,7 +5,12 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { ProbeResult, ProviderCliContext, ProviderCommand } from '@hermes-memory/core';
+import {
+  type ProbeResult,
+  type ProviderCliContext,
+  type ProviderCommand,
+  redactSecrets,
+} from '@hermes-memory/core';
 import { credentialFingerprint } from '../auth/credential';
 import { clientFor, probeHoncho } from '../client/probe';
 import { isConfigured } from '../config/resolve';
@@ -55,8 +60,10 @@ export function statusDetails(config: HonchoConfig, cwd: string): Record<string,
     host: config.host,
     enabled: configured,
     workspace: config.workspaceId,
-    baseUrl:
+    // A password or token written into the URL is never shown.
+    baseUrl: redactSecrets(
       config.baseUrl ?? (config.environment === 'local' ? 'http://localhost:8000' : 'https://api.honcho.dev'),
+    ),
     apiKey: config.oauth
       ? 'OAuth sign-in (honcho.json)'
       : config.apiKey

@@ -4,7 +4,12 @@
  * `test` (the connection test alone; exit 1 when it fails).
  */
 import path from 'node:path';
-import { type ProviderCliContext, type ProviderCommand, parseBoolean } from '@hermes-memory/core';
+import {
+  type ProviderCliContext,
+  type ProviderCommand,
+  parseBoolean,
+  redactSecrets,
+} from '@hermes-memory/core';
 import {
   CONFIG_FILE,
   configToJson,
@@ -38,8 +43,11 @@ export const statusCommand: ProviderCommand = {
     ctx.parseArgs([], {});
     const setup = cliSetup(ctx);
     const report = await testConnection(ctx, setup);
+    // A password or token the user wrote into the URL is never shown (the request refuses it anyway).
+    const baseURL = redactSecrets(setup.config.baseURL);
     const settings = {
       ...configToJson(setup.config),
+      ...(setup.config.baseURL !== baseURL ? { base_url: baseURL } : {}),
       container: setup.containerTag,
       api_key: setup.config.apiKey ? 'set' : 'missing',
     };
@@ -49,7 +57,7 @@ export const statusCommand: ProviderCommand = {
     }
     ctx.out(ctx.style.bold('Supermemory'));
     ctx.out(`  container:    ${setup.containerTag}`);
-    ctx.out(`  base url:     ${setup.config.baseURL}`);
+    ctx.out(`  base url:     ${baseURL}`);
     ctx.out(`  api key:      ${settings.api_key}`);
     ctx.out(`  search mode:  ${setup.config.searchMode}`);
     ctx.out(`  config file:  ${path.join(ctx.home, CONFIG_FILE)}`);

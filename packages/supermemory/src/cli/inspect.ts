@@ -9,6 +9,7 @@ import {
   type ProviderCliContext,
   type ProviderStatusReport,
   readJsonConfig,
+  redactSecrets,
 } from '@hermes-memory/core';
 import { CONFIG_FILE } from '../config';
 import { cliSetup, testConnection } from './connection';
@@ -29,7 +30,7 @@ export function supermemoryStatus(ctx: ProviderCliContext): ProviderStatusReport
     ],
     details: {
       container: setup.containerTag,
-      base_url: setup.config.baseURL,
+      base_url: redactSecrets(setup.config.baseURL),
       api_key: setup.config.apiKey ? 'set' : 'missing',
       auto_recall: setup.config.autoRecall,
       auto_capture: setup.config.autoCapture,
