@@ -727,11 +727,18 @@ describe('lifecycle hooks (checklist 25–37)', () => {
     const m = new MemoryManager({ shutdownDrainMs: 5 });
     const p = new FakeProvider('ext');
     const gate = deferred<void>();
-    p.syncImpl = () => gate.promise;
+    const running = deferred<void>();
+    p.syncImpl = () => {
+      running.resolve();
+      return gate.promise;
+    };
     m.addProvider(p);
     m.syncAll('stuck', 'x');
     m.syncAll('queued', 'y');
     m.queuePrefetchAll('next');
+    // The first write is running before the drain starts: on a loaded machine it may not have
+    // started within the 5 ms drain, and would then be counted as abandoned, not active.
+    await running.promise;
     const state = await m.shutdownAll();
     expect(state).toEqual({
       status: 'timeout',
