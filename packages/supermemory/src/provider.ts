@@ -85,6 +85,8 @@ export interface SupermemoryProviderContext {
 
 /** How long shutdown waits for the final ingest and mirrors without a manager deadline. */
 const DEFAULT_SHUTDOWN_MS = 5000;
+/** What shutdown keeps of its deadline (at most a fifth) to abandon writes and stop recall. */
+const SHUTDOWN_RESERVE_MS = 1000;
 /** A session of one message shorter than this is not worth an ingest. */
 const MIN_SINGLE_MESSAGE = 20;
 /**
@@ -170,7 +172,7 @@ export class SupermemoryProvider extends MemoryProvider {
     this.buffer = [];
     this.lifetime = new AbortController();
     this.breaker = this.newBreaker();
-    this.queue = new SerialQueue({ name: 'supermemory writes', logger: this.logger });
+    this.queue = new SerialQueue({ name: 'supermemory writes', logger: this.logger, clock: this.clock });
     this.slot = new PrefetchSlot<Profile>({
       concurrency: 'per-key',
       logger: this.logger,
@@ -434,7 +436,13 @@ export class SupermemoryProvider extends MemoryProvider {
     this.buffer = [];
     this.closed = true;
     this.queue.close();
-    const drained = await this.queue.drain(options?.timeoutMs ?? DEFAULT_SHUTDOWN_MS, options?.signal);
+    // Writes stop early enough to wind down within the caller's deadline: one still draining when
+    // it passes is abandoned by the manager ("shutdown failed"), its recall left running.
+    const budget = options?.timeoutMs ?? DEFAULT_SHUTDOWN_MS;
+    const drained = await this.queue.drain(
+      budget - Math.min(SHUTDOWN_RESERVE_MS, budget / 5),
+      options?.signal,
+    );
     if (!drained) {
       const dropped = this.queue.abandon();
       this.logger.warn(`Supermemory: ${dropped.length} write(s) not sent before shutdown.`);

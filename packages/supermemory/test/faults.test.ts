@@ -1,7 +1,8 @@
-import { ManualClock } from '@hermes-memory/core';
+import { ManualClock, MemoryManager } from '@hermes-memory/core';
+import { collectLogs } from '@hermes-memory/testkit';
 import { describe, expect, it } from 'vitest';
-import type { SupermemoryProvider } from '../src';
-import { FAKE_NOW, fake, json, KEY, started } from './helpers';
+import { SupermemoryProvider } from '../src';
+import { FAKE_NOW, fake, home, json, KEY, started } from './helpers';
 
 // A failing service never stops the agent: every hook keeps its budget, tools answer JSON, the
 // session ingest is retried within its deadline, and the key reaches no log or error.
@@ -250,5 +251,35 @@ describe('supermemory circuit breaker (a dead service is not asked every turn)',
     await failStore(provider, 2);
     expect(provider.health()).toMatchObject({ status: 'down' });
     expect((await provider.probe()).status).toBe('ok');
+  });
+
+  it('a hung service through MemoryManager: shutdown abandons the session ingest within its own deadline, so the manager never reports it timed out', async () => {
+    const server = await fake();
+    const clock = new ManualClock(FAKE_NOW);
+    const logs = collectLogs();
+    const hermesHome = home();
+    const provider = new SupermemoryProvider(
+      { apiKey: KEY, baseURL: server.url, apiTimeout: 30, retryBaseDelayMs: 0, clock },
+      { hermesHome, env: {} },
+    );
+    const memory = new MemoryManager({ logger: logs.logger, clock, shutdownTimeoutMs: 5000 });
+    memory.addProvider(provider);
+    await memory.initializeAll('hung-shutdown', { hermesHome, platform: 'cli', env: {} });
+    memory.syncAll('We talked about the lighthouse keeper.', 'Yes, the keeper.');
+    server.fail({ type: 'timeout', count: 100 });
+    const shutdown = memory.shutdownAll();
+    let done = false;
+    void shutdown.finally(() => {
+      done = true;
+    });
+    for (let i = 0; i < 2000 && !done; i++) {
+      await new Promise((resolve) => setImmediate(resolve));
+      const next = clock.nextTimerAt;
+      if (next !== undefined) await clock.advance(Math.max(0, next - clock.now()));
+    }
+    const state = await shutdown;
+    expect(state.timedOutProviders).toEqual([]);
+    expect(logs.messages().join('\n')).not.toMatch(/shutdown failed/);
+    server.clearFaults();
   });
 });
