@@ -19,7 +19,6 @@ import {
   type Clock,
   createScrubber,
   type HealthMonitor,
-  isClientError,
   type ProbeResult,
   retry,
   serverMessage,
@@ -438,9 +437,8 @@ export class HindsightApi {
     } catch (error) {
       // A refused call asked nothing: it says nothing new about the service.
       if (health && !signal?.aborted && !CircuitOpenError.isInstance(error)) {
-        // A 4xx is an answer: the service is up, the request was wrong.
-        if (isClientError(error)) health.recordSuccess();
-        else health.recordFailure(error);
+        // A 4xx is an answer: the service is up, the request was wrong (401/403 excepted).
+        health.recordError(error);
       }
       throw error;
     }

@@ -589,6 +589,24 @@ describe('HivemindProvider: the turn', () => {
   });
 });
 
+describe('HivemindProvider: a wrong access token', () => {
+  it('shows in health, not as ok, and the tool error names the refusal without the token', async () => {
+    const { bob } = await introduced();
+    const wrong = { ...bob, accessToken: 'syt_wrong_token_0123456789' };
+    const bobs = await openAgent(server, wrong, opened);
+    await bobs.idle();
+    const out = json(await bobs.handleToolCall('hivemind_list_peers', {}));
+    expect(out.success).toBe(false);
+    expect(out.error).toMatch(/401/);
+    expect(JSON.stringify(out)).not.toContain('syt_wrong_token');
+    // Before: {status: 'ok'} — the 401s were counted as answers from a healthy server.
+    const health = bobs.health();
+    expect(health?.status).toMatch(/^(degraded|down)$/);
+    expect(health?.reason).toMatch(/401/);
+    expect(health?.reason).not.toContain('syt_wrong_token');
+  });
+});
+
 describe('HivemindProvider: safety', () => {
   it('what peers wrote cannot break the memory fence in recall or tool results', async () => {
     const alice = server.registerUser('alice');

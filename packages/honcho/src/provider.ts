@@ -828,9 +828,11 @@ export class HonchoProvider extends MemoryProvider {
     }
     if (this.initError && !this.ready)
       return { ...report, status: 'degraded', reason: `session init failed: ${describe(this.initError)}` };
-    // A sign-in that needs renewing is visible even while requests still answer.
+    // A sign-in that needs renewing is visible even while requests still answer, and it is the
+    // reason to show when they fail (a refused token's 401s say less than "sign in again").
     const problem = this.oauth?.problem;
-    if (problem && report.status === 'ok') return { ...report, status: 'degraded', reason: problem };
+    if (problem)
+      return { ...report, status: report.status === 'ok' ? 'degraded' : report.status, reason: problem };
     return report;
   }
 

@@ -1,5 +1,7 @@
 import { redactSecrets } from '../logging/redact';
+import { APICallError } from '../errors/memory-error';
 import { type Clock, systemClock } from '../resilience/clock';
+import { isClientError } from '../resilience/retry';
 import { describeError } from '../tools/results';
 
 /**
@@ -89,6 +91,16 @@ export class HealthMonitor {
     this.update({ status: 'ok', consecutiveFailures: 0, lastSuccessAt: now }, now);
   }
 
+  /**
+   * The outcome of a call that threw `error`. A 4xx the backend answered says it is up and the
+   * request was wrong (a success for health), except 401 and 403: every call fails until the
+   * credentials are fixed, so a wrong or revoked key must not read as healthy.
+   */
+  recordError(error: unknown): void {
+    if (isClientError(error) && !isAuthError(error)) this.recordSuccess();
+    else this.recordFailure(error);
+  }
+
   /** A failed or timed-out call; `reason` may be the error itself. */
   recordFailure(reason: unknown): void {
     const now = this.clock.now();
@@ -139,4 +151,9 @@ function oneLine(reason: unknown): string {
   const text = typeof reason === 'string' ? reason : describeError(reason);
   const first = redactSecrets((text.split('\n')[0] ?? '').trim());
   return first.length > 300 ? `${first.slice(0, 297)}...` : first;
+}
+
+/** A 401 or 403 answer: the backend refused the credentials. */
+export function isAuthError(error: unknown): boolean {
+  return APICallError.isInstance(error) && (error.statusCode === 401 || error.statusCode === 403);
 }

@@ -2,6 +2,7 @@ export {
   HealthMonitor,
   type HealthMonitorOptions,
   type HealthStatus,
+  isAuthError,
   isProviderHealth,
   type ProbeResult,
   type ProviderHealth,

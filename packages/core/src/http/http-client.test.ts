@@ -281,6 +281,25 @@ describe('HttpClient', () => {
     expect(health.status).toBe('ok');
   });
 
+  it('a refused key (401, 403) counts against health: a wrong or revoked key does not read as healthy', async () => {
+    const clock = new ManualClock();
+    const { url } = await serve(
+      json(401, { error: 'bad key' }),
+      json(403, { error: 'forbidden' }),
+      json(422, { error: 'bad field' }),
+    );
+    const health = new HealthMonitor({ clock, downAfter: 2 });
+    const client = createHttpClient({ baseURL: url, clock, retry: false, health });
+    await expect(client.get('/a')).rejects.toThrow('HTTP 401');
+    // Before: 'ok' (every 4xx was an answer).
+    expect(health.snapshot()).toMatchObject({ status: 'degraded', reason: expect.stringContaining('HTTP 401') });
+    await expect(client.get('/a')).rejects.toThrow('HTTP 403');
+    expect(health.status).toBe('down');
+    // Any other 4xx is still an answer: the backend is up, the request was wrong.
+    await expect(client.get('/a')).rejects.toThrow('HTTP 422');
+    expect(health.status).toBe('ok');
+  });
+
   it('refuses a base URL that is not http(s)', () => {
     expect(() => createHttpClient({ baseURL: 'file:///etc' })).toThrow(SettingsError);
     expect(() => createHttpClient({ baseURL: 'not a url' })).toThrow(/not a valid URL/);

@@ -3,7 +3,7 @@ import type { HealthMonitor } from '../health/health';
 import type { CircuitBreaker } from '../resilience/circuit-breaker';
 import { type Clock, systemClock } from '../resilience/clock';
 import { createDeadline } from '../resilience/deadline';
-import { isClientError, type RetryOptions, retry } from '../resilience/retry';
+import { type RetryOptions, retry } from '../resilience/retry';
 import { errorCodeOf, safeCause, splitCredentials } from './credentials';
 import { createScrubber, headerRecord, safeUrl, serverMessage, summarizeText } from './error-body';
 
@@ -189,10 +189,7 @@ export class HttpClient {
       health?.recordSuccess();
       return response;
     } catch (error) {
-      if (health && !options.signal?.aborted) {
-        if (isClientError(error)) health.recordSuccess();
-        else health.recordFailure(error);
-      }
+      if (health && !options.signal?.aborted) health.recordError(error);
       throw error;
     }
   }

@@ -21,7 +21,6 @@ import {
   type Clock,
   createScrubber,
   type HealthMonitor,
-  isClientError,
   retry,
   serverMessage,
   systemClock,
@@ -169,8 +168,7 @@ export class HonchoTransport {
       }
       if (verb === 'POST' && /^\/v\d+\/workspaces$/.test(path)) this.options.onWorkspaceFailure?.();
       if (health && !callSignal?.aborted && !CircuitOpenError.isInstance(error)) {
-        if (isClientError(error)) health.recordSuccess();
-        else health.recordFailure(error);
+        health.recordError(error);
       }
       throw error;
     }
