@@ -52,6 +52,7 @@ import {
   type TurnStartInfo,
   toolError,
   withDeadline,
+  writeDrainBudget,
 } from '@hermes-memory/core';
 import { type BankPlaceholders, resolveBankId } from './banks';
 import { HindsightApi, type RetainItem } from './client';
@@ -111,8 +112,6 @@ const PREFETCH_WAIT_MS = 2500;
 /** Shutdown: the writer gets at most 10 s, running recall 5 s (the reference's joins). */
 const WRITER_DRAIN_MS = 10_000;
 const PREFETCH_JOIN_MS = 5000;
-/** What shutdown keeps of its deadline (at most a fifth) to abandon the writer and stop recall. */
-const SHUTDOWN_RESERVE_MS = 1000;
 /** Status polls of async retains, as the reference spaces them (a server round trip each). */
 const OPERATION_POLL_MS = 500;
 const FIRST_TURN_KEY = 'first-turn';
@@ -534,7 +533,7 @@ export class HindsightProvider extends MemoryProvider {
     // when it passes is abandoned by the manager ("shutdown failed"), its prefetch left running.
     const budget = options?.timeoutMs ?? WRITER_DRAIN_MS;
     const started = this.clock.now();
-    const drainFor = Math.min(WRITER_DRAIN_MS, budget - Math.min(SHUTDOWN_RESERVE_MS, budget / 5));
+    const drainFor = Math.min(WRITER_DRAIN_MS, writeDrainBudget(budget));
     const drained = await this.writer.drain(drainFor, options?.signal);
     if (!drained) {
       const dropped = this.writer.abandon();

@@ -32,6 +32,7 @@ import {
   silentLogger,
   stripRecallBlocks,
   toolError,
+  writeDrainBudget,
 } from '@hermes-memory/core';
 import {
   type JsonObject,
@@ -62,8 +63,6 @@ export interface RetaindbProviderContext {
 
 /** How long shutdown sends queued turns when the manager gives no deadline (the reference joins 10 s). */
 const DEFAULT_SHUTDOWN_MS = 10_000;
-/** What shutdown keeps of its deadline (at most a fifth) to stop the writer and close the queue. */
-const SHUTDOWN_RESERVE_MS = 1000;
 /** A prefetch request running longer than this stops blocking the next batch. */
 const HUNG_PREFETCH_MS = 16_000;
 type PrefetchPart = 'context' | 'dialectic' | 'agent';
@@ -378,7 +377,7 @@ export class RetaindbProvider extends MemoryProvider {
     const budget = options?.timeoutMs ?? DEFAULT_SHUTDOWN_MS;
     try {
       await handle?.release({
-        timeoutMs: budget - Math.min(SHUTDOWN_RESERVE_MS, budget / 5),
+        timeoutMs: writeDrainBudget(budget),
         ...(options?.signal ? { signal: options.signal } : {}),
       });
     } finally {

@@ -45,6 +45,7 @@ import {
   type TurnStartInfo,
   toolError,
   withDeadline,
+  writeDrainBudget,
 } from '@hermes-memory/core';
 import { type ConversationMessage, type Profile, SupermemoryClient } from './client';
 import {
@@ -85,8 +86,6 @@ export interface SupermemoryProviderContext {
 
 /** How long shutdown waits for the final ingest and mirrors without a manager deadline. */
 const DEFAULT_SHUTDOWN_MS = 5000;
-/** What shutdown keeps of its deadline (at most a fifth) to abandon writes and stop recall. */
-const SHUTDOWN_RESERVE_MS = 1000;
 /** A session of one message shorter than this is not worth an ingest. */
 const MIN_SINGLE_MESSAGE = 20;
 /**
@@ -439,10 +438,7 @@ export class SupermemoryProvider extends MemoryProvider {
     // Writes stop early enough to wind down within the caller's deadline: one still draining when
     // it passes is abandoned by the manager ("shutdown failed"), its recall left running.
     const budget = options?.timeoutMs ?? DEFAULT_SHUTDOWN_MS;
-    const drained = await this.queue.drain(
-      budget - Math.min(SHUTDOWN_RESERVE_MS, budget / 5),
-      options?.signal,
-    );
+    const drained = await this.queue.drain(writeDrainBudget(budget), options?.signal);
     if (!drained) {
       const dropped = this.queue.abandon();
       this.logger.warn(`Supermemory: ${dropped.length} write(s) not sent before shutdown.`);

@@ -24,6 +24,15 @@ export const DEFAULT_BUDGETS: Readonly<Budgets> = Object.freeze({
   shutdown: 5000,
 });
 
+/**
+ * The part of a provider's `shutdown` deadline it may spend draining writes: all but a fifth, and
+ * at most 1 s kept, to abandon what is stuck, stop recall and close its files before the manager's
+ * own timer runs out (one still draining then is reported as a shutdown that timed out).
+ */
+export function writeDrainBudget(shutdownTimeoutMs: number): number {
+  return shutdownTimeoutMs - Math.min(1000, shutdownTimeoutMs / 5);
+}
+
 function positive(name: string, value: number | undefined, fallback: number, allowInfinity = true): number {
   const v = value ?? fallback;
   if (!(v > 0) || (!allowInfinity && !Number.isFinite(v))) {

@@ -1,4 +1,4 @@
-export { type Budgets, DEFAULT_BUDGETS } from './budgets';
+export { type Budgets, DEFAULT_BUDGETS, writeDrainBudget } from './budgets';
 export type { HealthChangeEvent, ProviderHealthReport } from './health-tracker';
 export { checkpointEvidence, MemoryManager } from './memory-manager';
 export { type MirrorOperation, mirrorOperations } from './notify';
