@@ -93,7 +93,7 @@ describe('hermes-memory continuity (the ./cli module)', () => {
     expect((found.results as Array<{ summary: string }>)[0]!.summary).toContain('versioned in the URL path');
     const table = await run(home, ['search', 'API versioning'], { json: false });
     expect(table.stdout).toMatch(
-      /ID\s+SCORE\s+KIND\s+STATUS\s+RECORD\nctx_[0-9a-f]+\s+\d\.\d{3}\s+\S+\s+active\s+Decisions: /,
+      /ID\s+SCORE\s+KIND\s+STATUS\s+RECORD\nctx_[0-9a-f]+\s+\d\.\d{3}\s+\S+\s+active\s+Decision: the API is versioned in the URL path, never in headers: /,
     );
     expect(await json(home, ['search', 'kubernetes', 'helm', 'charts'])).toEqual({ results: [], count: 0 });
 
@@ -103,7 +103,9 @@ describe('hermes-memory continuity (the ./cli module)', () => {
     );
     p.shutdown();
     const explained = await run(home, ['explain'], { json: false });
-    expect(explained.stdout).toMatch(/✓ ctx_[0-9a-f]+ Decisions\n\s+injected \(direct\)/);
+    expect(explained.stdout).toMatch(
+      /✓ ctx_[0-9a-f]+ Decision: the API is versioned in the URL path, never in headers\n\s+injected \(direct\)/,
+    );
     expect(await json(home, ['explain', 'thanks'])).toMatchObject({
       origin: 'explain',
       query_gate: 'low_information_query',

@@ -117,12 +117,13 @@ export function candidateFromSegment(doc: SourceDocument, seg: SourceSegment): C
     };
   }
   const { summary, details } = splitSummary(seg.text);
-  const lastHeading = seg.heading?.split(' › ').pop();
-  const title = lastHeading && lastHeading.length <= 80 ? lastHeading : titleFrom(summary);
+  // The title is the paragraph's own: its heading is shared by every paragraph under it, so as a
+  // title it made each of them match the heading's words as if about them. The heading path stays
+  // searchable as context, in the FTS `sources` column (decision 0904).
   return {
     ...base,
     kind: corpusKind(seg.text),
-    title: oneLine(title).slice(0, LIMITS.title),
+    title: oneLine(titleFrom(summary)).slice(0, LIMITS.title),
     summary,
     details,
     entities: namedEntities(seg.text).slice(0, 8).map(capitalise),

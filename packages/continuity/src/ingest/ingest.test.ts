@@ -89,7 +89,10 @@ describe('review-first corpus ingestion', () => {
     const imported = importCandidates(store, reviewed.candidates);
     expect(imported).toMatchObject({ imported: 3, duplicates: 0, skipped: 1, edges: 2 });
     const decision = store.list({ kinds: ['decision'] })[0]!;
-    expect(decision).toMatchObject({ trustLevel: 'high', title: 'Decisions' });
+    expect(decision).toMatchObject({
+      trustLevel: 'high',
+      title: 'Decision: we deploy with blue-green releases behind the load balancer, never…',
+    });
     expect(decision.sources[0]).toMatchObject({ type: 'corpus_segment', ref: path.join(dir, 'runbook.md') });
 
     const hydrated = await call(p, 'continuity_hydrate', { record_id: decision.id });
@@ -156,6 +159,47 @@ describe('review-first corpus ingestion', () => {
     approved[1] = { ...approved[1]!, source: { ...approved[1]!.source, segment_id: 999 } };
     expect(() => importCandidates(store, approved)).toThrow(/ingest first/);
     expect(store.count('all')).toBe(0);
+  });
+
+  describe('a heading is context for the paragraphs under it, not their title', () => {
+    /** Ingest, approve and import one Markdown file; the records by summary. */
+    const corpus = (text: string) => {
+      const p = tempProvider();
+      const store = p.recordStore!;
+      const { candidates } = ingestText(store, { path: 'handbook.md', text });
+      importCandidates(store, review(store, candidates, { approvePassing: true }).candidates);
+      const bySummary = (start: string) => store.list({}).find((r) => r.summary.startsWith(start))!;
+      return { p, bySummary };
+    };
+
+    it('a paragraph that does not speak of its heading is not injected for it', async () => {
+      const { p, bySummary } = corpus('# Deploy\n\nThe user prefers concise answers.\n');
+      const note = bySummary('The user prefers');
+      expect(note.title).toBe('The user prefers concise answers');
+      expect(await p.prefetch('how do we deploy?')).not.toContain(note.id);
+      // Still found by a search, below anything that is about deploying, and by its own words.
+      const out = await call(p, 'continuity_search', { query: 'how do we deploy?' });
+      expect((out.results as Array<{ id: string }>).map((r) => r.id)).toContain(note.id);
+      expect(await p.prefetch('does the user prefer concise answers?')).toContain(note.id);
+    });
+
+    it('the heading still helps a paragraph that is about it, and the one that says it comes first', async () => {
+      const { p, bySummary } = corpus(
+        '# Deploy\n\nThe user prefers concise answers.\n\nWe deploy with pnpm release from main once CI is green.\n\nStaging runs on the blue cluster.\n',
+      );
+      const deploy = bySummary('We deploy');
+      const staging = bySummary('Staging runs');
+      const note = bySummary('The user prefers');
+      const search = await call(p, 'continuity_search', { query: 'how do we deploy?' });
+      expect((search.results as Array<{ id: string }>)[0]!.id).toBe(deploy.id);
+      const block = await p.prefetch('how do we deploy?');
+      expect(block).toContain(deploy.id);
+      expect(block).not.toContain(note.id);
+      // "deploy" only in its heading, "staging" in its text: the heading completes the match.
+      const toStaging = await call(p, 'continuity_search', { query: 'how do we deploy to staging?' });
+      expect((toStaging.results as Array<{ id: string }>)[0]!.id).toBe(staging.id);
+      expect(await p.prefetch('how do we deploy to staging?')).toContain(staging.id);
+    });
   });
 
   it('parseCandidates names the line of a malformed file', () => {

@@ -54,6 +54,15 @@ const MIN_IDF_CORPUS = 1_000;
 /** FTS5 column weights: title, summary, details, tags, entities, sources. */
 const COLUMN_WEIGHTS = [1.0, 1.0, 0.5, 1.0, 1.0, 0.3] as const;
 const BM25 = `bm25(records_fts, ${COLUMN_WEIGHTS.join(', ')})`;
+/** FTS5 column filter for what a record itself says (every column but `sources`). */
+const OWN_COLUMNS = '{title summary details tags entities}';
+/**
+ * Share of its coverage weight a query word earns when a record has it only in `sources` (the path
+ * and heading path it came from): the same discount as that column's BM25 weight. A heading is
+ * context that completes a match the record makes with its own words; alone, it would make every
+ * paragraph under "# Deploy" an answer to "how do we deploy?" (decision 0904).
+ */
+const CONTEXT_SHARE = COLUMN_WEIGHTS[5];
 
 /** FTS5's bm25() constants (fixed in SQLite). */
 const FTS5_K1 = 1.2;
@@ -137,6 +146,17 @@ interface IndexCache {
   lengths: Map<number, number>;
   /** Records containing every one of a sorted, joined set of terms. */
   shared: Map<string, number>;
+  /** Whether a row's `sources` column (paths, headings) has any text, by rowid. */
+  hasContext: Map<number, boolean>;
+  /** Rowids containing a (rare) term in their own columns, not only in `sources`. */
+  ownPostings: Map<string, Set<number>>;
+}
+
+/** The query words each record contains, and those it has only in its source context. */
+interface LexicalMatch {
+  matched: Map<number, string[]>;
+  /** Per rowid, the matched words found only in `sources` (path, heading path). */
+  context: Map<number, Set<string>>;
 }
 
 /** Rowids of posting lists kept in memory before the cache starts over. */
@@ -191,6 +211,8 @@ export class Ranker {
       postingsSize: 0,
       lengths: new Map(),
       shared: new Map(),
+      hasContext: new Map(),
+      ownPostings: new Map(),
     };
     // What a transaction reads after its own writes may still roll back: used, never kept.
     if (!this.store.db.inTransaction) this.indexCache = fresh;
@@ -209,12 +231,53 @@ export class Ranker {
       ).map((r) => r.seq);
       if (cache.postingsSize + list.length > MAX_CACHED_POSTINGS) {
         cache.postings.clear();
+        cache.ownPostings.clear();
         cache.postingsSize = 0;
       }
       cache.postings.set(term, list);
       cache.postingsSize += list.length;
     }
     return list;
+  }
+
+  /** Rows with text in their `sources` column, of `seqs` (cached per version). */
+  private withContext(seqs: readonly number[]): Set<number> {
+    const cache = this.index();
+    const missing = seqs.filter((s) => !cache.hasContext.has(s));
+    if (missing.length > 0) {
+      if (cache.hasContext.size + missing.length > MAX_CACHED_POSTINGS) cache.hasContext.clear();
+      for (const s of missing) cache.hasContext.set(s, false);
+      const rows = this.store
+        .stmt(
+          "SELECT rowid AS seq FROM records_fts WHERE rowid IN (SELECT value FROM json_each(?)) AND sources <> ''",
+        )
+        .all(JSON.stringify(missing)) as Array<{ seq: number }>;
+      for (const r of rows) cache.hasContext.set(r.seq, true);
+    }
+    return new Set(seqs.filter((s) => cache.hasContext.get(s)));
+  }
+
+  /** Rowids with a (rare) term in their own columns (cached per version, counted with postings). */
+  private ownPostings(term: string): ReadonlySet<number> {
+    const cache = this.index();
+    let set = cache.ownPostings.get(term);
+    if (!set) {
+      set = new Set(
+        (
+          this.store
+            .stmt('SELECT rowid AS seq FROM records_fts WHERE records_fts MATCH ?')
+            .all(`${OWN_COLUMNS} : ${ftsTerm(term)}`) as Array<{ seq: number }>
+        ).map((r) => r.seq),
+      );
+      if (cache.postingsSize + set.size > MAX_CACHED_POSTINGS) {
+        cache.postings.clear();
+        cache.ownPostings.clear();
+        cache.postingsSize = 0;
+      }
+      cache.ownPostings.set(term, set);
+      cache.postingsSize += set.size;
+    }
+    return set;
   }
 
   private termStats(terms: readonly string[]): TermStats {
@@ -307,16 +370,15 @@ export class Ranker {
    * (common ones). Records outside the BM25 pool (vector and graph candidates) keep BM25 0: any
    * lexical score they have is below the pool's floor, and scoring them one by one costs ~0.3 ms each.
    */
-  private lexical(
-    terms: readonly string[],
-    seqs: readonly number[],
-    stats: TermStats,
-  ): Map<number, string[]> {
+  private lexical(terms: readonly string[], seqs: readonly number[], stats: TermStats): LexicalMatch {
     const matched = new Map<number, string[]>();
+    const context = new Map<number, Set<string>>();
     const match = ftsOr(terms);
-    if (!match || seqs.length === 0) return matched;
+    if (!match || seqs.length === 0) return { matched, context };
     const probe = this.store.stmt('SELECT 1 FROM records_fts WHERE records_fts MATCH ? AND rowid = ?');
     const wanted = new Set(seqs);
+    // Only rows with a path or heading can match a word through them alone (most rows have none).
+    const contextual = this.withContext(seqs);
     for (const t of terms) {
       const df = stats.df.get(t) ?? 0;
       if (df === 0) continue;
@@ -332,8 +394,20 @@ export class Ranker {
         if (list) list.push(t);
         else matched.set(seq, [t]);
       }
+      const placed = hits.filter((seq) => contextual.has(seq));
+      if (placed.length === 0) continue;
+      const own =
+        df <= Ranker.MAX_POSTINGS
+          ? this.ownPostings(t)
+          : new Set(placed.filter((seq) => probe.get(`${OWN_COLUMNS} : ${ftsTerm(t)}`, seq)));
+      for (const seq of placed) {
+        if (own.has(seq)) continue;
+        const set = context.get(seq);
+        if (set) set.add(t);
+        else context.set(seq, new Set([t]));
+      }
     }
-    return matched;
+    return { matched, context };
   }
 
   async rank(query: AnalyzedQuery, options: RankOptions): Promise<Candidate[]> {
@@ -394,7 +468,11 @@ export class Ranker {
     const seqs = records.map((r) => r.seq);
     // The questions these records answer are matched in the same pass as the records.
     const questions = weights.reply > 0 ? this.questionsAnswered(records) : new Map<number, Question>();
-    const matched = this.lexical(terms, [...seqs, ...[...questions.values()].map((q) => q.seq)], stats);
+    const { matched, context } = this.lexical(
+      terms,
+      [...seqs, ...[...questions.values()].map((q) => q.seq)],
+      stats,
+    );
     if (this.vectors) {
       const missing = seqs.filter((s) => !cosine.has(s));
       for (const [s, c] of this.vectors.cosines(query.raw, missing)) cosine.set(s, c);
@@ -408,11 +486,16 @@ export class Ranker {
     const names = new Set(query.entities);
     const weight = (t: string) => (covered.has(t) ? this.idf(stats, t) * (names.has(t) ? 2 : 1) : 0);
     const idfTotal = terms.reduce((sum, t) => sum + weight(t), 0);
+    /** Weight of the words a row matched, those found only in its source context discounted. */
+    const earned = (seq: number, ts: readonly string[]) => {
+      const ctx = context.get(seq);
+      return ts.reduce((s, t) => s + weight(t) * (ctx?.has(t) ? CONTEXT_SHARE : 1), 0);
+    };
     const anchorSet = new Set(query.anchors);
     const when = weights.temporal > 0 && asksWhen(query.raw);
     return records.map((record) => {
       const m = matched.get(record.seq) ?? [];
-      let coverage = idfTotal > 0 ? m.reduce((s, t) => s + weight(t), 0) / idfTotal : 0;
+      let coverage = idfTotal > 0 ? earned(record.seq, m) / idfTotal : 0;
       let bmRaw = bm25.get(record.seq) ?? 0;
       // The words of the question this record answers count at the share its passage asks.
       const asked = questions.get(record.seq);
@@ -421,7 +504,7 @@ export class Ranker {
       if (asked) {
         const share = weights.reply * asked.share;
         inherited = (matched.get(asked.seq) ?? []).filter((t) => !m.includes(t));
-        reply = idfTotal > 0 ? (share * inherited.reduce((s, t) => s + weight(t), 0)) / idfTotal : 0;
+        reply = idfTotal > 0 ? (share * earned(asked.seq, inherited)) / idfTotal : 0;
         coverage = Math.min(1, coverage + reply);
         bmRaw += share * (bm25.get(asked.seq) ?? 0);
       }
