@@ -70,6 +70,12 @@ describe('session_search (classic design)', () => {
     expect(String(r.message)).toMatch(/Use a keyword query/);
   });
 
+  it('an object query is an error naming query, not a listing of recent sessions', async () => {
+    const r = parse(await handleClassicSessionSearch(world(), { query: ['postgres'] }));
+    expect(r.success).toBe(false);
+    expect(String(r.error)).toMatch(/query/);
+  });
+
   it('times out cleanly', async () => {
     const { llm, server } = await scriptedLlm();
     server.fail({ type: 'timeout', count: 3 });

@@ -3,6 +3,7 @@ import {
   type ToolSchema,
   describeError,
   integerArg,
+  optionalString,
   parseToolArgs,
 } from '@hermes-memory/core';
 import { HIDDEN_SESSION_SOURCES, SESSION_SEARCH_TOOL_NAME, formatTimestamp } from './session-search';
@@ -150,7 +151,8 @@ export async function handleClassicSessionSearch(
     }
     const args = parseToolArgs(rawArgs);
     const limit = integerArg(args, 'limit', { fallback: 3, min: 1, max: 5 });
-    const query = typeof args.query === 'string' ? args.query.trim() : '';
+    // A number is the model quoting a keyword ("2024"); an object or array is a clear error, not a browse.
+    const query = optionalString(args, 'query')?.trim() ?? '';
     const current = options.currentSessionId;
     const lineage = current ? store.resolveLineage(current) : null;
     if (!query) {

@@ -188,6 +188,17 @@ describe('session_search (current design)', () => {
     expect(parse(handleSessionSearch(null, {})).success).toBe(false);
   });
 
+  it('a numeric query is searched as its digits; an object query is an error naming query, not a browse', () => {
+    const { s } = world();
+    s.appendMessage('other', { role: 'user', content: 'the 2024 budget review', timestamp: 2100 });
+    const hit = parse(handleSessionSearch(s, { query: 2024 }));
+    expect(hit.mode).not.toBe('browse');
+    expect(hit.results.map((x) => x.session_id)).toContain('other');
+    const bad = parse(handleSessionSearch(s, { query: { text: 'kubernetes' } }));
+    expect(bad.success).toBe(false);
+    expect(String(bad.error)).toMatch(/query/);
+  });
+
   it('formats timestamps like the reference', () => {
     expect(formatTimestamp(null)).toBe('unknown');
     expect(formatTimestamp('yesterday')).toBe('yesterday');

@@ -1,4 +1,10 @@
-import { type ToolSchema, describeError, integerArg, parseToolArgs } from '@hermes-memory/core';
+import {
+  type ToolSchema,
+  describeError,
+  integerArg,
+  optionalString,
+  parseToolArgs,
+} from '@hermes-memory/core';
 import type { SessionStore } from './session-store';
 import { FRESH_RESET_END_REASONS, type MessageRow, type SearchHit } from './types';
 
@@ -147,7 +153,8 @@ export function handleSessionSearch(
     }
     if (sessionId) return readSession(store, sessionId);
     const limit = integerArg(args, 'limit', { fallback: 3, min: 1, max: 10 });
-    const query = typeof args.query === 'string' ? args.query.trim() : '';
+    // A number is the model quoting a keyword ("2024"); an object or array is a clear error, not a browse.
+    const query = optionalString(args, 'query')?.trim() ?? '';
     if (!query) return browse(store, limit, ctx);
     const roleFilter =
       typeof args.role_filter === 'string' && args.role_filter.trim()
