@@ -33,6 +33,7 @@ import { extractUserInstruction } from './skill-scaffolding';
 import { DEFAULT_SPILL_CHARS, spillText } from './spill';
 import { composeRecall } from './recall-compose';
 import { ToolRouter } from './tool-router';
+import { warmTextPaths } from './warm-up';
 import type {
   AddProviderOptions,
   DrainState,
@@ -368,6 +369,9 @@ export class MemoryManager {
       }
     }
     this.tools.refresh(this.list);
+    // The first synced turn would otherwise compile the scanner and redaction on its provider's
+    // queue (~60 ms in which a kill -9 loses it): do it now, a step per macrotask, off the turn.
+    if (!inspection) void warmTextPaths(this.lifetime.signal);
   }
 
   /**
