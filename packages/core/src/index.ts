@@ -41,6 +41,9 @@ export * from './background';
 // Resilience: an injectable clock, deadlines, retry with backoff, circuit breaker, bounded polling.
 export * from './resilience';
 
+// A provider's durable outbox: undelivered writes survive shutdown, crash and kill -9 (decision 0115).
+export * from './outbox';
+
 // Runtime health of providers (separate from availability) and connection probes.
 export * from './health';
 

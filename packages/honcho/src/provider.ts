@@ -23,6 +23,7 @@ import {
   type MemoryWriteAction,
   neutralizeMemoryText,
   neutralizeToolResult,
+  type OutboxEntry,
   type PrefetchOptions,
   type ProbeResult,
   type ProviderFactoryContext,
@@ -65,7 +66,8 @@ import { cutAtWord, isTrivialHonchoPrompt, truncateToChars } from './recall/text
 import { type Snapshot, TwoLayerRecall } from './recall/two-layer';
 import { chunkMessage } from './session/chunk';
 import { type MigrationContext, migrateMemoryFiles, sdkMigrationRemote } from './session/migration';
-import { type HeldLimits, MessageWriter, type OutgoingMessage } from './session/writer';
+import { openHonchoOutbox } from './session/outbox';
+import { type HeldLimits, MessageWriter, type OutgoingMessage, type StoredMessage } from './session/writer';
 import { routeObserver, runHonchoTool } from './tools/handlers';
 import { HONCHO_TOOL_SCHEMAS } from './tools/schemas';
 
@@ -142,6 +144,10 @@ export class HonchoProvider extends MemoryProvider {
   /** a2a session id → the sender bot's peer; each is opened (peers joined) before its first write. */
   private readonly a2aPeers = new Map<string, string>();
   private readonly openedA2a = new Set<string>();
+  /** Sessions of messages an earlier process left on disk → their peers; each is opened before its replay. */
+  private readonly replayPeers = new Map<string, readonly [string, string]>();
+  /** Messages from an earlier process wait in the writer: sent once session init succeeds. */
+  private replayPending = false;
 
   constructor(settings: HonchoProviderSettings = {}, context?: Partial<ProviderFactoryContext>) {
     super();
@@ -236,6 +242,9 @@ export class HonchoProvider extends MemoryProvider {
       breaker: this.breaker,
     });
     this.backend = new HonchoBackend(client);
+    // Inspection never takes the outbox: what waits there belongs to the next writing process.
+    const outbox =
+      this.writable && !context.inspectionOnly && this.config.saveMessages ? this.openOutbox() : undefined;
     this.writer = new MessageWriter({
       frequency: this.config.writeFrequency,
       send: (session, messages, signal) => this.sendMessages(session, messages, signal),
@@ -246,7 +255,9 @@ export class HonchoProvider extends MemoryProvider {
         ? { retryDelayMs: this.settings.writerRetryDelayMs }
         : {}),
       ...(this.settings.heldLimits ? { heldLimits: this.settings.heldLimits } : {}),
+      ...(outbox ? { outbox } : {}),
     });
+    if (outbox && outbox.size > 0) this.adoptReplay(outbox.entries());
     this.recall = this.createRecall(timeoutMs);
     this.active = true;
     this.ready = false;
@@ -319,6 +330,10 @@ export class HonchoProvider extends MemoryProvider {
       if (epoch !== this.sessionEpoch) return;
       this.observation = opened.observation;
       this.ready = true;
+      if (this.replayPending) {
+        this.replayPending = false;
+        this.writer?.kick();
+      }
       // The one-time migration goes on the background queue: its calls (marker session, a lookup
       // and an upload per file) must not hold up the first turn's base context.
       if (opened.messageCount === 0 && this.config.sessionStrategy !== 'per-session' && this.writable) {
@@ -611,7 +626,12 @@ export class HonchoProvider extends MemoryProvider {
     ] as const) {
       if (!text) continue;
       for (const content of chunkMessage(neutralizeMemoryText(text), limit))
-        messages.push({ sessionId: route.sessionId, peerId, content });
+        messages.push({
+          sessionId: route.sessionId,
+          peerId,
+          content,
+          sessionPeers: [route.userPeerId, this.aiPeerId],
+        });
     }
     if (open) {
       // Held, not sent and not lost: the first flush after the breaker closes sends it first.
@@ -653,8 +673,13 @@ export class HonchoProvider extends MemoryProvider {
   ): Promise<void> {
     const backend = this.backend!;
     const bot = this.a2aPeers.get(sessionId);
+    const replay = this.replayPeers.get(sessionId);
     if (bot !== undefined && !this.openedA2a.has(sessionId)) {
       await backend.openSession(sessionId, bot, this.aiPeerId, this.observation, signal);
+      this.openedA2a.add(sessionId);
+    } else if (replay && sessionId !== this.sessionKey && !this.openedA2a.has(sessionId)) {
+      // An earlier process's session may never have been created (it ran through an outage).
+      await backend.openSession(sessionId, replay[0], replay[1], this.config.observation, signal);
       this.openedA2a.add(sessionId);
     }
     await backend.addMessages(sessionId, messages, signal);
@@ -764,21 +789,49 @@ export class HonchoProvider extends MemoryProvider {
   }
 
   override async shutdown(options?: ShutdownOptions): Promise<void> {
-    if (this.active && this.writer) {
+    const writer = this.writer;
+    if (this.active && writer) {
       try {
-        await this.writer.flushAll(options?.signal);
+        await writer.flushAll(options?.signal);
         await this.background.drain(options?.timeoutMs);
       } catch (error) {
-        const unsent = this.writer.pending;
+        const unsent = writer.pending;
         this.logger.warn(
-          `Honcho: flush at shutdown failed (${unsent} message(s) not sent): ${describe(error)}`,
+          `Honcho: flush at shutdown failed (${unsent} message(s) not sent${writer.onDisk > 0 ? '; kept on disk' : ''}): ${describe(error)}`,
         );
       }
     }
     this.recall?.close();
-    this.writer?.close();
+    const onDisk = (await writer?.close()) ?? 0;
+    if (onDisk > 0)
+      this.logger.warn(
+        `Honcho: ${onDisk} message(s) not delivered stay on disk (${path.join('honcho', 'outbox')} in HERMES_HOME) and are sent at the next start.`,
+      );
     this.lifetime.abort(new Error('Honcho provider shut down'));
     this.active = false;
+  }
+
+  /** Open this process's outbox (adopting what gone processes left); on a disk error, memory only. */
+  private openOutbox() {
+    try {
+      return openHonchoOutbox(this.hermesHome, this.logger);
+    } catch (error) {
+      this.logger.warn(
+        `Honcho: the outbox could not be opened (${describe(error)}); unsent messages are kept in memory only.`,
+      );
+      return undefined;
+    }
+  }
+
+  /** Queue what earlier processes left undelivered, in front of this session's messages. */
+  private adoptReplay(entries: readonly OutboxEntry<StoredMessage>[]): void {
+    for (const { data } of entries)
+      if (data.sessionPeers) this.replayPeers.set(data.sessionId, data.sessionPeers);
+    this.writer?.replay(entries);
+    this.replayPending = true;
+    this.logger.info(
+      `Honcho: ${entries.length} message(s) an earlier run could not deliver are on disk; they are sent once Honcho answers.`,
+    );
   }
 
   /** Queued writes and running background recall (for tests and the conformance kit). */
@@ -821,13 +874,17 @@ export class HonchoProvider extends MemoryProvider {
       return {
         ...report,
         status: 'down',
-        reason: `circuit breaker open: ${this.breaker.unavailableMessage()}${this.heldDroppedNote}`,
+        reason: `circuit breaker open: ${this.breaker.unavailableMessage()}${this.heldDroppedNote}${this.onDiskNote}`,
         since: this.breaker.openedAt,
         consecutiveFailures: this.breaker.failures,
       };
     }
     if (this.initError && !this.ready)
-      return { ...report, status: 'degraded', reason: `session init failed: ${describe(this.initError)}` };
+      return {
+        ...report,
+        status: 'degraded',
+        reason: `session init failed: ${describe(this.initError)}${this.onDiskNote ? `;${this.onDiskNote}` : ''}`,
+      };
     // A sign-in that needs renewing is visible even while requests still answer, and it is the
     // reason to show when they fail (a refused token's 401s say less than "sign in again").
     const problem = this.oauth?.problem;
@@ -839,6 +896,12 @@ export class HonchoProvider extends MemoryProvider {
   /** Held turns an outage outgrew (the writer's cap), for health and status. */
   private get heldDroppedNote(): string {
     return this.writer?.heldLosses.note() ?? '';
+  }
+
+  /** Messages waiting in this process's outbox, for health: ` N message(s) wait on disk for delivery.`, or ''. */
+  private get onDiskNote(): string {
+    const n = this.writer?.onDisk ?? 0;
+    return n > 0 ? ` ${n} message(s) wait on disk for delivery.` : '';
   }
 
   /** Whether the breaker refuses requests now (half-open lets the trial through). */

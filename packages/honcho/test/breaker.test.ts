@@ -219,7 +219,10 @@ describe('honcho circuit breaker', () => {
     const capWarnings = () => logs.messages().filter((m) => m.includes('held turns exceed'));
     expect(capWarnings()).toHaveLength(1);
     expect(capWarnings()[0]).toMatch(/exceed 4 messages or 60 characters; dropping the oldest \(2 message/);
-    expect(provider.health()?.reason).toMatch(/ 6 held message\(s\) dropped \(the oldest, over the cap\)\.$/);
+    // What is held on disk is capped the same way: the 4 newest.
+    expect(provider.health()?.reason).toMatch(
+      / 6 held message\(s\) dropped \(the oldest, over the cap\)\. 4 message\(s\) wait on disk for delivery\.$/,
+    );
     // The character limit binds too: one long turn pushes out all but itself.
     const long = 'x'.repeat(40);
     await pumped(clock, provider.syncTurn(long, 'ok'));
@@ -290,6 +293,6 @@ describe('honcho circuit breaker', () => {
     writer.hold([message('123456789')]); // the sent batch left the total: 9 characters fit
     expect(writer.heldDropped).toBe(3);
     expect(writer.pending).toBe(1);
-    writer.close();
+    await writer.close();
   });
 });

@@ -8,6 +8,7 @@
  */
 import { defineProviderCli, type ProviderCheck, type ProviderCliModule } from '@hermes-memory/core';
 import { isConfigured } from '../config/resolve';
+import { honchoMessagesOnDisk, honchoOutboxDir } from '../session/outbox';
 import { type AuthCommandOptions, authCommands } from './auth-commands';
 import { loadConfig } from './honcho-file';
 import { exportHonchoRecords, importHonchoRecords, validateHonchoRecord } from './portable';
@@ -35,7 +36,7 @@ export function createHonchoCli(options: AuthCommandOptions = {}): ProviderCliMo
       ...PEER_DATA_COMMANDS,
     ],
     status(ctx) {
-      return { details: statusDetails(loadConfig(ctx), process.cwd()) };
+      return { details: statusDetails(loadConfig(ctx), process.cwd(), ctx.home) };
     },
     doctor(ctx) {
       const config = loadConfig(ctx);
@@ -62,6 +63,15 @@ export function createHonchoCli(options: AuthCommandOptions = {}): ProviderCliMo
               fix: "Run 'hermes-memory honcho setup' (or set HONCHO_API_KEY).",
             },
       );
+      const waiting = honchoMessagesOnDisk(ctx.home);
+      if (waiting > 0)
+        checks.push({
+          id: 'outbox',
+          title: 'Undelivered messages',
+          status: 'warn',
+          detail: `${waiting} message(s) from a time Honcho was unreachable wait on disk (${honchoOutboxDir(ctx.home)}).`,
+          fix: 'Start the agent while Honcho is reachable: they are sent first.',
+        });
       return checks;
     },
     exportRecords: exportHonchoRecords,

@@ -17,6 +17,7 @@ import { isConfigured } from '../config/resolve';
 import type { HonchoConfig } from '../config/types';
 import { guardWrite } from '../guard';
 import { migrateMemoryFiles, sdkMigrationRemote } from '../session/migration';
+import { honchoMessagesOnDisk } from '../session/outbox';
 import { loadConfig } from './honcho-file';
 import { type Connected, connect, sessionName } from './identity';
 
@@ -53,7 +54,11 @@ export function describeCredential(config: HonchoConfig, nowMs = Date.now()): st
 }
 
 /** The settings `status` shows: never the key itself, only where it comes from. */
-export function statusDetails(config: HonchoConfig, cwd: string): Record<string, string | number | boolean> {
+export function statusDetails(
+  config: HonchoConfig,
+  cwd: string,
+  hermesHome?: string,
+): Record<string, string | number | boolean> {
   const configured = isConfigured(config);
   return {
     config: config.configPath ?? 'environment only',
@@ -82,6 +87,8 @@ export function statusDetails(config: HonchoConfig, cwd: string): Record<string,
     contextTokens: config.contextTokens ?? 'uncapped',
     dialecticCadence: config.dialecticCadence,
     dialecticReasoningLevel: config.dialecticReasoningLevel,
+    // Messages an outage left undelivered (decision 0115): the next agent start sends them.
+    ...(hermesHome !== undefined ? { waitingOnDisk: honchoMessagesOnDisk(hermesHome) } : {}),
   };
 }
 
@@ -94,7 +101,7 @@ const status: ProviderCommand = {
   async run(ctx, argv) {
     const { values } = ctx.parseArgs(argv, { probe: { type: 'boolean' } });
     const config = loadConfig(ctx);
-    const details = statusDetails(config, process.cwd());
+    const details = statusDetails(config, process.cwd(), ctx.home);
     const reason = notConfiguredReason(config);
     const probe = values.probe ? await testConnection(ctx, config) : undefined;
     const health = reason

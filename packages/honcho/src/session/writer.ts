@@ -10,12 +10,17 @@
  * breaker refused goes back to the buffer (nothing reached the server). What is held is bounded
  * (`HeldLimits`): past the cap the oldest messages go, counted, with one warning per outage, so a
  * long outage cannot grow the process without end.
+ * With an outbox (decision 0115) every buffered message is also journaled on disk in the
+ * background and acknowledged once Honcho accepted it (or the cap or the async writer's give-up
+ * dropped it), so what a shutdown, crash or kill -9 leaves unsent goes out from the next process.
  */
 import {
   CircuitOpenError,
   type Clock,
   HeldLosses,
   type Logger,
+  type Outbox,
+  type OutboxEntry,
   SerialQueue,
   silentLogger,
   sleep,
@@ -27,7 +32,14 @@ export interface OutgoingMessage {
   sessionId: string;
   peerId: string;
   content: string;
+  /** The session's user and AI peers, so a later process can open the session before replaying. */
+  sessionPeers?: readonly [user: string, ai: string];
+  /** Its outbox entry, once journaled (in memory only; not part of what is stored). */
+  outboxId?: string;
 }
+
+/** What the outbox stores per message. */
+export type StoredMessage = Omit<OutgoingMessage, 'outboxId'>;
 
 export type SendBatch = (
   sessionId: string,
@@ -46,6 +58,8 @@ export interface MessageWriterOptions {
   retryDelayMs?: number;
   /** The cap on messages held while the breaker is open (default `DEFAULT_HELD_LIMITS`). */
   heldLimits?: HeldLimits;
+  /** Where buffered messages are journaled until Honcho has them (absent: memory only). */
+  outbox?: Outbox<StoredMessage>;
 }
 
 /** The most held while the breaker is open: the newest messages within both limits are kept. */
@@ -120,9 +134,59 @@ export class MessageWriter {
     this.capHeld();
   }
 
+  /**
+   * Put what an earlier process left in the outbox in front of the buffer (already on disk, not
+   * journaled again); the cap applies. `kick` or the next flush sends it.
+   */
+  replay(entries: readonly OutboxEntry<StoredMessage>[]): void {
+    this.restore(entries.map((e) => ({ ...e.data, outboxId: e.id })));
+    this.capHeld();
+  }
+
+  /** Send what is buffered in the background; a failure keeps it buffered (nothing is dropped). */
+  kick(): void {
+    if (this.unsent.length === 0) return;
+    this.queue.push(
+      () =>
+        this.flush().catch((error: unknown) => {
+          this.logger.warn(
+            `Honcho: sending held messages failed, kept for the next flush: ${describe(error)}`,
+          );
+        }),
+      'replay',
+    );
+  }
+
+  /** Messages on disk not yet delivered (0 without an outbox). */
+  get onDisk(): number {
+    return this.options.outbox?.size ?? 0;
+  }
+
   private append(messages: readonly OutgoingMessage[]): void {
-    this.unsent.push(...messages);
-    for (const m of messages) this.unsentChars += m.content.length;
+    const journaled = this.journal(messages);
+    this.unsent.push(...journaled);
+    for (const m of journaled) this.unsentChars += m.content.length;
+  }
+
+  /** Journal `messages` (written in the background: the caller never waits on the disk). */
+  private journal(messages: readonly OutgoingMessage[]): readonly OutgoingMessage[] {
+    const outbox = this.options.outbox;
+    if (!outbox) return messages;
+    try {
+      const entries = outbox.add(messages.map(({ outboxId: _, ...stored }) => stored));
+      return messages.map((m, i) => ({ ...m, outboxId: entries[i]!.id }));
+    } catch {
+      return messages; // closed: memory only, as without an outbox
+    }
+  }
+
+  /** Delivered or deliberately dropped: not replayed by a later process. */
+  private settle(messages: readonly OutgoingMessage[]): void {
+    const outbox = this.options.outbox;
+    if (!outbox) return;
+    const ids: string[] = [];
+    for (const m of messages) if (m.outboxId !== undefined) ids.push(m.outboxId);
+    outbox.ack(ids);
   }
 
   /** Put messages that did not go out back in front of the buffer, in order. */
@@ -146,6 +210,7 @@ export class MessageWriter {
       drop += 1;
     }
     if (drop === 0) return;
+    this.settle(this.unsent.slice(0, drop));
     this.unsent = this.unsent.slice(drop);
     this.heldLosses.dropped(drop);
   }
@@ -179,9 +244,11 @@ export class MessageWriter {
     return this.queue.drain(timeoutMs);
   }
 
-  close(): void {
+  /** Stop; resolves to how many messages stay on disk for the next process (0 without an outbox). */
+  async close(): Promise<number> {
     this.lifetime.abort(new Error('Honcho writer closed'));
     this.queue.close();
+    return (await this.options.outbox?.close()) ?? 0;
   }
 
   private takeUnsent(): OutgoingMessage[] {
@@ -222,6 +289,7 @@ export class MessageWriter {
       for (let i = 0; i < list.length; i += 100) {
         const part = list.slice(i, i + 100);
         await this.options.send(sessionId, part, signal);
+        this.settle(part);
         this.heldLosses.delivered();
         for (const m of part) sent.add(m);
       }
@@ -251,6 +319,7 @@ export class MessageWriter {
           });
         } else {
           this.dropped += remaining.length;
+          this.settle(remaining);
           this.logger.warn(
             `Honcho: message flush failed again (${describe(error)}); ${remaining.length} message(s) dropped.`,
           );

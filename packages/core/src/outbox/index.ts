@@ -1,0 +1,1 @@
+export { Outbox, type OutboxEntry, type OutboxOptions } from './outbox';

@@ -1,0 +1,168 @@
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createRecordingLogger } from '../logging/logger';
+import { Outbox } from './outbox';
+
+interface Msg {
+  n: number;
+}
+
+const dirs: string[] = [];
+const opened: Array<Outbox<unknown>> = [];
+afterEach(async () => {
+  for (const o of opened.splice(0)) await o.close();
+  for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
+});
+
+function home(): string {
+  const d = fs.mkdtempSync(path.join(os.tmpdir(), 'hm-outbox-'));
+  dirs.push(d);
+  return d;
+}
+
+function open(dir: string, extra: Partial<Parameters<typeof Outbox.open>[0]> = {}): Outbox<Msg> {
+  const o = Outbox.open<Msg>({ dir, name: 'Test', ...extra });
+  opened.push(o as Outbox<unknown>);
+  return o;
+}
+
+const ns = (o: Outbox<Msg>) => o.entries().map((e) => e.data.n);
+const journals = (dir: string) => fs.readdirSync(dir).filter((f) => f.endsWith('.jsonl'));
+
+describe('Outbox', () => {
+  it('keeps undelivered writes across a restart, in order, and drops what was acknowledged', async () => {
+    const dir = path.join(home(), 'p', 'outbox');
+    const a = open(dir);
+    const entries = await a.append([{ n: 1 }, { n: 2 }, { n: 3 }]);
+    a.ack([entries[1]!.id]);
+    await a.flushed();
+    expect(await a.close()).toBe(2);
+    const b = open(dir);
+    expect(ns(b)).toEqual([1, 3]);
+    expect(b.entries().map((e) => e.id)).toEqual([entries[0]!.id, entries[2]!.id]);
+    expect(b.adoptedPending).toBe(2);
+    b.ack(b.entries().map((e) => e.id));
+    expect(await b.close()).toBe(0);
+    expect(journals(dir)).toEqual([]);
+    expect(fs.readdirSync(dir)).toEqual([]);
+  });
+
+  it('creates the folder 0700 and its files 0600', async () => {
+    const dir = path.join(home(), 'p', 'outbox');
+    const a = open(dir);
+    await a.append([{ n: 1 }]);
+    expect(fs.statSync(dir).mode & 0o777).toBe(0o700);
+    for (const f of fs.readdirSync(dir)) expect(fs.statSync(path.join(dir, f)).mode & 0o777, f).toBe(0o600);
+  });
+
+  it('skips a torn last line (a crash mid-append) without losing the lines before it', async () => {
+    const dir = home();
+    const a = open(dir);
+    await a.append([{ n: 1 }, { n: 2 }]);
+    await a.close();
+    const [file] = journals(dir);
+    fs.appendFileSync(path.join(dir, file!), '{"v":1,"put":"x-9","at":1,"data":{"n"');
+    const logger = createRecordingLogger();
+    const b = open(dir, { logger });
+    expect(ns(b)).toEqual([1, 2]);
+    expect(b.skippedLines).toBe(1);
+    expect(logger.records.some((r) => r.level === 'warn' && /1 unreadable line/.test(r.message))).toBe(true);
+    // The next process appends to a fresh file: the torn fragment never joins a new line.
+    await b.append([{ n: 3 }]);
+    await b.close();
+    expect(ns(open(dir))).toEqual([1, 2, 3]);
+  });
+
+  it('never takes the files of a live process: two live outboxes hold disjoint entries', async () => {
+    const dir = home();
+    const a = open(dir);
+    await a.append([{ n: 1 }]);
+    const b = open(dir);
+    expect(b.size).toBe(0);
+    await b.append([{ n: 2 }]);
+    const c = open(dir);
+    expect(c.size).toBe(0);
+    expect(Outbox.countOnDisk(dir)).toBe(2);
+    await a.close();
+    // a is gone now: the next process takes its entry, b keeps its own.
+    const d = open(dir);
+    expect(ns(d)).toEqual([1]);
+    expect(ns(b)).toEqual([2]);
+  });
+
+  it('compacts acknowledged lines and keeps every unacknowledged entry', async () => {
+    const dir = home();
+    const a = open(dir, { compactAfter: 4 });
+    const all = await a.append(Array.from({ length: 10 }, (_, n) => ({ n })));
+    for (const e of all.slice(0, 8)) a.ack([e.id]);
+    await a.flushed();
+    const files = journals(dir);
+    expect(files).toHaveLength(1);
+    // 8 acks → two compactions: the file now holds only what is live (plus no more than 3 acks).
+    const lines = fs.readFileSync(path.join(dir, files[0]!), 'utf8').trim().split('\n');
+    expect(lines.length).toBeLessThan(2 + 4);
+    await a.close();
+    expect(ns(open(dir))).toEqual([8, 9]);
+  });
+
+  it('a compaction that died before removing its input replays each entry once', async () => {
+    const dir = home();
+    const a = open(dir);
+    await a.append([{ n: 1 }, { n: 2 }]);
+    await a.close();
+    const [file] = journals(dir);
+    // The state a crash leaves between "new journal renamed in" and "old journal removed".
+    const copy = file!.replace(/\.(\d+)\.jsonl$/, (_, s) => `.${Number(s) + 1}.jsonl`);
+    fs.copyFileSync(path.join(dir, file!), path.join(dir, copy));
+    expect(ns(open(dir))).toEqual([1, 2]);
+  });
+
+  it('orders adopted processes by when they began writing', async () => {
+    let now = 1_000;
+    const clock = { now: () => now } as never;
+    const dir = home();
+    const later = open(dir, { clock });
+    now = 5_000;
+    await later.append([{ n: 2 }]);
+    now = 2_000;
+    const earlier = open(dir, { clock });
+    await earlier.append([{ n: 1 }]);
+    await later.close();
+    await earlier.close();
+    expect(ns(open(dir))).toEqual([1, 2]);
+  });
+
+  it('kill -9 mid-append: every write acknowledged on disk survives, in order, and a dead process is adopted', async () => {
+    const dir = home();
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', new URL('./testing/append-child.ts', import.meta.url).pathname, dir],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    let out = '';
+    let err = '';
+    child.stderr.on('data', (d) => (err += d));
+    await new Promise<void>((resolve, reject) => {
+      child.stdout.on('data', (d: Buffer) => {
+        out += d.toString();
+        if ((out.match(/^ok /gm) ?? []).length >= 25) resolve();
+      });
+      child.on('exit', () => reject(new Error(`child exited early: ${err.slice(-400)}`)));
+    });
+    const exited = new Promise((resolve) => child.on('exit', resolve));
+    child.kill('SIGKILL');
+    await exited;
+    const confirmed = (out.match(/^ok (\d+)$/gm) ?? []).map((l) => Number(l.slice(3)));
+    expect(Outbox.countOnDisk(dir)).toBeGreaterThanOrEqual(confirmed.length);
+    const after = ns(open(dir));
+    // Everything confirmed, in order; at most the one write in flight beyond it.
+    expect(after.slice(0, confirmed.length)).toEqual(confirmed);
+    expect(after.length - confirmed.length).toBeLessThanOrEqual(1);
+    expect(after).toEqual(after.map((_, i) => i));
+  }, 20_000);
+});

@@ -1,0 +1,258 @@
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import { hostname } from 'node:os';
+import path from 'node:path';
+import { writeFileAtomic, writeNewFile } from '../fs/atomic-write';
+import { ensureDir } from '../fs/dirs';
+import { O_NOFOLLOW, readFileNoFollow } from '../fs/no-follow';
+import { type Logger, silentLogger } from '../logging/logger';
+import { type Clock, systemClock } from '../resilience/clock';
+import { ackLine, foldJournals, type OutboxEntry, putLine } from './journal-lines';
+import { adoptOwner, journalName, listJournals, lockName, ownerGone, removeQuietly } from './owner-files';
+
+export type { OutboxEntry } from './journal-lines';
+
+export interface OutboxOptions {
+  /** The provider's outbox folder, e.g. `${HERMES_HOME}/honcho/outbox` (created 0700). */
+  dir: string;
+  /** Folders between `root` and `dir` must not be links (default: `dir` itself). */
+  root?: string;
+  /** Names the provider in log lines ("Honcho"). Log lines carry counts, never entry data. */
+  name: string;
+  logger?: Logger;
+  clock?: Clock;
+  /** Rewrite the journal once this many lines are acknowledged ones (default 512). */
+  compactAfter?: number;
+}
+
+const C = fs.constants;
+const APPEND = C.O_WRONLY | C.O_APPEND | C.O_CREAT | O_NOFOLLOW;
+
+/**
+ * A provider's durable outbox (decision 0115): undelivered writes as an append-only JSON-lines
+ * journal per process under HERMES_HOME, so a shutdown during an outage, a crash or a kill -9
+ * does not lose them; the next process on the same home adopts them and delivers them first.
+ *
+ * - `add` is synchronous in memory and writes in the background (serially, fsynced): callers on
+ *   the hot path never wait; `flushed()` / `append` resolve when what was added is on disk.
+ * - `ack` removes delivered (or deliberately dropped) entries; the journal is rewritten (atomic
+ *   rename of a new file, then removal of the old) once acknowledged lines pile up, so a crash at
+ *   any point leaves every unacknowledged entry in at least one file (duplicates fold by id).
+ * - Each process writes only its own files, guarded by its lock; at `open` it adopts (by atomic
+ *   rename) the files of processes that are gone, so two live processes never hold the same entry.
+ */
+export class Outbox<T> {
+  private readonly live = new Map<string, OutboxEntry<T>>();
+  private readonly adoptedIds: ReadonlySet<string>;
+  private chain: Promise<void> = Promise.resolve();
+  private handle: fs.promises.FileHandle | undefined;
+  private file: string;
+  private seq: number;
+  private counter = 0;
+  private ackedLines = 0;
+  private closed = false;
+  private failure: Error | undefined;
+  private readonly logger: Logger;
+  private readonly clock: Clock;
+
+  private constructor(
+    private readonly options: OutboxOptions,
+    private readonly owner: string,
+    adopted: readonly OutboxEntry<T>[],
+    seq: number,
+    /** Lines of the adopted journals that did not parse (a torn tail after a crash, or damage). */
+    readonly skippedLines: number,
+  ) {
+    this.logger = options.logger ?? silentLogger;
+    this.clock = options.clock ?? systemClock;
+    for (const entry of adopted) this.live.set(entry.id, entry);
+    this.adoptedIds = new Set(adopted.map((e) => e.id));
+    this.seq = seq;
+    this.file = path.join(options.dir, journalName(owner, seq));
+  }
+
+  /**
+   * Take this process's place in `options.dir`: create its lock, adopt the journals of processes
+   * that are gone and fold them (oldest process first) into one journal of ours. Synchronous (a
+   * few small files at startup); throws FileWriteError / UnsafePathError when the folder is unusable.
+   */
+  static open<T>(options: OutboxOptions): Outbox<T> {
+    const dir = path.resolve(options.dir);
+    ensureDir(dir, { root: options.root ?? dir });
+    const owner = `${process.pid}-${randomBytes(6).toString('hex')}`;
+    writeNewFile(
+      path.join(dir, lockName(owner)),
+      JSON.stringify({ pid: process.pid, host: hostname(), ts: Date.now(), token: owner }),
+      { durable: false },
+    );
+    let seq = 0;
+    const groups: Array<OutboxEntry<T>[]> = [];
+    let skipped = 0;
+    const taken: string[] = [];
+    for (const [other, files] of listJournals(dir)) {
+      if (other === owner || !ownerGone(dir, other)) continue;
+      const mine = adoptOwner(dir, other, files, owner, () => seq++);
+      if (mine.length === 0) continue;
+      taken.push(...mine);
+      const folded = foldJournals<T>(mine.map((f) => readText(path.join(dir, f))));
+      skipped += folded.skipped;
+      if (folded.entries.length > 0) groups.push(folded.entries);
+    }
+    // Processes in the order they started writing; each one's entries in its own order.
+    groups.sort((a, b) => a[0]!.at - b[0]!.at);
+    const seen = new Set<string>();
+    const adopted = groups.flat().filter((e) => !seen.has(e.id) && seen.add(e.id));
+    if (adopted.length > 0)
+      writeFileAtomic(path.join(dir, journalName(owner, seq)), adopted.map(putLine).join(''), {
+        createDirs: false,
+      });
+    // The folded journal is on disk (fsynced, renamed): the adopted inputs can go.
+    for (const f of taken) removeQuietly(path.join(dir, f));
+    const outbox = new Outbox<T>({ ...options, dir }, owner, adopted, seq, skipped);
+    if (skipped > 0)
+      outbox.logger.warn(
+        `${options.name}: ${skipped} unreadable line(s) in the outbox were skipped (a write cut short by a crash).`,
+      );
+    return outbox;
+  }
+
+  /**
+   * Count the undelivered entries on disk without taking anything (for status and doctor):
+   * every journal in `dir`, live processes' included.
+   */
+  static countOnDisk(dir: string): number {
+    let count = 0;
+    for (const files of listJournals(dir).values())
+      count += foldJournals(files.map((f) => readText(path.join(dir, f)))).entries.length;
+    return count;
+  }
+
+  /** Unacknowledged entries, oldest first (adopted ones from earlier processes come first). */
+  entries(): OutboxEntry<T>[] {
+    return [...this.live.values()];
+  }
+
+  /** Entries that came from earlier processes and are not acknowledged yet. */
+  get adoptedPending(): number {
+    let n = 0;
+    for (const id of this.live.keys()) if (this.adoptedIds.has(id)) n += 1;
+    return n;
+  }
+
+  /** Undelivered entries held (on disk once `flushed()` resolves). */
+  get size(): number {
+    return this.live.size;
+  }
+
+  /** The last write error, if the disk refused one (entries then live in memory only). */
+  get lastError(): Error | undefined {
+    return this.failure;
+  }
+
+  /** Record `items` as undelivered; returns their entries at once and writes them in the background. */
+  add(items: readonly T[]): OutboxEntry<T>[] {
+    if (this.closed) throw new Error(`${this.options.name}: the outbox is closed.`);
+    const at = this.clock.now();
+    const entries = items.map((data) => ({ id: `${this.owner}-${this.counter++}`, at, data }));
+    if (entries.length === 0) return entries;
+    for (const e of entries) this.live.set(e.id, e);
+    this.write(entries.map(putLine).join(''));
+    return entries;
+  }
+
+  /** `add`, resolving when the entries are on disk (fsynced). */
+  async append(items: readonly T[]): Promise<OutboxEntry<T>[]> {
+    const entries = this.add(items);
+    await this.flushed();
+    return entries;
+  }
+
+  /** Mark entries delivered (or dropped on purpose): they are not replayed. Written in the background. */
+  ack(ids: Iterable<string>): void {
+    const done = [...ids].filter((id) => this.live.delete(id));
+    if (done.length === 0 || this.closed) return;
+    this.ackedLines += 1;
+    this.write(ackLine(done));
+    if (this.ackedLines >= (this.options.compactAfter ?? 512)) {
+      this.ackedLines = 0;
+      this.enqueue(() => this.compact());
+    }
+  }
+
+  /** Resolves when every write queued so far has finished (rejects if the last one failed). */
+  async flushed(): Promise<void> {
+    await this.chain;
+    if (this.failure) throw this.failure;
+  }
+
+  /**
+   * Finish pending writes and give up the lock. Entries still undelivered stay on disk for the
+   * next process; with none left the journal is removed. Returns how many stay.
+   */
+  async close(): Promise<number> {
+    if (this.closed) return this.live.size;
+    this.closed = true;
+    await this.chain;
+    await this.closeHandle();
+    const left = this.live.size;
+    if (left === 0) removeQuietly(this.file);
+    removeQuietly(path.join(this.options.dir, lockName(this.owner)));
+    return left;
+  }
+
+  private write(text: string): void {
+    this.enqueue(async () => {
+      this.handle ??= await fs.promises.open(this.file, APPEND, 0o600);
+      const bytes = Buffer.from(text, 'utf8');
+      let offset = 0;
+      while (offset < bytes.length) {
+        const { bytesWritten } = await this.handle.write(bytes, offset, bytes.length - offset);
+        offset += bytesWritten;
+      }
+      await this.handle.datasync();
+    });
+  }
+
+  private enqueue(task: () => Promise<void>): void {
+    this.chain = this.chain.then(task).then(
+      () => {
+        this.failure = undefined;
+      },
+      (error: unknown) => {
+        const first = this.failure === undefined;
+        this.failure = error instanceof Error ? error : new Error(String(error));
+        if (first)
+          this.logger.warn(
+            `${this.options.name}: the outbox could not write to disk (${errorCode(error)}); undelivered writes are kept in memory only until it can.`,
+          );
+      },
+    );
+  }
+
+  /** Rewrite the journal with only the live entries (a new file, atomically), then drop the old one. */
+  private async compact(): Promise<void> {
+    await this.closeHandle();
+    const old = this.file;
+    this.seq += 1;
+    this.file = path.join(this.options.dir, journalName(this.owner, this.seq));
+    if (this.live.size > 0)
+      writeFileAtomic(this.file, [...this.live.values()].map(putLine).join(''), { createDirs: false });
+    removeQuietly(old);
+  }
+
+  private async closeHandle(): Promise<void> {
+    const handle = this.handle;
+    this.handle = undefined;
+    await handle?.close().catch(() => undefined);
+  }
+}
+
+function readText(file: string): string {
+  const bytes = readFileNoFollow(file);
+  return bytes ? Buffer.from(bytes).toString('utf8') : '';
+}
+
+function errorCode(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  return typeof code === 'string' ? code : error instanceof Error ? error.name : 'error';
+}
