@@ -71,6 +71,7 @@ import {
   UPDATE_TOOL,
 } from './tools';
 import { TurnWriter } from './turn-writer';
+import { UndeliveredWrites } from './undelivered';
 import { importEmbeddings } from './embeddings-peer';
 
 const UNAVAILABLE = 'Mem0 temporarily unavailable (multiple consecutive failures). Will retry automatically.';
@@ -116,6 +117,8 @@ export class Mem0Provider extends MemoryProvider {
   private breaker: CircuitBreaker;
   private slot: PrefetchSlot<string>;
   private writer: TurnWriter;
+  /** Accepted writes Mem0 never confirmed (none are held: they are counted and told). */
+  private undelivered: UndeliveredWrites;
   private lifetime = new AbortController();
   private lastRecallCount = 0;
   /** Services the host injected at initialize (OSS mode uses them). */
@@ -138,6 +141,7 @@ export class Mem0Provider extends MemoryProvider {
     if (context?.logger) this.logger = context.logger;
     this.breaker = this.newBreaker();
     this.slot = this.newSlot();
+    this.undelivered = new UndeliveredWrites(() => this.clock.now());
     this.writer = this.newWriter();
   }
 
@@ -225,6 +229,7 @@ export class Mem0Provider extends MemoryProvider {
     this.lifetime = new AbortController();
     this.breaker = this.newBreaker();
     this.slot = this.newSlot();
+    this.undelivered = new UndeliveredWrites(() => this.clock.now());
     this.writer = this.newWriter();
     const config = resolveMem0Config(this.settingsInput, {
       providerConfig: context.providerConfig ?? this.factoryContext?.providerConfig,
@@ -281,7 +286,12 @@ export class Mem0Provider extends MemoryProvider {
     this.closed = true;
     this.writer.close();
     const drained = await this.writer.idle(options?.timeoutMs ?? DEFAULT_SHUTDOWN_MS);
-    if (!drained) this.logger.warn('Mem0: shut down with a write still in flight; it was abandoned.');
+    const abandoned = drained ? 0 : this.writer.pending;
+    const lost = this.undelivered.seal(abandoned);
+    if (lost > 0)
+      this.logger.warn(
+        `Mem0: ${lost} write(s) accepted this session were not delivered (${abandoned} abandoned in flight at shutdown; last: ${this.undelivered.lastReason}). Mem0 keeps no copy across a restart.`,
+      );
     this.slot.close();
     this.lifetime.abort(new Error('Mem0 provider shut down.'));
     const backend = this.backend;
@@ -353,7 +363,10 @@ export class Mem0Provider extends MemoryProvider {
     const backend = this.backend;
     const config = this.config;
     if (this.closed || !this.writable || !backend || !config) return;
-    if (this.breaker.state === 'open') return;
+    if (this.breaker.state === 'open') {
+      this.undelivered.lost(1, 'turn refused: circuit breaker open');
+      return;
+    }
     // Mem0 extracts facts from the turn and recall brings them back: a turn the write scanner
     // blocks is not sent at all (either message can carry the payload into an extracted fact).
     const messages: Mem0Message[] = [];
@@ -383,9 +396,13 @@ export class Mem0Provider extends MemoryProvider {
           },
           s,
         ),
-      ).catch((error: unknown) => {
-        this.logger.warn(`Mem0 sync failed: ${describeError(error)}`);
-      }),
+      ).then(
+        () => this.undelivered.delivered(),
+        (error: unknown) => {
+          this.undelivered.lost(1, `turn: ${describeError(error)}`);
+          this.logger.warn(`Mem0 sync failed: ${describeError(error)}`);
+        },
+      ),
     );
   }
 
@@ -405,7 +422,10 @@ export class Mem0Provider extends MemoryProvider {
     const config = this.config;
     if (action !== 'add' || this.closed || !this.writable || !backend || !config || content.trim() === '')
       return;
-    if (this.breaker.state === 'open') return;
+    if (this.breaker.state === 'open') {
+      this.undelivered.lost(1, 'memory write refused: circuit breaker open');
+      return;
+    }
     const guarded = guardWrite(content);
     if (!guarded.ok) {
       this.logger.warn(`Mem0 did not mirror a ${target} memory write: ${guarded.error}`);
@@ -424,9 +444,13 @@ export class Mem0Provider extends MemoryProvider {
           },
           s,
         ),
-      ).catch((error: unknown) => {
-        this.logger.warn(`Mem0 memory mirror failed: ${describeError(error)}`);
-      }),
+      ).then(
+        () => this.undelivered.delivered(),
+        (error: unknown) => {
+          this.undelivered.lost(1, `memory write: ${describeError(error)}`);
+          this.logger.warn(`Mem0 memory mirror failed: ${describeError(error)}`);
+        },
+      ),
     );
   }
 
@@ -603,11 +627,21 @@ export class Mem0Provider extends MemoryProvider {
   // ---- status ----------------------------------------------------------------------------------
 
   override health(): ProviderHealth | null {
-    if (this.breaker.state !== 'open') return null;
+    const lost = this.undelivered;
+    if (this.breaker.state === 'open')
+      return {
+        status: 'down',
+        reason: `Mem0 circuit breaker open after ${this.breaker.failures} consecutive failures; retrying in ${Math.ceil(Math.max(0, this.breaker.retryAt - this.clock.now()) / 1000)} s.${lost.note()}`,
+        since: this.breaker.openedAt,
+        consecutiveFailures: this.breaker.failures,
+      };
+    // Until Mem0 confirms a write again, the writes it lost are the news (skipped turns included).
+    const recent = lost.sinceDelivered;
+    if (recent === 0) return null;
     return {
-      status: 'down',
-      reason: `Mem0 circuit breaker open after ${this.breaker.failures} consecutive failures; retrying in ${Math.ceil(Math.max(0, this.breaker.retryAt - this.clock.now()) / 1000)} s`,
-      since: this.breaker.openedAt,
+      status: 'degraded',
+      reason: `the last ${recent} write(s) were not delivered (${lost.lastReason}).${lost.note()}`,
+      since: lost.since,
       consecutiveFailures: this.breaker.failures,
     };
   }
@@ -687,6 +721,14 @@ export class Mem0Provider extends MemoryProvider {
     return this.writer.skipped;
   }
 
+  /**
+   * Writes accepted since `initialize` that Mem0 never confirmed: failed, refused by the open
+   * breaker, skipped behind a stuck write, or abandoned at shutdown. Nothing holds them.
+   */
+  get undeliveredWrites(): number {
+    return this.undelivered.total;
+  }
+
   /** Wait until queued writes and running searches settled (tests, examples). */
   async idle(timeoutMs = 10_000): Promise<boolean> {
     const [writes, searches] = await Promise.all([this.writer.idle(timeoutMs), this.slot.idle(timeoutMs)]);
@@ -725,6 +767,7 @@ export class Mem0Provider extends MemoryProvider {
       waitMs: this.config?.syncWaitMs ?? 5000,
       clock: this.clock,
       logger: this.logger,
+      onSkip: () => this.undelivered.lost(1, 'turn skipped: the previous write was still running'),
     });
   }
 }

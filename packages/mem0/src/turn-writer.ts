@@ -34,7 +34,21 @@ export class TurnWriter {
   private stuck: Promise<void> | undefined;
   private skippedWhileStuck = 0;
 
-  constructor(private readonly options: { waitMs: number; clock?: Clock; logger?: Logger }) {}
+  constructor(
+    private readonly options: {
+      waitMs: number;
+      clock?: Clock;
+      logger?: Logger;
+      /** Called for each skipped turn (the provider counts what it never delivered). */
+      onSkip?: () => void;
+    },
+  ) {}
+
+  private skip(whileStuck: boolean): void {
+    this.skipped += 1;
+    if (whileStuck) this.skippedWhileStuck += 1;
+    this.options.onSkip?.();
+  }
 
   private get clock(): Clock {
     return this.options.clock ?? systemClock;
@@ -49,8 +63,7 @@ export class TurnWriter {
   push(send: () => Promise<unknown>): void {
     if (this.closed) return;
     if (this.stuck !== undefined && this.stuck === this.active) {
-      this.skipped += 1;
-      this.skippedWhileStuck += 1;
+      this.skip(true);
       return;
     }
     this.waiting += 1;
@@ -59,12 +72,11 @@ export class TurnWriter {
         const previous = this.active;
         if (previous !== undefined) {
           if (previous === this.stuck) {
-            this.skipped += 1;
-            this.skippedWhileStuck += 1;
+            this.skip(true);
             return;
           }
           if (!(await settlesWithin(previous, this.options.waitMs, this.clock))) {
-            this.skipped += 1;
+            this.skip(false);
             this.stuck = previous;
             void previous.then(() => this.unstick(previous));
             (this.options.logger ?? silentLogger).warn(
