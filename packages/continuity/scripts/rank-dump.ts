@@ -76,7 +76,11 @@ for (const conv of data.slice((lo ?? 1) - 1, hi)) {
     }
     const lexical = (
       ranker as unknown as {
-        lexical(t: readonly string[], s: readonly number[], st: unknown): Map<number, string[]>;
+        lexical(
+          t: readonly string[],
+          s: readonly number[],
+          st: unknown,
+        ): { matched: Map<number, string[]>; context: Map<number, Set<string>> };
       }
     ).lexical(
       terms,
@@ -102,7 +106,8 @@ for (const conv of data.slice((lo ?? 1) - 1, hi)) {
       df: Object.fromEntries(terms.map((t) => [t, stats.df.get(t) ?? 0])),
       total: stats.total,
       bm25,
-      matched: Object.fromEntries(lexical),
+      matched: Object.fromEntries(lexical.matched),
+      context: Object.fromEntries([...lexical.context].map(([seq, ts]) => [seq, [...ts]])),
       ranked: ranked.slice(0, 50).map((c) => ({
         seq: c.record.seq,
         score: c.score,

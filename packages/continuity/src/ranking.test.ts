@@ -170,14 +170,36 @@ describe('ranking (decision 0905)', () => {
     expect(reply.get(related.id)).toBe(0);
   });
 
+  it('a positional neighbour lends less than an association: it does not pass a hit with more of its own evidence', async () => {
+    const p = tempProvider();
+    // A transcript: a strong hit and the next turn, which barely matches; elsewhere, a turn that
+    // matches well in its own words.
+    const source = add(p, 'Gina', 'My online clothing store had its best week, the store ads finally work.', [
+      'Gina',
+    ]);
+    const next = add(p, 'Jon', 'Nice one! The store sounds busy.', ['Jon']);
+    p.recordStore!.link(source.id, next.id, 'next_segment', 1);
+    // The same kind of remark, linked to the hit by an explicit association.
+    const linked = add(p, 'Jon', 'Great news! The store sounds busy.', ['Jon']);
+    p.recordStore!.link(source.id, linked.id, 'related_to', 1);
+    const own = add(p, 'Gina', 'The store is doing great, a wild ride.', ['Gina']);
+    for (let i = 0; i < 30; i++) add(p, 'Jon', `Filler turn ${i} about the dance studio, floors and music.`);
+    const query = 'How are the online store ads of Gina doing?';
+    const results = await ranked(p, query);
+    // Before: the neighbour borrowed half the source's score and passed the other hit; the
+    // association still does.
+    expect(results.map((r) => r.id).slice(0, 4)).toEqual([source.id, linked.id, own.id, next.id]);
+  });
+
   it('neighbours lifted to the same ceiling keep the order of their own evidence', async () => {
     const p = tempProvider();
     // Both neighbours of the strong hit borrow up to just below it; the earlier one matches less.
     const weaker = add(p, 'Gina', 'The pottery class glaze was fun.');
     const source = add(p, 'Jon', 'My pottery class fired the glaze in the big kiln today.');
     const stronger = add(p, 'Gina', 'The pottery class glaze and the kiln were fun.');
-    p.recordStore!.link(weaker.id, source.id, 'next_segment', 1);
-    p.recordStore!.link(source.id, stronger.id, 'next_segment', 1);
+    // Explicit associations: they lend in full (a positional edge lends less, see below).
+    p.recordStore!.link(weaker.id, source.id, 'related_to', 1);
+    p.recordStore!.link(source.id, stronger.id, 'related_to', 1);
     for (let i = 0; i < 30; i++)
       add(p, 'Gina', `Filler turn ${i} about the clothing store, ads and customers.`);
     const results = await ranked(p, 'pottery class glaze kiln fired');

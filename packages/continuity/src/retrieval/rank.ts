@@ -45,6 +45,14 @@ export const DEFAULT_WEIGHTS: Readonly<RetrievalWeights> = {
   graphDecay: 0.7,
 };
 
+/**
+ * Share of the activation a record borrows along a path with a positional edge (the next passage of
+ * a document or transcript) instead of an explicit association (`related_to`, `supersedes`):
+ * adjacency is weaker evidence. At the full share every neighbour of a strong hit reached the cap
+ * just below it, and together they pushed the other direct hits down the list (decision 0905).
+ */
+const POSITIONAL_SHARE = 0.75;
+
 /** How far below its source a record that borrowed activation ranks. */
 const RANK_EPSILON = 1e-6;
 
@@ -623,7 +631,8 @@ export class Ranker {
     for (const [id, a] of activation) {
       const c = byId.get(id);
       if (!c || a.parent === id) continue;
-      const borrowed = weights.graph * a.value;
+      const borrowed =
+        weights.graph * a.value * (POSITIONAL_RELATIONS.has(a.relation) ? POSITIONAL_SHARE : 1);
       c.signals.graph = borrowed;
       // Borrowing lifts a record toward its source, never past it: a neighbour is context for the
       // record that matched, not a better answer than it (decision 0905).
