@@ -35,6 +35,8 @@ export class HeldTurns {
   constructor(
     private readonly limits: HeldLimits,
     logger: () => Logger,
+    /** Called for each log the cap moved the watermark of (its dropped turns leave the outbox). */
+    private readonly released: (log: SessionLog) => void = () => undefined,
   ) {
     this.losses = new HeldLosses({
       name: 'Hindsight',
@@ -99,7 +101,9 @@ export class HeldTurns {
         log.turns[i] = '';
       }
       drop += i - log.retained;
+      const moved = i > log.retained;
       log.retained = i;
+      if (moved) this.released(log);
       log.dispatched = Math.max(log.dispatched, i);
     }
     this.earlier = this.earlier.filter((log) => undelivered(log) > 0);

@@ -33,6 +33,8 @@ import {
   MemoryProvider,
   neutralizeMemoryText,
   neutralizeToolResult,
+  type Outbox,
+  type OutboxEntry,
   type PrefetchOptions,
   PrefetchSlot,
   type ProbeResult,
@@ -78,6 +80,7 @@ import {
   type TurnIdentity,
   turnJson,
 } from './retain';
+import { openHindsightOutbox, type StoredTurn } from './outbox';
 import { recallParams, runTool, TOOL_NAMES, toolKind, toolSchemas } from './tools';
 import { exclusive } from './writer';
 
@@ -162,6 +165,8 @@ export class HindsightProvider extends MemoryProvider {
   private breaker: CircuitBreaker;
   /** Earlier sessions' undelivered turns and the cap on what an outage holds. */
   private held: HeldTurns;
+  /** Every turn until the server holds it, on disk (decision 0115): a restart delivers what is left. */
+  private outbox: Outbox<StoredTurn> | undefined;
 
   constructor(options: HindsightProviderOptions = {}, context: HindsightProviderContext = {}) {
     super();
@@ -235,6 +240,9 @@ export class HindsightProvider extends MemoryProvider {
       return;
     }
     this.api = this.newApi();
+    // Inspection (status, doctor) never takes the outbox: what waits there is for the next writer.
+    if (this.writable && !context.inspectionOnly && this.config.autoRetain)
+      this.openOutbox(context.hermesHome);
     this.logger.info(
       `Hindsight initialized: mode=${this.config.mode}, api_url=${this.config.apiURL}, bank=${this.bank}, budget=${this.config.recallBudget}, memory_mode=${this.config.memoryMode}`,
     );
@@ -343,6 +351,7 @@ export class HindsightProvider extends MemoryProvider {
     const assistant = this.safe(assistantContent, 'an assistant message');
     if (user === '' && assistant === '') return;
     this.log.turns.push(turnJson(user, assistant, this.config, this.clock.now()));
+    this.journal(this.log);
     if (this.circuitOpen) {
       // Held, not sent and not lost: the breaker's close sends it, first and in order (capped).
       this.held.cap(this.log);
@@ -421,7 +430,8 @@ export class HindsightProvider extends MemoryProvider {
         reason:
           `circuit breaker open: ${this.breaker.unavailableMessage()}` +
           (held > 0 ? ` ${held} turn(s) held for delivery.` : '') +
-          this.held.losses.note(),
+          this.held.losses.note() +
+          (this.outbox && this.outbox.size > 0 ? ` ${this.outbox.size} turn(s) wait on disk.` : ''),
         since: this.breaker.openedAt,
         consecutiveFailures: this.breaker.failures,
       };
@@ -521,7 +531,7 @@ export class HindsightProvider extends MemoryProvider {
     if (this.api && this.writable) {
       const held = this.held.count(this.log);
       if (!this.circuitOpen) this.resumeDelivery();
-      else if (held > 0)
+      else if (held > 0 && !this.outbox)
         this.logger.warn(
           `Hindsight: ${this.breaker.unavailableMessage()} ${held} held turn(s) were not retained.`,
         );
@@ -551,11 +561,28 @@ export class HindsightProvider extends MemoryProvider {
     stop();
     this.slot.close();
     this.api = null;
+    const outbox = this.outbox;
+    this.outbox = undefined;
+    const onDisk = (await outbox?.close()) ?? 0;
+    if (onDisk > 0)
+      this.logger.warn(
+        `Hindsight: ${onDisk} turn(s) not retained stay on disk (hindsight/outbox in HERMES_HOME) and are retained at the next start.`,
+      );
   }
 
   /** Queued or running background work (tests, the conformance harness, the bench). */
   get pendingWork(): number {
     return this.writer.size + (this.scheduledQuery !== undefined || this.slot.isInFlight() ? 1 : 0);
+  }
+
+  /** Resolves when every turn so far is journaled on disk (decision 0115); at once without an outbox. */
+  async journaled(): Promise<void> {
+    await this.outbox?.flushed().catch(() => undefined);
+  }
+
+  /** Turns journaled and not yet retained (what a restart would deliver from this process). */
+  get turnsOnDisk(): number {
+    return this.outbox?.size ?? 0;
   }
 
   /** Resolves when queued retains and scheduled or running recall have finished. */
@@ -623,7 +650,59 @@ export class HindsightProvider extends MemoryProvider {
   }
 
   private newHeld(): HeldTurns {
-    return new HeldTurns(this.options.heldLimits ?? DEFAULT_HELD_LIMITS, () => this.logger);
+    return new HeldTurns(
+      this.options.heldLimits ?? DEFAULT_HELD_LIMITS,
+      () => this.logger,
+      (log) => this.settle(log),
+    );
+  }
+
+  /** Take this process's outbox and queue what earlier runs left, per session, oldest first. */
+  private openOutbox(hermesHome: string): void {
+    void this.outbox?.close();
+    this.outbox = undefined;
+    try {
+      this.outbox = openHindsightOutbox(hermesHome, this.logger);
+    } catch (error) {
+      this.logger.warn(
+        `Hindsight: the outbox could not be opened (${describeError(error)}); unsent turns are kept in memory only.`,
+      );
+      return;
+    }
+    const adopted = this.outbox.entries();
+    if (adopted.length === 0) return;
+    for (const log of replayLogs(adopted, this.clock.now())) this.held.hold(log);
+    this.held.cap(this.log);
+    this.logger.info(
+      `Hindsight: ${adopted.length} turn(s) an earlier run could not retain are on disk; they are sent once Hindsight answers.`,
+    );
+    this.dispatchHeld();
+  }
+
+  /** Journal `log`'s newest turn (written in the background: the turn never waits on the disk). */
+  private journal(log: SessionLog): void {
+    if (!this.outbox) return;
+    const index = log.turns.length - 1;
+    try {
+      const [entry] = this.outbox.add([
+        { sessionId: log.sessionId, parentSessionId: log.parentSessionId, turn: log.turns[index]! },
+      ]);
+      log.outboxIds ??= [];
+      log.outboxIds[index] = entry!.id;
+    } catch {
+      // Closed: memory only, as without an outbox.
+    }
+  }
+
+  /** Turns below the watermark are in the document (or dropped by the cap): not replayed. */
+  private settle(log: SessionLog): void {
+    const ids = log.outboxIds;
+    const from = log.settled ?? 0;
+    if (!this.outbox || !ids || from >= log.retained) return;
+    const done: string[] = [];
+    for (let i = from; i < log.retained; i++) if (ids[i] !== undefined) done.push(ids[i]!);
+    log.settled = log.retained;
+    this.outbox.ack(done);
   }
 
   /** Whether the breaker refuses requests now (half-open lets the trial through). */
@@ -809,6 +888,7 @@ export class HindsightProvider extends MemoryProvider {
               // The document holds these turns now (an old server's: the whole session so far).
               log.appends ??= appends;
               log.retained = Math.max(log.retained, upTo);
+              this.settle(log);
               this.held.delivered();
               if (config.retainAsync)
                 for (const id of outcome.operationIds) this.pendingOps.push({ bankId: bank, id });
@@ -862,4 +942,21 @@ export class HindsightProvider extends MemoryProvider {
   private signal(extra?: AbortSignal): AbortSignal {
     return extra ? AbortSignal.any([extra, this.lifetime.signal]) : this.lifetime.signal;
   }
+}
+
+/** An earlier run's journaled turns as one held log per session (first appearance order), already on disk. */
+function replayLogs(entries: readonly OutboxEntry<StoredTurn>[], nowMs: number): SessionLog[] {
+  const logs = new Map<string, SessionLog>();
+  for (const { id, data } of entries) {
+    let log = logs.get(data.sessionId);
+    if (!log) {
+      log = newSessionLog(data.sessionId, data.parentSessionId, nowMs);
+      log.outboxIds = [];
+      logs.set(data.sessionId, log);
+    }
+    log.turns.push(data.turn);
+    log.outboxIds!.push(id);
+    log.dispatched = log.turns.length;
+  }
+  return [...logs.values()];
 }

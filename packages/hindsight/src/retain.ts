@@ -24,6 +24,10 @@ export interface SessionLog {
    * and kept, so a version probe that fails once never splits a session over two documents.
    */
   appends?: boolean;
+  /** Per turn, its outbox entry (decision 0115); acknowledged once below `retained`. */
+  outboxIds?: Array<string | undefined>;
+  /** Turns whose outbox entries are acknowledged (always ≤ `retained`). */
+  settled?: number;
 }
 
 /** Who and where, from `initialize` (each becomes metadata only when set). */

@@ -100,7 +100,8 @@ describe('hindsight circuit breaker', () => {
     }
     await pumped(clock, () => provider.idle());
     expect(server.requests.length).toBe(before);
-    expect(provider.health()?.reason).toMatch(/ 3 turn\(s\) held for delivery\.$/);
+    // Held in memory and journaled on disk for the next start (decision 0115).
+    expect(provider.health()?.reason).toMatch(/ 3 turn\(s\) held for delivery\. 3 turn\(s\) wait on disk\.$/);
     expect(JSON.stringify(provider.health()) + logs.messages().join('\n')).not.toContain(KEY);
   });
 

@@ -190,6 +190,9 @@ describe('hindsight under faults', () => {
     await memory.initializeAll('hung-shutdown', { hermesHome, platform: 'cli', env: { HOME: hermesHome } });
     server.fail({ type: 'timeout', route: RETAIN, count: 100 });
     memory.syncAll('A turn the hung service will not get.', 'Indeed.');
+    // The turn is on disk first (real I/O, which this test's jumping clock would count as hung).
+    while (provider.turnsOnDisk === 0) await new Promise((resolve) => setImmediate(resolve));
+    await provider.journaled();
     const state = await runWithClock(clock, () => memory.shutdownAll());
     expect(state.timedOutProviders).toEqual([]);
     expect(logs.messages().join('\n')).not.toMatch(/shutdown failed/);

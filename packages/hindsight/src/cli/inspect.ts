@@ -13,6 +13,7 @@ import {
   redactSecrets,
 } from '@hermes-memory/core';
 import { legacyConfigPath, profileConfigPath } from '../config';
+import { hindsightOutboxDir, hindsightTurnsOnDisk } from '../outbox';
 import { cliSetup, testConnection, unusable } from './connection';
 
 export function hindsightStatus(ctx: ProviderCliContext): ProviderStatusReport {
@@ -36,6 +37,8 @@ export function hindsightStatus(ctx: ProviderCliContext): ProviderStatusReport {
       bank: setup.bankId,
       memory_mode: setup.config.memoryMode,
       settings_from: setup.config.source,
+      // Turns an outage left unretained (decision 0115): the next agent start sends them.
+      waiting_on_disk: hindsightTurnsOnDisk(ctx.home),
     },
   };
 }
@@ -88,6 +91,15 @@ export async function hindsightChecks(ctx: ProviderCliContext): Promise<Provider
   for (const warning of setup.config.warnings.filter((w) => /Invalid integer/.test(w))) {
     checks.push({ id: 'setting-value', title: 'setting', status: 'warn', detail: warning });
   }
+  const waiting = hindsightTurnsOnDisk(ctx.home);
+  if (waiting > 0)
+    checks.push({
+      id: 'outbox',
+      title: 'unretained turns',
+      status: 'warn',
+      detail: `${waiting} turn(s) from a time Hindsight was unreachable wait on disk (${hindsightOutboxDir(ctx.home)}).`,
+      fix: 'Start the agent while Hindsight is reachable: they are retained first.',
+    });
   if (!problem) {
     const report = await testConnection(ctx, setup);
     checks.push({

@@ -1,0 +1,36 @@
+/**
+ * Where Hindsight's undelivered turns wait on disk (decision 0115): `${HERMES_HOME}/hindsight/outbox`,
+ * one journal per process, one entry per turn. The provider opens it; status and doctor count it
+ * without taking anything.
+ */
+import path from 'node:path';
+import { type Logger, Outbox } from '@hermes-memory/core';
+
+/** One turn as journaled: the session (and its parent, for lineage tags) and the turn's JSON. */
+export interface StoredTurn {
+  sessionId: string;
+  parentSessionId: string;
+  turn: string;
+}
+
+export function hindsightOutboxDir(hermesHome: string): string {
+  return path.join(hermesHome, 'hindsight', 'outbox');
+}
+
+export function openHindsightOutbox(hermesHome: string, logger: Logger): Outbox<StoredTurn> {
+  return Outbox.open<StoredTurn>({
+    dir: hindsightOutboxDir(hermesHome),
+    root: hermesHome,
+    name: 'Hindsight',
+    logger,
+  });
+}
+
+/** Turns on disk waiting for Hindsight (every process's); 0 when unreadable. */
+export function hindsightTurnsOnDisk(hermesHome: string): number {
+  try {
+    return Outbox.countOnDisk(hindsightOutboxDir(hermesHome));
+  } catch {
+    return 0;
+  }
+}

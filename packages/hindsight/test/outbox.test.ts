@@ -1,0 +1,149 @@
+/**
+ * Turns held during an outage survive the process (decision 0115): each turn is journaled under
+ * HERMES_HOME/hindsight/outbox until the server holds it, and the next provider on the same home
+ * retains what is left, once and in order, to the session document it belongs to. Driven through
+ * the official SDK against the shipped fake.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { ManualClock } from '@hermes-memory/core';
+import { providerCliTestContext, startChildWorker } from '@hermes-memory/testkit';
+import { describe, expect, it } from 'vitest';
+import type { HindsightProvider } from '../src';
+import hindsightCli from '../src/cli/index';
+import { hindsightOutboxDir, hindsightTurnsOnDisk } from '../src/outbox';
+import { type Fake, fake, home, KEY, pumped, retains, started } from './helpers';
+
+const CHILD = new URL('./support/outage-child.ts', import.meta.url).pathname;
+
+async function openBreaker(server: Fake, provider: HindsightProvider, clock: ManualClock): Promise<void> {
+  server.fail({ type: 'status', status: 500, count: 100_000 });
+  await pumped(clock, () => provider.handleToolCall('hindsight_recall', { query: 'a' }));
+  await pumped(clock, () => provider.handleToolCall('hindsight_recall', { query: 'b' }));
+  expect(provider.health()?.status).toBe('down');
+}
+
+/** The user messages the server accepted, per document, in the order they arrived. */
+function retainedTurns(server: Fake): Array<[string, string[]]> {
+  return retains(server)
+    .filter((_, i) => server.requestsTo('POST /v1/default/banks/:bank/memories')[i]?.status === 200)
+    .map((body) => {
+      const item = body.items[0]!;
+      const turns = JSON.parse(item.content) as Array<Array<{ role: string; content: string }>>;
+      return [
+        String(item.document_id),
+        turns.map((t) => t.find((m) => m.role === 'user')?.content ?? ''),
+      ] as [string, string[]];
+    });
+}
+
+const userTurns = (server: Fake, doc: string) =>
+  retainedTurns(server)
+    .filter(([d]) => d === doc)
+    .flatMap(([, turns]) => turns);
+
+describe('hindsight outbox: held turns survive the process', () => {
+  it('§ restart replays: turns held through an outage and a shutdown reach their session documents from the next start, once, in order', async () => {
+    const server = await fake();
+    const clock = new ManualClock(Date.parse('2026-03-01T12:00:00Z'));
+    const hermesHome = home();
+    const a = await started(server, { clock, breakerCooldownMs: 60_000 }, { sessionId: 's-1', hermesHome });
+    a.provider.syncTurn('user turn 1', 'reply 1');
+    await pumped(clock, () => a.provider.idle());
+    await openBreaker(server, a.provider, clock);
+    a.provider.syncTurn('user turn 2', 'reply 2');
+    a.provider.syncTurn('user turn 3', 'reply 3');
+    a.provider.onSessionSwitch('s-2');
+    a.provider.syncTurn('user turn 4', 'reply 4');
+    await a.provider.journaled();
+    expect(a.provider.health()?.reason).toMatch(/ 3 turn\(s\) wait on disk\.$/);
+    await pumped(clock, () => a.provider.shutdown({ timeoutMs: 1_000 }));
+    expect(a.logs.messages('warn').join('\n')).toMatch(
+      /3 turn\(s\) not retained stay on disk .* retained at the next start/,
+    );
+    expect(a.logs.messages().join('\n')).not.toMatch(/user turn|reply \d/);
+    expect(hindsightTurnsOnDisk(hermesHome)).toBe(3);
+    // The user sees it: status counts them, doctor warns.
+    const cli = providerCliTestContext(hindsightCli, { home: hermesHome, env: { HOME: hermesHome } }).ctx;
+    expect((await hindsightCli.status!(cli)).details).toMatchObject({ waiting_on_disk: 3 });
+
+    server.clearFaults();
+    const b = await started(server, { clock }, { sessionId: 's-3', hermesHome });
+    expect(b.logs.messages('info').join('\n')).toMatch(/3 turn\(s\) an earlier run could not retain/);
+    await pumped(clock, () => b.provider.idle());
+    expect(retainedTurns(server)).toEqual([
+      ['s-1', ['User: user turn 1']],
+      ['s-1', ['User: user turn 2', 'User: user turn 3']],
+      ['s-2', ['User: user turn 4']],
+    ]);
+    b.provider.syncTurn('user turn 5', 'reply 5');
+    await pumped(clock, () => b.provider.idle());
+    await pumped(clock, () => b.provider.shutdown({ timeoutMs: 1_000 }));
+    expect(hindsightTurnsOnDisk(hermesHome)).toBe(0);
+    expect((await hindsightCli.doctor!(cli)).map((c) => c.id)).not.toContain('outbox');
+    // A third start sends nothing again.
+    const c = await started(server, { clock }, { sessionId: 's-4', hermesHome });
+    await pumped(clock, () => c.provider.idle());
+    expect(userTurns(server, 's-1')).toEqual(['User: user turn 1', 'User: user turn 2', 'User: user turn 3']);
+    expect(userTurns(server, 's-3')).toEqual(['User: user turn 5']);
+  });
+
+  it('§ kill -9 mid-outage: every turn the killed agent had on disk is retained by the next start, once, in order', async () => {
+    const server = await fake();
+    const hermesHome = home();
+    server.fail({ type: 'status', status: 500, count: 100_000 });
+    const child = startChildWorker(CHILD, {
+      args: [hermesHome, server.url, KEY],
+      execArgv: ['--import', 'tsx'],
+    });
+    await child.waitForLines(4, (line) => line.startsWith('held '));
+    const exit = await child.kill('SIGKILL');
+    expect(exit.signal ?? exit.code, exit.stderr.slice(-400)).toBe('SIGKILL');
+    const held = child.lines.filter((l) => l.startsWith('held ')).length;
+    expect(userTurns(server, 's-1')).toEqual([]);
+
+    server.clearFaults();
+    const b = await started(server, {}, { sessionId: 's-2', hermesHome });
+    await b.provider.idle();
+    const got = userTurns(server, 's-1');
+    const confirmed = Array.from({ length: held }, (_, i) => `User: user turn ${i + 1}`);
+    expect(got.slice(0, held)).toEqual(confirmed);
+    expect(got.length - held).toBeLessThanOrEqual(1);
+    expect(new Set(got).size).toBe(got.length);
+  }, 30_000);
+
+  it('§ two live agents on one home never retain the same held turn twice', async () => {
+    const server = await fake();
+    const hermesHome = home();
+    server.fail({ type: 'status', status: 500, count: 100_000 });
+    const a = await started(server, { retainEveryNTurns: 5 }, { sessionId: 's-1', hermesHome });
+    a.provider.syncTurn('user turn 1', 'reply 1');
+    await a.provider.journaled();
+    server.clearFaults();
+    // b starts while a runs (and holds turn 1): it must not take a's turn.
+    const b = await started(server, {}, { sessionId: 's-2', hermesHome });
+    expect(b.provider.turnsOnDisk).toBe(0);
+    b.provider.syncTurn('user turn 2', 'reply 2');
+    await b.provider.idle();
+    await a.provider.shutdown({ timeoutMs: 5_000 });
+    await b.provider.shutdown({ timeoutMs: 5_000 });
+    expect(userTurns(server, 's-1')).toEqual(['User: user turn 1']);
+    expect(userTurns(server, 's-2')).toEqual(['User: user turn 2']);
+    expect(hindsightTurnsOnDisk(hermesHome)).toBe(0);
+  });
+
+  it('§ the outbox is private: folder 0700, journal and lock 0600', async () => {
+    const server = await fake();
+    const hermesHome = home();
+    server.fail({ type: 'status', status: 500, count: 100_000 });
+    const a = await started(server, { retainEveryNTurns: 5 }, { sessionId: 's-1', hermesHome });
+    a.provider.syncTurn('user turn 1', 'reply 1');
+    await a.provider.journaled();
+    const dir = hindsightOutboxDir(hermesHome);
+    expect(fs.statSync(dir).mode & 0o777).toBe(0o700);
+    const files = fs.readdirSync(dir);
+    expect(files.some((f) => f.endsWith('.jsonl'))).toBe(true);
+    for (const f of files) expect(fs.statSync(path.join(dir, f)).mode & 0o777, f).toBe(0o600);
+    server.clearFaults();
+  });
+});
