@@ -54,6 +54,7 @@ import {
   resolveByteroverSettings,
 } from './byterover-settings';
 import { MIN_TEXT_CHARS, mirrorText, preCompressLines, preCompressText, turnText } from './curation-text';
+import { NotCurated } from './not-curated';
 import { MIN_OUTPUT_CHARS, queryPayload, searchPayload, TOOL_NAMES, TOOL_SCHEMAS } from './tools';
 
 /** The longest query brv is asked (the reference's cap). */
@@ -110,6 +111,8 @@ export class ByteroverProvider extends MemoryProvider {
   private turnCount = 0;
   private prefetched = false;
   private skippedTurns = 0;
+  /** Accepted writes that were never curated (none are held: they are counted and told). */
+  private notCurated: NotCurated;
   private lane: SerialQueue;
   private slot: PrefetchSlot<Recall>;
   /** Aborted at shutdown: running brv children are killed instead of holding the process. */
@@ -133,6 +136,7 @@ export class ByteroverProvider extends MemoryProvider {
     this.cli = this.newCli();
     this.lane = new SerialQueue({ name: 'byterover curate', clock: this.clock });
     this.slot = this.newSlot();
+    this.notCurated = new NotCurated(() => this.clock.now());
   }
 
   /** The brv executable was found when the provider was created. No I/O. */
@@ -174,6 +178,7 @@ export class ByteroverProvider extends MemoryProvider {
     this.turnCount = 0;
     this.prefetched = false;
     this.skippedTurns = 0;
+    this.notCurated = new NotCurated(() => this.clock.now());
     this.writable = canWrite(context.agentContext);
     this.closed = false;
     this.initialized = true;
@@ -259,6 +264,7 @@ export class ByteroverProvider extends MemoryProvider {
       const waited = this.clock.now() - queuedAt;
       if (waited <= TURN_CURATE_WAIT_MS) return true;
       this.skippedTurns += 1;
+      this.notCurated.lost(1, 'turn skipped: the previous curate was still running');
       this.logger.warn(
         `ByteRover: a turn was not curated — the previous curate was still running after ${Math.round(waited / 1000)} s (${this.skippedTurns} skipped this session).`,
       );
@@ -368,7 +374,23 @@ export class ByteroverProvider extends MemoryProvider {
 
   override health(): ProviderHealth | null {
     const health = this.monitor.snapshot();
-    return health.status === 'unknown' ? null : health;
+    const lost = this.notCurated;
+    // Until a curate succeeds again, the writes lost are the news (the monitor may be ok: a
+    // query can succeed while curates fail, e.g. brv's LLM refusing only curation).
+    if (lost.sinceCurated > 0) {
+      const reason = `the last ${lost.sinceCurated} write(s) were not curated (${lost.lastReason}).${lost.note()}`;
+      if (health.status === 'down') return { ...health, reason: `${health.reason ?? 'down'}; ${reason}` };
+      return { ...health, status: 'degraded', reason, since: lost.since };
+    }
+    if (health.status === 'unknown') return null;
+    return lost.total > 0 && health.status !== 'ok'
+      ? { ...health, reason: `${health.reason ?? ''}${lost.note()}`.trim() }
+      : health;
+  }
+
+  /** Writes accepted since `initialize` that were never curated (failed, skipped, abandoned). */
+  get notCuratedWrites(): number {
+    return this.notCurated.total;
   }
 
   /** `brv status` once (15 s, the signal): which brv answered, and where. */
@@ -453,12 +475,20 @@ export class ByteroverProvider extends MemoryProvider {
     this.lane.close();
     const budget = Math.min(SHUTDOWN_WAIT_MS, options?.timeoutMs ?? SHUTDOWN_WAIT_MS);
     const drained = await waitUntil(this.lane.drain(budget), options?.signal);
+    let abandoned = 0;
     if (!drained) {
       const dropped = this.lane.abandon();
+      abandoned = this.lane.size + dropped.length;
       this.logger.warn(
         `ByteRover: shutdown did not wait for ${this.lane.size} running and ${dropped.length} queued curate(s).`,
       );
     }
+    // Counted before the running curate is killed below (its 'aborted' outcome is not counted).
+    this.notCurated.lost(abandoned, 'abandoned at shutdown');
+    if (this.notCurated.total > 0)
+      this.logger.warn(
+        `ByteRover: ${this.notCurated.total} write(s) accepted this session were not curated (${abandoned} abandoned at shutdown; last: ${this.notCurated.lastReason}).`,
+      );
     this.lifetime.abort(new Error('ByteRover memory shut down.'));
     this.slot.close();
   }
@@ -547,8 +577,13 @@ export class ByteroverProvider extends MemoryProvider {
     this.lane.push(async () => {
       if (shouldRun && !shouldRun()) return;
       const outcome = await this.brv('curate', content, this.settings.curateTimeoutMs, this.lifetime.signal);
-      if (outcome.ok) onDone?.();
-      else if (outcome.kind !== 'aborted') this.logger.warn(`ByteRover ${label} failed: ${outcome.error}`);
+      if (outcome.ok) {
+        this.notCurated.curated();
+        onDone?.();
+      } else if (outcome.kind !== 'aborted') {
+        this.notCurated.lost(1, `${label}: ${outcome.error}`);
+        this.logger.warn(`ByteRover ${label} failed: ${outcome.error}`);
+      }
     }, label);
   }
 

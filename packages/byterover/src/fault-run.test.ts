@@ -100,6 +100,9 @@ describe('ByteRover fault run', () => {
     await provider.idle();
     const recovered = await runTurn('Tell me again: what tea does the user drink in the morning?');
     expect(recovered.recall).toContain('green tea');
+    // Health also waits for a curate to go through again (the writes lost during the faults).
+    await manager.flushPending(10_000);
+    await provider.idle();
     expect(provider.health()).toMatchObject({ status: 'ok' });
     await manager.shutdownAll();
   }, 120_000);
