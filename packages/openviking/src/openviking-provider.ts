@@ -52,6 +52,7 @@ import { RunLock } from './sessions/run-lock';
 import { SessionSync } from './sessions/session-sync';
 import { plainTurn, turnMessages } from './sessions/turn-messages';
 import { NOT_CONNECTED, runTool, TOOL_NAMES, toolSchemas } from './tools';
+import { UndeliveredWrites } from './undelivered';
 import { VERSION } from './version';
 
 /** Turn 1 waits this much past the recall budget (the recall's own deadline answers first). */
@@ -117,6 +118,8 @@ export class OpenvikingProvider extends MemoryProvider {
   private readonly monitor: HealthMonitor;
   private slot = new PrefetchSlot<RecallResult>({ concurrency: 'per-key' });
   private mirrors = new SerialQueue({ name: 'openviking mirrors' });
+  /** Turns and mirrors neither stored nor held (counted and told; see `UndeliveredWrites`). */
+  private undelivered = new UndeliveredWrites(() => this.clock.now());
   private background = new Set<Promise<unknown>>();
   private lifetime = new AbortController();
   /** Sessions whose session-start block (profile, listing) was produced. */
@@ -174,6 +177,7 @@ export class OpenvikingProvider extends MemoryProvider {
     this.lifetime = new AbortController();
     this.slot = new PrefetchSlot({ concurrency: 'per-key', logger: this.logger, clock: this.clock });
     this.mirrors = new SerialQueue({ name: 'openviking mirrors', logger: this.logger });
+    this.undelivered = new UndeliveredWrites(() => this.clock.now());
     this.settings = this.resolve();
     for (const warning of this.settings.warnings) this.logger.warn(warning);
     const problem = this.settings.endpointError ?? this.settings.identityError;
@@ -204,6 +208,7 @@ export class OpenvikingProvider extends MemoryProvider {
       logger: this.logger,
       breaker: this.breaker,
       ...(this.options.heldLimits ? { heldLimits: this.options.heldLimits } : {}),
+      undelivered: this.undelivered,
     });
     this.sessions.sessionId = sessionId;
     this.initialized = true;
@@ -347,7 +352,9 @@ export class OpenvikingProvider extends MemoryProvider {
           { uri, content: neutralizeMemoryText(text), mode: 'create' },
           { signal: this.lifetime.signal },
         );
+        this.undelivered.delivered();
       } catch (error) {
+        this.undelivered.lost(1, `memory ${target} write: ${describeError(error)}`);
         this.logger.warn(`OpenViking: mirroring a memory ${target} write failed: ${describeError(error)}`);
       }
     }, 'mirror add');
@@ -376,6 +383,7 @@ export class OpenvikingProvider extends MemoryProvider {
 
   override health(): ProviderHealth | null {
     const health = this.monitor.snapshot();
+    const lost = this.undelivered;
     if (this.circuitOpen) {
       const held = this.sessions?.held;
       return {
@@ -384,12 +392,24 @@ export class OpenvikingProvider extends MemoryProvider {
         reason:
           `circuit breaker open: ${this.breaker.unavailableMessage()}` +
           (held?.messages ? ` ${held.messages} message(s) held for delivery.` : '') +
-          (held?.losses.note() ?? ''),
+          (held?.losses.note() ?? '') +
+          lost.note(),
         since: this.breaker.openedAt,
         consecutiveFailures: this.breaker.failures,
       };
     }
+    // Until the server stores a write again, the writes it lost are the news.
+    if (lost.sinceDelivered > 0) {
+      const reason = `the last ${lost.sinceDelivered} write(s) were not delivered (${lost.lastReason}).${lost.note()}`;
+      if (health.status === 'down') return { ...health, reason: `${health.reason ?? 'down'}; ${reason}` };
+      return { ...health, status: 'degraded', reason, since: lost.since };
+    }
     return health.status === 'unknown' ? null : health;
+  }
+
+  /** Turns and mirrored writes accepted since `initialize` that were neither stored nor held. */
+  get undeliveredWrites(): number {
+    return this.undelivered.total;
   }
 
   /** The identity probe and an authenticated status call, for setup and doctor (never refused by the breaker). */
@@ -494,7 +514,14 @@ export class OpenvikingProvider extends MemoryProvider {
       clock: this.clock,
       ...(options?.signal ? { signal: options.signal } : {}),
     }).catch(() => false);
-    if (!drained) this.mirrors.abandon();
+    const abandoned = drained ? 0 : this.mirrors.abandon().length + this.mirrors.size;
+    // Held turns were told by the session sync's own warning; they are lost too.
+    const held = this.sessions?.held.size ?? 0;
+    const lost = this.undelivered.seal(abandoned) + held;
+    if (lost > 0)
+      this.logger.warn(
+        `OpenViking: ${lost} write(s) accepted this session were not delivered (${held} held turn(s), ${abandoned} mirror(s) abandoned at shutdown; last: ${this.undelivered.lastReason || 'the server was unavailable'}).`,
+      );
     this.lifetime.abort(new Error('OpenViking memory shut down.'));
     this.slot.close();
     this.connection?.close();

@@ -9,6 +9,7 @@ import {
 } from '@hermes-memory/core';
 import type { OpenvikingClient, VikingMessage } from '../client';
 import type { Connection } from '../connection';
+import type { UndeliveredWrites } from '../undelivered';
 import { DEFAULT_HELD_LIMITS, type HeldLimits, type HeldTurn, HeldTurns } from './held-turns';
 import { removeMarker, writeMarker } from './markers';
 import type { RunLock } from './run-lock';
@@ -30,6 +31,8 @@ export interface SessionSyncOptions {
   breaker?: CircuitBreaker;
   /** The cap on what an outage holds (default 2000 messages, 2 000 000 characters). */
   heldLimits?: HeldLimits;
+  /** Where turns that were neither stored nor held are counted (the provider's ledger). */
+  undelivered?: UndeliveredWrites;
 }
 
 export interface SwitchOptions {
@@ -94,7 +97,10 @@ export class SessionSync {
     if (this.closing || sessionId.trim() === '' || messages.length === 0) return false;
     // A server known to be down takes nothing; one still being probed (the first turns after
     // start) gets the turn once the probe answers.
-    if (!connection.current() && !connection.pendingProbe) return false;
+    if (!connection.current() && !connection.pendingProbe) {
+      this.options.undelivered?.lost(1, 'turn not taken: the OpenViking server is not connected');
+      return false;
+    }
     this.turns.set(sessionId, this.turnCount(sessionId) + 1);
     const turn: HeldTurn = { seq: ++this.seq, sessionId, messages: [...messages], plain: [...plain] };
     // While the breaker is open, or held turns are still to go out, the turn waits its place.
@@ -306,11 +312,12 @@ export class SessionSync {
     const set = this.writers.get(sessionId) ?? new Set<Promise<void>>();
     this.writers.set(sessionId, set);
     const tracked = work
-      .catch((error) =>
+      .catch((error) => {
+        this.options.undelivered?.lost(1, `turn: ${describeError(error)}`);
         this.options.logger.warn(
           `OpenViking: writing a turn of ${sessionId} failed: ${describeError(error)}`,
-        ),
-      )
+        );
+      })
       .finally(() => {
         set.delete(tracked);
         if (set.size === 0 && this.writers.get(sessionId) === set) this.writers.delete(sessionId);
@@ -348,7 +355,7 @@ export class SessionSync {
     };
     try {
       await sendBatches(client, sessionId, messages, plain, progress);
-      this.held.delivered();
+      this.stored();
       return;
     } catch (error) {
       if (refused(error, progress.sent)) return;
@@ -360,7 +367,7 @@ export class SessionSync {
     const retry = { sent: progress.sent };
     try {
       await sendBatches(fresh, sessionId, messages, [], retry);
-      this.held.delivered();
+      this.stored();
       return;
     } catch (error) {
       if (refused(error, retry.sent)) return;
@@ -373,7 +380,13 @@ export class SessionSync {
         throw error;
       }
     }
+    this.stored();
+  }
+
+  /** A turn went out whole: the outage (held or lost turns) is over. */
+  private stored(): void {
     this.held.delivered();
+    this.options.undelivered?.delivered();
   }
 
   /** Run `work`, giving up (false) after `ms` or on abort; work that outlives it is not awaited. */

@@ -1,0 +1,74 @@
+/**
+ * Writes OpenViking neither stored nor held (decision 0982 holds what the open breaker refuses):
+ * a turn taken while the server is known to be down, a mirrored memory write that failed, and the
+ * held turns a shutdown leaves behind. None may be lost silently: each is counted, shown by
+ * `health()` and told at shutdown. Over the real wire protocol against the shipped fake.
+ */
+import type { ManualClock } from '@hermes-memory/core';
+import { describe, expect, it } from 'vitest';
+import { advanceUntil, type Rig, rigPerTest } from './test-support/rig';
+import { TOOL_NAMES } from './tools';
+
+const open = rigPerTest();
+
+async function settled<T>(r: Rig, work: Promise<T>): Promise<T> {
+  let done = false;
+  const running = work.finally(() => {
+    done = true;
+  });
+  await advanceUntil(r.clock as ManualClock, () => done, { stepMs: 1_000 });
+  return running;
+}
+
+const notDelivered = (r: Rig) => r.logs.messages('warn').filter((m) => /were not delivered/.test(m));
+
+describe('openviking writes under outage and shutdown', () => {
+  it('a turn while the server is known to be down is counted, in health() and at shutdown', async () => {
+    const r = await open();
+    r.backend.fail({ type: 'status', status: 503, count: 100_000 });
+    const second = await r.open({ sessionId: 's2' });
+    await settled(r, second.idle());
+    second.syncTurn('The lighthouse keeper is called Ada.', 'Noted.');
+    await settled(r, second.idle());
+    expect(second.undeliveredWrites).toBe(1);
+    expect(second.health()?.reason).toMatch(
+      /the last 1 write\(s\) were not delivered \(turn not taken: the OpenViking server is not connected\)/,
+    );
+    await settled(r, second.shutdown({ timeoutMs: 1000 }));
+    expect(notDelivered(r).some((m) => /^OpenViking: 1 write\(s\) accepted this session/.test(m))).toBe(true);
+  });
+
+  it('a failed memory mirror is counted until a write goes through; the total is told at shutdown', async () => {
+    const r = await open();
+    r.backend.fail({ type: 'status', status: 500, count: 100 });
+    r.provider.onMemoryWrite('add', 'user', 'Prefers tea to coffee.');
+    await settled(r, r.provider.idle());
+    r.backend.clearFaults();
+    expect(r.provider.undeliveredWrites).toBe(1);
+    expect(r.provider.health()?.status).toMatch(/degraded|down/);
+    expect(r.provider.health()?.reason).toMatch(
+      /the last 1 write\(s\) were not delivered \(memory user write: /,
+    );
+    r.provider.onMemoryWrite('add', 'memory', 'The deploy runs on Fridays.');
+    await settled(r, r.provider.idle());
+    expect(r.provider.health()?.reason ?? '').not.toMatch(/were not delivered/);
+    await settled(r, r.provider.shutdown({ timeoutMs: 1000 }));
+    expect(notDelivered(r)).toEqual([
+      expect.stringMatching(/^OpenViking: 1 write\(s\) accepted this session were not delivered \(0 held/),
+    ]);
+  });
+
+  it('turns held while the breaker is open are in the shutdown total (they die with the process)', async () => {
+    const r = await open();
+    r.backend.fail({ type: 'status', status: 500, count: 100_000 });
+    for (const query of ['first question', 'second question', 'third question'])
+      await settled(r, r.provider.handleToolCall(TOOL_NAMES.search, { query }));
+    expect(r.provider.health()?.status).toBe('down');
+    r.provider.syncTurn('The lighthouse is painted red.', 'Noted.');
+    r.provider.syncTurn('The keeper rows to town on Sundays.', 'Noted.');
+    await settled(r, r.provider.shutdown({ timeoutMs: 1000 }));
+    expect(
+      notDelivered(r).some((m) => /^OpenViking: 2 write\(s\) accepted .*\(2 held turn\(s\)/.test(m)),
+    ).toBe(true);
+  });
+});
