@@ -28,6 +28,7 @@ import {
   type MemoryWriteMetadata,
   neutralizeMemoryText,
   neutralizeToolResult,
+  type Outbox,
   type PrefetchOptions,
   PrefetchSlot,
   type ProbeResult,
@@ -56,8 +57,9 @@ import {
   saveSupermemoryJson,
 } from './config';
 import { containerWhitelist, resolveContainerTag } from './containers';
+import { openSupermemoryOutbox, type StoredWrite } from './outbox';
 import { formatRecallBlock, includeProfile } from './recall';
-import { cleanCapturedText, hermesMetadata } from './text';
+import { cleanCapturedText, hermesMetadata, type MetadataValue } from './text';
 import { runTool, TOOL_NAMES, toolKind, toolSchemas } from './tools';
 
 /** How `prefetch` gets its text (decision 0931). */
@@ -99,6 +101,16 @@ const PROFILE_QUERY_MAX = 200;
 interface BufferedTurn {
   user: string;
   assistant: string;
+  /** Its outbox entry (decision 0115), crossed off when an ingest takes the turn. */
+  outboxId?: string;
+}
+
+/** A conversation ingest's body. */
+interface IngestBody {
+  conversationId: string;
+  messages: ConversationMessage[];
+  containerTags: string[];
+  metadata: Record<string, MetadataValue>;
 }
 
 export class SupermemoryProvider extends MemoryProvider {
@@ -127,6 +139,8 @@ export class SupermemoryProvider extends MemoryProvider {
   private readonly monitor = new HealthMonitor();
   private breaker: CircuitBreaker;
   private lastRecall: RecallStatus | null = null;
+  /** Buffered turns and unsent ingests, on disk until the service has them (decision 0115). */
+  private outbox: Outbox<StoredWrite> | undefined;
 
   constructor(options: SupermemoryProviderOptions = {}, context: SupermemoryProviderContext = {}) {
     super();
@@ -198,6 +212,8 @@ export class SupermemoryProvider extends MemoryProvider {
     } catch (error) {
       this.logger.warn(`Supermemory inactive: ${describeError(error)}`);
     }
+    // Inspection (status, doctor) never takes the outbox: what waits there is for the next writer.
+    if (this.client && this.writable && !context.inspectionOnly) this.openOutbox(context.hermesHome);
   }
 
   getToolSchemas(): ToolSchema[] {
@@ -271,7 +287,8 @@ export class SupermemoryProvider extends MemoryProvider {
     const user = this.safe(cleanCapturedText(userContent), 'a user message');
     const assistant = this.safe(cleanCapturedText(assistantContent), 'an assistant message');
     if (user === '' && assistant === '') return;
-    this.buffer.push({ user, assistant });
+    const outboxId = this.journal({ sessionId: this.sessionId, user, assistant });
+    this.buffer.push({ user, assistant, ...(outboxId !== undefined ? { outboxId } : {}) });
   }
 
   override async handleToolCall(toolName: string, args: unknown, options?: ToolCallOptions): Promise<string> {
@@ -329,15 +346,17 @@ export class SupermemoryProvider extends MemoryProvider {
       return content === '' ? [] : [{ role: m.role, content }];
     });
     if (conversation.length === 0) conversation = bufferToConversation(this.buffer);
-    this.buffer = [];
-    if (conversation.length === 0) return;
+    const taken = this.takeBuffer();
     if (
-      conversation.length === 1 &&
-      (conversation[0] as ConversationMessage).content.length < MIN_SINGLE_MESSAGE
-    )
+      conversation.length === 0 ||
+      (conversation.length === 1 &&
+        (conversation[0] as ConversationMessage).content.length < MIN_SINGLE_MESSAGE)
+    ) {
+      this.outbox?.ack(taken); // not worth an ingest: not replayed either
       return;
+    }
     const sessionId = this.sessionId;
-    this.ingest(sessionId, conversation, { message_count: conversation.length });
+    this.ingest(sessionId, conversation, { message_count: conversation.length }, taken);
     await this.queue.drain(undefined, options?.signal);
   }
 
@@ -346,10 +365,13 @@ export class SupermemoryProvider extends MemoryProvider {
     const previous = this.sessionId;
     if (!this.closed && this.writable && this.buffer.length > 0 && previous !== '') {
       const turns = this.buffer.length;
-      this.ingest(previous, bufferToConversation(this.buffer), {
-        message_count: 2 * turns,
-        partial: !options.reset,
-      });
+      const conversation = bufferToConversation(this.buffer);
+      this.ingest(
+        previous,
+        conversation,
+        { message_count: 2 * turns, partial: !options.reset },
+        this.takeBuffer(),
+      );
     }
     this.buffer = [];
     this.turn = 0;
@@ -364,7 +386,9 @@ export class SupermemoryProvider extends MemoryProvider {
     if (this.breaker.state === 'open') {
       return {
         status: 'down',
-        reason: `Supermemory requests paused after ${this.breaker.failures} consecutive failures; next try in ${Math.ceil(Math.max(0, this.breaker.retryAt - this.clock.now()) / 1000)} s`,
+        reason:
+          `Supermemory requests paused after ${this.breaker.failures} consecutive failures; next try in ${Math.ceil(Math.max(0, this.breaker.retryAt - this.clock.now()) / 1000)} s` +
+          (this.writesOnDisk > 0 ? `; ${this.writesOnDisk} turn(s) wait on disk` : ''),
         since: this.breaker.openedAt,
         consecutiveFailures: this.breaker.failures,
       };
@@ -427,10 +451,14 @@ export class SupermemoryProvider extends MemoryProvider {
       this.logger.warn(
         `Supermemory: ${this.buffer.length} buffered turn(s) were not ingested at session end; ingesting them now (partial).`,
       );
-      this.ingest(this.sessionId, bufferToConversation(this.buffer), {
-        message_count: 2 * this.buffer.length,
-        partial: true,
-      });
+      const turns = this.buffer.length;
+      const conversation = bufferToConversation(this.buffer);
+      this.ingest(
+        this.sessionId,
+        conversation,
+        { message_count: 2 * turns, partial: true },
+        this.takeBuffer(),
+      );
     }
     this.buffer = [];
     this.closed = true;
@@ -446,6 +474,28 @@ export class SupermemoryProvider extends MemoryProvider {
     this.scheduled.clear();
     this.lifetime.abort(new Error('Supermemory shut down.'));
     this.slot.close();
+    const outbox = this.outbox;
+    this.outbox = undefined;
+    const onDisk = (await outbox?.close()) ?? 0;
+    if (onDisk > 0)
+      this.logger.warn(
+        `Supermemory: ${onDisk} turn(s) not delivered stay on disk (supermemory/outbox in HERMES_HOME) and are sent at the next start.`,
+      );
+  }
+
+  /** Resolves when every write so far is journaled on disk (decision 0115); at once without an outbox. */
+  async journaled(): Promise<void> {
+    await this.outbox?.flushed().catch(() => undefined);
+  }
+
+  /** Turns journaled and not yet delivered. */
+  get writesOnDisk(): number {
+    return this.outbox?.size ?? 0;
+  }
+
+  /** Journal writes queued and not on disk yet (background work besides `pendingWork`'s network writes). */
+  get journalPending(): number {
+    return this.outbox?.writing ?? 0;
   }
 
   /** Queued or running background work (tests, the conformance harness, the bench). */
@@ -512,15 +562,95 @@ export class SupermemoryProvider extends MemoryProvider {
     });
   }
 
+  /**
+   * Queue one conversation ingest; the journaled turns it holds (`taken`) are crossed off once the
+   * service accepted it. A failed ingest leaves them on disk: the next start ingests them.
+   */
   private ingest(
     sessionId: string,
     messages: ConversationMessage[],
     extra: Record<string, number | boolean>,
+    taken: readonly string[] = [],
   ): void {
-    const containerTags = [this.primaryTag];
-    const metadata = hermesMetadata({ type: 'full_session', session_id: sessionId, ...extra });
-    this.background('session ingest', (client, signal) =>
-      client.ingestConversation({ conversationId: sessionId, messages, containerTags, metadata }, signal),
+    const body: IngestBody = {
+      conversationId: sessionId,
+      messages,
+      containerTags: [this.primaryTag],
+      metadata: hermesMetadata({ type: 'full_session', session_id: sessionId, ...extra }),
+    };
+    this.sendIngest(body, taken);
+  }
+
+  /** The ingest on the write queue; `ids` are crossed off the outbox when it went through. */
+  private sendIngest(body: IngestBody, ids: readonly string[]): void {
+    this.background(
+      'session ingest',
+      (client, signal) => client.ingestConversation(body, signal),
+      () => this.outbox?.ack(ids),
+    );
+  }
+
+  /** Journal `write` (in the background: the caller never waits on the disk); its id, if journaled. */
+  private journal(write: StoredWrite): string | undefined {
+    if (!this.outbox) return undefined;
+    try {
+      return this.outbox.add([write])[0]!.id;
+    } catch {
+      return undefined; // closed: memory only, as without an outbox
+    }
+  }
+
+  /** Empty the buffer; the outbox ids of its turns. */
+  private takeBuffer(): string[] {
+    const ids: string[] = [];
+    for (const turn of this.buffer) if (turn.outboxId !== undefined) ids.push(turn.outboxId);
+    this.buffer = [];
+    return ids;
+  }
+
+  /**
+   * Take this process's outbox and queue what earlier runs left undelivered: per session, its
+   * turns as one partial conversation ingest (an upsert by the session's id).
+   */
+  private openOutbox(hermesHome: string): void {
+    void this.outbox?.close();
+    this.outbox = undefined;
+    try {
+      this.outbox = openSupermemoryOutbox(hermesHome, this.logger);
+    } catch (error) {
+      this.logger.warn(
+        `Supermemory: the outbox could not be opened (${describeError(error)}); unsent writes are kept in memory only.`,
+      );
+      return;
+    }
+    const adopted = this.outbox.entries();
+    if (adopted.length === 0) return;
+    const turns = new Map<string, { ids: string[]; buffer: BufferedTurn[] }>();
+    for (const { id, data } of adopted) {
+      const group = turns.get(data.sessionId) ?? { ids: [], buffer: [] };
+      group.ids.push(id);
+      group.buffer.push({ user: data.user, assistant: data.assistant });
+      turns.set(data.sessionId, group);
+    }
+    for (const [sessionId, group] of turns) {
+      const messages = bufferToConversation(group.buffer);
+      this.sendIngest(
+        {
+          conversationId: sessionId,
+          messages,
+          containerTags: [this.primaryTag],
+          metadata: hermesMetadata({
+            type: 'full_session',
+            session_id: sessionId,
+            message_count: messages.length,
+            partial: true,
+          }),
+        },
+        group.ids,
+      );
+    }
+    this.logger.info(
+      `Supermemory: ${adopted.length} turn(s) an earlier run could not deliver are on disk; they are sent once Supermemory answers.`,
     );
   }
 
@@ -562,6 +692,7 @@ export class SupermemoryProvider extends MemoryProvider {
   private background(
     label: string,
     work: (client: SupermemoryClient, signal: AbortSignal) => Promise<unknown>,
+    done?: () => void,
   ): void {
     const client = this.client;
     if (!client) return;
@@ -572,6 +703,7 @@ export class SupermemoryProvider extends MemoryProvider {
           clock: this.clock,
           label: `supermemory ${label}`,
         });
+        done?.();
       } catch (error) {
         this.logger.warn(`Supermemory ${label} failed: ${describeError(error)}`);
       }

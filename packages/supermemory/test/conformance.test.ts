@@ -27,8 +27,9 @@ for (const mode of ['background', 'per-query'] as PrefetchMode[]) {
       tools: true,
       persistence: true,
       prefetch: mode === 'background' ? 'turn-start' : 'current-query',
-      // Turns are buffered and ingested as one conversation at session end, switch or shutdown.
-      sync: 'buffered',
+      // Turns are buffered and ingested as one conversation at session end, switch or shutdown;
+      // each is journaled on disk in the background meanwhile (decision 0115), so syncTurn queues work.
+      sync: 'queued',
       mirrors: 'add-only',
       remote: true,
     },
@@ -52,7 +53,7 @@ for (const mode of ['background', 'per-query'] as PrefetchMode[]) {
     snapshot: () => backend.dump(),
     backendCalls: () => backend.requests.length,
     settle: (provider) => provider.idle(),
-    pendingWork: (provider) => provider.pendingWork,
+    pendingWork: (provider) => provider.pendingWork + provider.journalPending,
     injectFault: (fault) => {
       backend.fail(fault);
     },

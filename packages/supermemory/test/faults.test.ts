@@ -266,6 +266,9 @@ describe('supermemory circuit breaker (a dead service is not asked every turn)',
     memory.addProvider(provider);
     await memory.initializeAll('hung-shutdown', { hermesHome, platform: 'cli', env: {} });
     memory.syncAll('We talked about the lighthouse keeper.', 'Yes, the keeper.');
+    // The turn is on disk first (real I/O, which this test's jumping clock would count as hung).
+    while (provider.writesOnDisk === 0) await new Promise((resolve) => setImmediate(resolve));
+    await provider.journaled();
     server.fail({ type: 'timeout', count: 100 });
     const shutdown = memory.shutdownAll();
     let done = false;

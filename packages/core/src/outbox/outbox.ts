@@ -146,6 +146,11 @@ export class Outbox<T> {
     return this.live.size;
   }
 
+  /** Writes queued and not finished (background work, for a provider's pending-work count). */
+  get writing(): number {
+    return this.queued;
+  }
+
   /** The last write error, if the disk refused one (entries then live in memory only). */
   get lastError(): Error | undefined {
     return this.failure;

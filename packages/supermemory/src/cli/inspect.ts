@@ -12,6 +12,7 @@ import {
   redactSecrets,
 } from '@hermes-memory/core';
 import { CONFIG_FILE } from '../config';
+import { supermemoryOutboxDir, supermemoryWritesOnDisk } from '../outbox';
 import { cliSetup, testConnection } from './connection';
 
 export function supermemoryStatus(ctx: ProviderCliContext): ProviderStatusReport {
@@ -34,6 +35,8 @@ export function supermemoryStatus(ctx: ProviderCliContext): ProviderStatusReport
       api_key: setup.config.apiKey ? 'set' : 'missing',
       auto_recall: setup.config.autoRecall,
       auto_capture: setup.config.autoCapture,
+      // Writes an outage left undelivered (decision 0115): the next agent start sends them.
+      waiting_on_disk: supermemoryWritesOnDisk(ctx.home),
     },
   };
 }
@@ -80,6 +83,15 @@ export async function supermemoryChecks(ctx: ProviderCliContext): Promise<Provid
         : { id: 'config', title: CONFIG_FILE, status: 'ok', detail: 'valid, mode 600' },
     );
   }
+  const waiting = supermemoryWritesOnDisk(ctx.home);
+  if (waiting > 0)
+    checks.push({
+      id: 'outbox',
+      title: 'undelivered turns',
+      status: 'warn',
+      detail: `${waiting} turn(s) from a time Supermemory was unreachable wait on disk (${supermemoryOutboxDir(ctx.home)}).`,
+      fix: 'Start the agent while Supermemory is reachable: they are sent first.',
+    });
   if (setup.config.apiKey) {
     const report = await testConnection(ctx, setup);
     checks.push({

@@ -1,0 +1,124 @@
+/**
+ * Turns held during an outage survive the process (decision 0115): each captured turn is journaled
+ * under HERMES_HOME/supermemory/outbox until the conversation ingest holding it went through; the
+ * next provider on the same home ingests what is left, per session, under the session's id.
+ * Driven through the official SDK against the shipped fake.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { providerCliTestContext, startChildWorker } from '@hermes-memory/testkit';
+import { describe, expect, it } from 'vitest';
+import supermemoryCli from '../src/cli/index';
+import { supermemoryOutboxDir, supermemoryWritesOnDisk } from '../src/outbox';
+import { type Fake, fake, home, KEY, started } from './helpers';
+
+const CHILD = new URL('./support/outage-child.ts', import.meta.url).pathname;
+
+/** Each accepted conversation ingest: its id and user messages, in arrival order. */
+function ingests(server: Fake): Array<[string, string[]]> {
+  return server
+    .requestsTo('/v4/conversations')
+    .filter((r) => r.status === 200)
+    .map((r) => {
+      const body = r.body as { conversationId: string; messages: { role: string; content: string }[] };
+      return [body.conversationId, body.messages.filter((m) => m.role === 'user').map((m) => m.content)];
+    });
+}
+
+describe('supermemory outbox: held turns survive the process', () => {
+  it('§ restart replays: a session whose ingest failed at shutdown is ingested by the next start, once, under its own id', async () => {
+    const server = await fake();
+    const hermesHome = home();
+    const a = await started(server, {}, { sessionId: 's-1', hermesHome });
+    a.provider.syncTurn('user turn 1', 'reply 1');
+    a.provider.syncTurn('user turn 2', 'reply 2');
+    await a.provider.journaled();
+    server.fail({ type: 'status', status: 500, count: 100_000 });
+    await a.provider.shutdown({ timeoutMs: 5_000 });
+    expect(a.logs.messages('warn').join('\n')).toMatch(
+      /2 turn\(s\) not delivered stay on disk .* sent at the next start/,
+    );
+    expect(a.logs.messages().join('\n')).not.toMatch(/user turn|reply \d/);
+    expect(supermemoryWritesOnDisk(hermesHome)).toBe(2);
+    expect(ingests(server)).toEqual([]);
+    const cli = providerCliTestContext(supermemoryCli, { home: hermesHome, env: { HOME: hermesHome } }).ctx;
+    expect((await supermemoryCli.status!(cli)).details).toMatchObject({ waiting_on_disk: 2 });
+
+    server.clearFaults();
+    const b = await started(server, {}, { sessionId: 's-2', hermesHome });
+    expect(b.logs.messages('info').join('\n')).toMatch(/2 turn\(s\) an earlier run could not deliver/);
+    await b.provider.idle();
+    expect(ingests(server)).toEqual([['s-1', ['user turn 1', 'user turn 2']]]);
+    const doc = server.state.documents.find((d) => d.customId === 's-1');
+    expect(doc?.messages?.map((m) => m.content)).toEqual([
+      'user turn 1',
+      'reply 1',
+      'user turn 2',
+      'reply 2',
+    ]);
+    b.provider.syncTurn('user turn 3', 'reply 3');
+    await b.provider.onSessionEnd([]);
+    await b.provider.shutdown({ timeoutMs: 5_000 });
+    expect(supermemoryWritesOnDisk(hermesHome)).toBe(0);
+    const c = await started(server, {}, { sessionId: 's-3', hermesHome });
+    await c.provider.idle();
+    expect(ingests(server)).toEqual([
+      ['s-1', ['user turn 1', 'user turn 2']],
+      ['s-2', ['user turn 3']],
+    ]);
+  });
+
+  it('§ kill -9 mid-session: every turn the killed agent had on disk is ingested by the next start, in order', async () => {
+    const server = await fake();
+    const hermesHome = home();
+    const child = startChildWorker(CHILD, {
+      args: [hermesHome, server.url, KEY],
+      execArgv: ['--import', 'tsx'],
+    });
+    await child.waitForLines(4, (line) => line.startsWith('held '));
+    const exit = await child.kill('SIGKILL');
+    expect(exit.signal ?? exit.code, exit.stderr.slice(-400)).toBe('SIGKILL');
+    const held = child.lines.filter((l) => l.startsWith('held ')).length;
+    expect(ingests(server)).toEqual([]);
+
+    const b = await started(server, {}, { sessionId: 's-2', hermesHome });
+    await b.provider.idle();
+    const [only, ...rest] = ingests(server);
+    expect(rest).toEqual([]);
+    expect(only![0]).toBe('s-1');
+    const confirmed = Array.from({ length: held }, (_, i) => `user turn ${i + 1}`);
+    expect(only![1].slice(0, held)).toEqual(confirmed);
+    expect(only![1].length - held).toBeLessThanOrEqual(1);
+  }, 30_000);
+
+  it('§ two live agents on one home never ingest the same held turn twice', async () => {
+    const server = await fake();
+    const hermesHome = home();
+    const a = await started(server, {}, { sessionId: 's-1', hermesHome });
+    a.provider.syncTurn('user turn 1', 'reply 1');
+    await a.provider.journaled();
+    const b = await started(server, {}, { sessionId: 's-2', hermesHome });
+    expect(b.provider.writesOnDisk).toBe(0);
+    b.provider.syncTurn('user turn 2', 'reply 2');
+    await a.provider.shutdown({ timeoutMs: 5_000 });
+    await b.provider.shutdown({ timeoutMs: 5_000 });
+    expect(ingests(server)).toEqual([
+      ['s-1', ['user turn 1']],
+      ['s-2', ['user turn 2']],
+    ]);
+    expect(supermemoryWritesOnDisk(hermesHome)).toBe(0);
+  });
+
+  it('§ the outbox is private: folder 0700, journal and lock 0600', async () => {
+    const server = await fake();
+    const hermesHome = home();
+    const a = await started(server, {}, { sessionId: 's-1', hermesHome });
+    a.provider.syncTurn('user turn 1', 'reply 1');
+    await a.provider.journaled();
+    const dir = supermemoryOutboxDir(hermesHome);
+    expect(fs.statSync(dir).mode & 0o777).toBe(0o700);
+    const files = fs.readdirSync(dir);
+    expect(files.some((f) => f.endsWith('.jsonl'))).toBe(true);
+    for (const f of files) expect(fs.statSync(path.join(dir, f)).mode & 0o777, f).toBe(0o600);
+  });
+});
