@@ -68,7 +68,7 @@ import { chunkMessage } from './session/chunk';
 import { type MigrationContext, migrateMemoryFiles, sdkMigrationRemote } from './session/migration';
 import { openHonchoOutbox } from './session/outbox';
 import { type HeldLimits, MessageWriter, type OutgoingMessage, type StoredMessage } from './session/writer';
-import { routeObserver, runHonchoTool } from './tools/handlers';
+import { answerWithoutNetwork, routeObserver, runHonchoTool } from './tools/handlers';
 import { HONCHO_TOOL_SCHEMAS } from './tools/schemas';
 
 /** Startup waits this long for session init, then lets it finish in the background. */
@@ -148,6 +148,8 @@ export class HonchoProvider extends MemoryProvider {
   private readonly replayPeers = new Map<string, readonly [string, string]>();
   /** Messages from an earlier process wait in the writer: sent once session init succeeds. */
   private replayPending = false;
+  /** `shutdown()` ran (and no `initialize` since): tools say so rather than "not configured". */
+  private shutDown = false;
 
   constructor(settings: HonchoProviderSettings = {}, context?: Partial<ProviderFactoryContext>) {
     super();
@@ -206,6 +208,7 @@ export class HonchoProvider extends MemoryProvider {
       !extra.toolsOnly &&
       (context.agentContext === 'cron' || context.agentContext === 'flush' || context.platform === 'cron');
     this.lifetime = new AbortController();
+    this.shutDown = false;
     context.signal?.addEventListener('abort', () => this.lifetime.abort(context.signal?.reason), {
       once: true,
     });
@@ -687,10 +690,19 @@ export class HonchoProvider extends MemoryProvider {
 
   override async handleToolCall(toolName: string, args: unknown, options?: ToolCallOptions): Promise<string> {
     if (this.cronSkipped) return toolResult({ error: 'Honcho is not active (cron context).' });
-    if (!this.active || !this.backend) return toolResult({ error: 'Honcho is not configured.' });
+    if (!this.active || !this.backend)
+      return toolResult({
+        error: this.shutDown
+          ? 'Honcho was shut down; it is not available to tools.'
+          : 'Honcho is not configured.',
+      });
     if (!HONCHO_TOOL_SCHEMAS.some((tool) => tool.name === toolName))
       return toolResult({ error: `Unknown tool: ${toolName}` });
-    if (this.circuitOpen) return toolResult({ error: this.breaker.unavailableMessage() });
+    if (this.circuitOpen) {
+      // Bad arguments are the caller's to fix now: say so rather than "unavailable, retry later".
+      const local = await answerWithoutNetwork(toolName, args, this.toolScope(options?.signal));
+      return neutralizeToolResult(local ?? toolResult({ error: this.breaker.unavailableMessage() }));
+    }
     if (!this.ready) {
       try {
         await this.whenReady(options?.signal);
@@ -702,7 +714,15 @@ export class HonchoProvider extends MemoryProvider {
     }
     // Results quote what Honcho holds: nothing in them may open, close or imitate the recall fence.
     const result = await runHonchoTool(toolName, args, {
+      ...this.toolScope(options?.signal),
       backend: this.backend,
+      onReasoning: () => this.recall?.noteExplicitDialectic(),
+    });
+    return neutralizeToolResult(result);
+  }
+
+  private toolScope(signal: AbortSignal | undefined) {
+    return {
       sessionId: this.sessionKey,
       userPeerId: this.userPeerId,
       aiPeerId: this.aiPeerId,
@@ -711,10 +731,8 @@ export class HonchoProvider extends MemoryProvider {
       turn: this.recall?.turn ?? 0,
       writable: this.writable,
       botTurn: this.turnAuthor.isBot === true,
-      signal: options?.signal,
-      onReasoning: () => this.recall?.noteExplicitDialectic(),
-    });
-    return neutralizeToolResult(result);
+      signal,
+    };
   }
 
   /**
@@ -808,6 +826,7 @@ export class HonchoProvider extends MemoryProvider {
         `Honcho: ${onDisk} message(s) not delivered stay on disk (${path.join('honcho', 'outbox')} in HERMES_HOME) and are sent at the next start.`,
       );
     this.lifetime.abort(new Error('Honcho provider shut down'));
+    if (this.active) this.shutDown = true;
     this.active = false;
   }
 

@@ -107,7 +107,9 @@ describe('honcho circuit breaker', () => {
       'honcho_context',
       'honcho_conclude',
     ]) {
-      const out = JSON.parse(await provider.handleToolCall(tool, { query: 'x', conclusion: 'likes tea' }));
+      // Well-formed arguments for each (malformed ones get their argument error first).
+      const args = tool === 'honcho_conclude' ? { conclusion: 'likes tea' } : { query: 'x' };
+      const out = JSON.parse(await provider.handleToolCall(tool, args));
       expect(out.error).toMatch(
         /^Honcho is unavailable after 5 consecutive failed requests; retry after \d+ s\.$/,
       );
@@ -246,6 +248,33 @@ describe('honcho circuit breaker', () => {
     await pumped(clock, provider.handleToolCall('honcho_search', { query: 'd' }));
     for (let n = 7; n <= 9; n++) await turn(provider, n, clock);
     expect(capWarnings()).toHaveLength(2);
+  });
+
+  it('while open, malformed arguments get their argument error (no request), well-formed ones the breaker error', async () => {
+    const { clock, provider } = await openOnClock({ writeFrequency: 'turn' }, { breakerCooldownMs: 60_000 });
+    rig.fake.fail({ type: 'status', status: 500, count: 100_000 });
+    await pumped(clock, provider.handleToolCall('honcho_search', { query: 'a' }));
+    await pumped(clock, provider.handleToolCall('honcho_search', { query: 'b' }));
+    expect(provider.health()?.status).toBe('down');
+    const before = rig.fake.requests.length;
+    const missing = JSON.parse(await provider.handleToolCall('honcho_search', {}));
+    expect(missing.error).toMatch(/query/);
+    expect(missing.error).not.toMatch(/unavailable/);
+    const notJson = JSON.parse(await provider.handleToolCall('honcho_search', '{"query": '));
+    expect(notJson.error).not.toMatch(/unavailable/);
+    const badPeer = JSON.parse(await provider.handleToolCall('honcho_profile', { peer: '../x' }));
+    expect(badPeer.error).toMatch(/Invalid peer/);
+    const wellFormed = JSON.parse(await provider.handleToolCall('honcho_search', { query: 'c' }));
+    expect(wellFormed.error).toMatch(/^Honcho is unavailable after 5 consecutive failed requests/);
+    expect(rig.fake.requests.length).toBe(before);
+  });
+
+  it('after shutdown, tools say Honcho was shut down, not that it is not configured', async () => {
+    const { clock, provider } = await openOnClock();
+    await pumped(clock, provider.shutdown({ timeoutMs: 1_000 }));
+    const out = JSON.parse(await provider.handleToolCall('honcho_search', { query: 'x' }));
+    expect(out.error).toMatch(/shut down/);
+    expect(out.error).not.toMatch(/not configured/);
   });
 
   it('client errors are answers, not failures, and a success resets the count', async () => {

@@ -262,3 +262,28 @@ export async function runHonchoTool(name: string, rawArgs: unknown, scope: ToolS
     });
   }
 }
+
+/**
+ * What a tool answers without the network, when the breaker is open: its argument error (the same
+ * text the handler gives), or null when the call is well-formed and needs Honcho. The handler runs
+ * against a backend that refuses every call, and any call at all means "needs Honcho".
+ */
+export async function answerWithoutNetwork(
+  name: string,
+  rawArgs: unknown,
+  scope: Omit<ToolScope, 'backend' | 'onReasoning'>,
+): Promise<string | null> {
+  let reached = false;
+  const offline = new Proxy({} as HonchoBackend, {
+    get: () => () => {
+      reached = true;
+      return Promise.reject(new Error('offline'));
+    },
+  });
+  const result = await runHonchoTool(name, rawArgs, {
+    ...scope,
+    backend: offline,
+    onReasoning: () => undefined,
+  });
+  return reached ? null : result;
+}
