@@ -14,6 +14,7 @@ import {
   isTrivialPrompt,
   type LlmClient,
   type Logger,
+  type Outbox,
   loadDefaultEmbedder,
   MemoryProvider,
   type MemoryTarget,
@@ -72,6 +73,7 @@ import {
 } from './tools';
 import { TurnWriter } from './turn-writer';
 import { UndeliveredWrites } from './undelivered';
+import { openMem0Outbox, type StoredWrite } from './outbox';
 import { importEmbeddings } from './embeddings-peer';
 
 const UNAVAILABLE = 'Mem0 temporarily unavailable (multiple consecutive failures). Will retry automatically.';
@@ -119,6 +121,8 @@ export class Mem0Provider extends MemoryProvider {
   private writer: TurnWriter;
   /** Accepted writes Mem0 never confirmed (none are held: they are counted and told). */
   private undelivered: UndeliveredWrites;
+  /** Accepted writes on disk until Mem0 confirms them; the next start sends what is left. */
+  private outbox: Outbox<StoredWrite> | undefined;
   private lifetime = new AbortController();
   private lastRecallCount = 0;
   /** Services the host injected at initialize (OSS mode uses them). */
@@ -245,12 +249,60 @@ export class Mem0Provider extends MemoryProvider {
     try {
       this.backend = await this.openBackend(config);
       this.initError = '';
+      if (this.writable && !context.inspectionOnly) this.openOutbox();
     } catch (error) {
       this.backend = undefined;
       this.initError = describeError(error);
       throw error;
     } finally {
       this.initialized = true;
+    }
+  }
+
+  /** Take this process's journal; writes an earlier run left are sent first, in the background. */
+  private openOutbox(): void {
+    try {
+      this.outbox = openMem0Outbox(this.hermesHome, this.logger);
+    } catch (error) {
+      this.logger.warn(
+        `Mem0: no outbox (${describeError(error)}); writes not delivered die with the process.`,
+      );
+      return;
+    }
+    const earlier = this.outbox.entries();
+    if (earlier.length === 0) return;
+    this.logger.info(`Mem0: sending ${earlier.length} write(s) an earlier run could not deliver.`);
+    for (const entry of earlier) this.writer.push(() => this.send(entry.data, entry.id));
+  }
+
+  /** One add; acknowledged in the outbox once Mem0 confirmed it, else counted (it stays on disk). */
+  private send(request: StoredWrite, id: string | undefined): Promise<void> {
+    const backend = this.backend;
+    if (!backend) return Promise.resolve();
+    const what = request.metadata?.write_origin === 'builtin_memory_mirror' ? 'memory write' : 'turn';
+    return this.call('add', (s) => backend.add(request, s)).then(
+      () => {
+        if (id !== undefined) this.outbox?.ack([id]);
+        this.undelivered.delivered();
+      },
+      (error: unknown) => {
+        this.undelivered.lost(1, `${what}: ${describeError(error)}`);
+        this.logger.warn(
+          what === 'turn'
+            ? `Mem0 sync failed: ${describeError(error)}`
+            : `Mem0 memory mirror failed: ${describeError(error)}`,
+        );
+      },
+    );
+  }
+
+  /** Journal an accepted write (when the outbox is open); its id, for the acknowledgement. */
+  private journal(request: StoredWrite): string | undefined {
+    if (!this.outbox) return undefined;
+    try {
+      return this.outbox.add([request])[0]?.id;
+    } catch {
+      return undefined;
     }
   }
 
@@ -288,9 +340,12 @@ export class Mem0Provider extends MemoryProvider {
     const drained = await this.writer.idle(options?.timeoutMs ?? DEFAULT_SHUTDOWN_MS);
     const abandoned = drained ? 0 : this.writer.pending;
     const lost = this.undelivered.seal(abandoned);
-    if (lost > 0)
+    const outbox = this.outbox;
+    this.outbox = undefined;
+    const onDisk = outbox ? await outbox.close().catch(() => 0) : 0;
+    if (lost > 0 || onDisk > 0)
       this.logger.warn(
-        `Mem0: ${lost} write(s) accepted this session were not delivered (${abandoned} abandoned in flight at shutdown; last: ${this.undelivered.lastReason}). Mem0 keeps no copy across a restart.`,
+        `Mem0: ${lost} write(s) accepted this session were not delivered (${abandoned} abandoned in flight at shutdown; last: ${this.undelivered.lastReason || 'none this session'}); ${onDisk} stay on disk and are sent at the next start.`,
       );
     this.slot.close();
     this.lifetime.abort(new Error('Mem0 provider shut down.'));
@@ -363,10 +418,6 @@ export class Mem0Provider extends MemoryProvider {
     const backend = this.backend;
     const config = this.config;
     if (this.closed || !this.writable || !backend || !config) return;
-    if (this.breaker.state === 'open') {
-      this.undelivered.lost(1, 'turn refused: circuit breaker open');
-      return;
-    }
     // Mem0 extracts facts from the turn and recall brings them back: a turn the write scanner
     // blocks is not sent at all (either message can carry the payload into an extracted fact).
     const messages: Mem0Message[] = [];
@@ -383,27 +434,27 @@ export class Mem0Provider extends MemoryProvider {
       if (guarded.text.trim() !== '') messages.push({ role, content: guarded.text });
     }
     if (messages.length === 0) return;
-    const userId = this.userId;
-    this.writer.push(() =>
-      this.call('add', (s) =>
-        backend.add(
-          {
-            messages,
-            userId,
-            agentId: config.agentId,
-            infer: config.syncInfer,
-            metadata: { channel: this.channel },
-          },
-          s,
-        ),
-      ).then(
-        () => this.undelivered.delivered(),
-        (error: unknown) => {
-          this.undelivered.lost(1, `turn: ${describeError(error)}`);
-          this.logger.warn(`Mem0 sync failed: ${describeError(error)}`);
-        },
-      ),
-    );
+    this.accept({
+      messages,
+      userId: this.userId,
+      agentId: config.agentId,
+      infer: config.syncInfer,
+      metadata: { channel: this.channel },
+    });
+  }
+
+  /**
+   * Journal a write, then send it behind the previous one — or, while the breaker is open, keep
+   * it on disk for the next start (counted).
+   */
+  private accept(request: StoredWrite): void {
+    const id = this.journal(request);
+    const what = request.metadata?.write_origin === 'builtin_memory_mirror' ? 'memory write' : 'turn';
+    if (this.breaker.state === 'open') {
+      this.undelivered.lost(1, `${what} refused: circuit breaker open`);
+      return;
+    }
+    this.writer.push(() => this.send(request, id));
   }
 
   /**
@@ -422,36 +473,18 @@ export class Mem0Provider extends MemoryProvider {
     const config = this.config;
     if (action !== 'add' || this.closed || !this.writable || !backend || !config || content.trim() === '')
       return;
-    if (this.breaker.state === 'open') {
-      this.undelivered.lost(1, 'memory write refused: circuit breaker open');
-      return;
-    }
     const guarded = guardWrite(content);
     if (!guarded.ok) {
       this.logger.warn(`Mem0 did not mirror a ${target} memory write: ${guarded.error}`);
       return;
     }
-    const userId = this.userId;
-    this.writer.push(() =>
-      this.call('add', (s) =>
-        backend.add(
-          {
-            messages: [{ role: 'user', content: guarded.text }],
-            userId,
-            agentId: config.agentId,
-            infer: false,
-            metadata: { channel: this.channel, write_origin: 'builtin_memory_mirror', target },
-          },
-          s,
-        ),
-      ).then(
-        () => this.undelivered.delivered(),
-        (error: unknown) => {
-          this.undelivered.lost(1, `memory write: ${describeError(error)}`);
-          this.logger.warn(`Mem0 memory mirror failed: ${describeError(error)}`);
-        },
-      ),
-    );
+    this.accept({
+      messages: [{ role: 'user', content: guarded.text }],
+      userId: this.userId,
+      agentId: config.agentId,
+      infer: false,
+      metadata: { channel: this.channel, write_origin: 'builtin_memory_mirror', target },
+    });
   }
 
   override onSessionSwitch(_newSessionId: string, _options: SessionSwitchOptions): undefined {
@@ -631,7 +664,7 @@ export class Mem0Provider extends MemoryProvider {
     if (this.breaker.state === 'open')
       return {
         status: 'down',
-        reason: `Mem0 circuit breaker open after ${this.breaker.failures} consecutive failures; retrying in ${Math.ceil(Math.max(0, this.breaker.retryAt - this.clock.now()) / 1000)} s.${lost.note()}`,
+        reason: `Mem0 circuit breaker open after ${this.breaker.failures} consecutive failures; retrying in ${Math.ceil(Math.max(0, this.breaker.retryAt - this.clock.now()) / 1000)} s.${lost.note()}${this.diskNote()}`,
         since: this.breaker.openedAt,
         consecutiveFailures: this.breaker.failures,
       };
@@ -640,7 +673,7 @@ export class Mem0Provider extends MemoryProvider {
     if (recent === 0) return null;
     return {
       status: 'degraded',
-      reason: `the last ${recent} write(s) were not delivered (${lost.lastReason}).${lost.note()}`,
+      reason: `the last ${recent} write(s) were not delivered (${lost.lastReason}).${lost.note()}${this.diskNote()}`,
       since: lost.since,
       consecutiveFailures: this.breaker.failures,
     };
@@ -722,11 +755,28 @@ export class Mem0Provider extends MemoryProvider {
   }
 
   /**
-   * Writes accepted since `initialize` that Mem0 never confirmed: failed, refused by the open
-   * breaker, skipped behind a stuck write, or abandoned at shutdown. Nothing holds them.
+   * Writes accepted since `initialize` that Mem0 did not confirm when they were sent: failed,
+   * refused by the open breaker, skipped behind a stuck write, or abandoned at shutdown. Those the
+   * outbox holds (`writesOnDisk`) are sent by the next start.
    */
   get undeliveredWrites(): number {
     return this.undelivered.total;
+  }
+
+  /** ` N write(s) wait on disk for the next start.`, or ''. */
+  private diskNote(): string {
+    const n = this.writesOnDisk;
+    return n > 0 ? ` ${n} write(s) wait on disk for the next start.` : '';
+  }
+
+  /** Accepted writes on disk that Mem0 has not confirmed yet (this process's outbox). */
+  get writesOnDisk(): number {
+    return this.outbox?.size ?? 0;
+  }
+
+  /** Resolves once every accepted write is on disk (tests, the kill -9 proof). */
+  async journaled(): Promise<void> {
+    await this.outbox?.flushed();
   }
 
   /** Wait until queued writes and running searches settled (tests, examples). */

@@ -17,6 +17,7 @@ import {
   resolveUserId,
   unavailableReasonFor,
 } from '../config';
+import { mem0OutboxDir, mem0WritesOnDisk } from '../outbox';
 import { mem0ForHome } from './session';
 
 const BACKEND_LABELS = {
@@ -52,6 +53,8 @@ export function mem0Status(ctx: ProviderCliContext): ProviderStatusReport {
       agent_id: config.agentId,
       api_key: config.apiKey ? 'set' : 'not set',
       configured: isConfigured(config),
+      // Writes an outage or a crash left undelivered (decision 0115): the next agent start sends them.
+      waiting_on_disk: mem0WritesOnDisk(ctx.home),
     },
   };
 }
@@ -97,6 +100,15 @@ export function mem0Checks(ctx: ProviderCliContext): ProviderCheck[] {
       okDetail: `${MEM0_CONFIG_FILE} is private (or absent)`,
     }),
   );
+  const waiting = mem0WritesOnDisk(ctx.home);
+  if (waiting > 0)
+    checks.push({
+      id: 'outbox',
+      title: 'undelivered writes',
+      status: 'warn',
+      detail: `${waiting} write(s) from a time Mem0 was unreachable wait on disk (${mem0OutboxDir(ctx.home)}).`,
+      fix: 'Start the agent while Mem0 is reachable: they are sent first.',
+    });
   const hostOverride = hostOverrideWarning(ctx);
   if (hostOverride) {
     checks.push({
