@@ -283,6 +283,42 @@ describe('ranking (decision 0905)', () => {
     expect(varints(Uint8Array.from([0x82, 0x80, 0x01]))).toEqual([(2 * 128 + 0) * 128 + 1]);
   });
 
+  it("the BM25 pool skips what is not searched without joining records, and is the join's pool", async () => {
+    const p = tempProvider();
+    const store = p.recordStore!;
+    const ids: string[] = [];
+    for (let i = 0; i < 40; i++) {
+      const extra = ' and the kiln'.repeat(i % 5);
+      ids.push(add(p, 'Jon', `Pottery note ${i}: the glaze${extra} was fired today.`).id);
+    }
+    const ranker = new Ranker(store, null);
+    const query = analyzeQuery('kiln glaze fired');
+    const joined = (filter: string, pool: number) =>
+      (
+        store.db
+          .prepare(
+            `SELECT r.id FROM records_fts JOIN records r ON r.seq = records_fts.rowid
+             WHERE records_fts MATCH '"kiln" OR "glaze" OR "fired"' ${filter}
+             ORDER BY bm25(records_fts, 1.0, 1.0, 0.5, 1.0, 1.0, 0.3) LIMIT ${pool}`,
+          )
+          .all() as Array<{ id: string }>
+      ).map((r) => r.id);
+    // Archive and retract some of the best matches.
+    const best = joined('', 10);
+    for (const i of [0, 2, 3, 7]) store.transition(best[i]!, 'archive');
+    store.transition(best[5]!, 'retract');
+    for (const pool of [3, 8, 100]) {
+      const active = await ranker.rank(query, { limit: 3, pool, graphDepth: 0 });
+      expect(active.map((c) => c.record.id).sort()).toEqual(joined("AND r.status = 'active'", pool).sort());
+      const all = await ranker.rank(query, { limit: 3, pool, graphDepth: 0, includeInactive: true });
+      expect(all.map((c) => c.record.id).sort()).toEqual(joined('', pool).sort());
+    }
+    // The count of records to skip follows the store.
+    store.transition(joined("AND r.status = 'active'", 1)[0]!, 'archive');
+    const after = await ranker.rank(query, { limit: 3, pool: 3, graphDepth: 0 });
+    expect(after.map((c) => c.record.id).sort()).toEqual(joined("AND r.status = 'active'", 3).sort());
+  });
+
   it('relative lengths agree with the rows FTS5 indexed', () => {
     const p = tempProvider();
     const short = add(p, 'A', 'one two three');
