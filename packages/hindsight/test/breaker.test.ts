@@ -268,7 +268,11 @@ describe('hindsight circuit breaker', () => {
     expect(warnings[0]).toMatch(
       /exceed 2 turns or 1000000 characters; dropping the oldest \(1 turn\(s\) so far/,
     );
-    expect(provider.health()?.reason).toMatch(/ 2 turn\(s\) held for delivery\. 3 held turn\(s\) dropped/);
+    // The cap binds on disk too: the dropped turns leave the outbox (decision 0115).
+    expect(provider.health()?.reason).toMatch(
+      / 2 turn\(s\) held for delivery\. 3 held turn\(s\) dropped \(the oldest, over the cap\)\. 2 turn\(s\) wait on disk\.$/,
+    );
+    expect(provider.turnsOnDisk).toBe(2);
 
     server.clearFaults();
     await clock.advance(60_000);

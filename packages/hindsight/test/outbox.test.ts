@@ -43,7 +43,7 @@ const userTurns = (server: Fake, doc: string) =>
     .flatMap(([, turns]) => turns);
 
 describe('hindsight outbox: held turns survive the process', () => {
-  it('§ restart replays: turns held through an outage and a shutdown reach their session documents from the next start, once, in order', async () => {
+  it('restart replays: turns held through an outage and a shutdown reach their session documents from the next start, once, in order', async () => {
     const server = await fake();
     const clock = new ManualClock(Date.parse('2026-03-01T12:00:00Z'));
     const hermesHome = home();
@@ -88,7 +88,7 @@ describe('hindsight outbox: held turns survive the process', () => {
     expect(userTurns(server, 's-3')).toEqual(['User: user turn 5']);
   });
 
-  it('§ kill -9 mid-outage: every turn the killed agent had on disk is retained by the next start, once, in order', async () => {
+  it('kill -9 mid-outage: every turn the killed agent had on disk is retained by the next start, once, in order', async () => {
     const server = await fake();
     const hermesHome = home();
     server.fail({ type: 'status', status: 500, count: 100_000 });
@@ -112,7 +112,7 @@ describe('hindsight outbox: held turns survive the process', () => {
     expect(new Set(got).size).toBe(got.length);
   }, 30_000);
 
-  it('§ two live agents on one home never retain the same held turn twice', async () => {
+  it('two live agents on one home never retain the same held turn twice', async () => {
     const server = await fake();
     const hermesHome = home();
     server.fail({ type: 'status', status: 500, count: 100_000 });
@@ -132,7 +132,7 @@ describe('hindsight outbox: held turns survive the process', () => {
     expect(hindsightTurnsOnDisk(hermesHome)).toBe(0);
   });
 
-  it('§ the outbox is private: folder 0700, journal and lock 0600', async () => {
+  it('the outbox is private: folder 0700, journal and lock 0600', async () => {
     const server = await fake();
     const hermesHome = home();
     server.fail({ type: 'status', status: 500, count: 100_000 });

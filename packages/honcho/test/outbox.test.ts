@@ -37,7 +37,7 @@ const turnTexts = (...ns: number[]) => ns.flatMap((n) => [`user turn ${n}`, `ass
 const CHILD = new URL('./support/outage-child.ts', import.meta.url).pathname;
 
 describe('honcho outbox: held writes survive the process', () => {
-  it('§ restart replays: turns held through an outage and a shutdown reach the session from the next start, each once, in order', {
+  it('restart replays: turns held through an outage and a shutdown reach the session from the next start, each once, in order', {
     timeout: 30_000,
   }, async () => {
     const clock = new ManualClock();
@@ -96,7 +96,7 @@ describe('honcho outbox: held writes survive the process', () => {
     expect(stored('demo')).toEqual(turnTexts(1, 2, 3));
   });
 
-  it('§ kill -9 mid-outage: every turn the killed agent had on disk is delivered by the next start, once, in order', async () => {
+  it('kill -9 mid-outage: every turn the killed agent had on disk is delivered by the next start, once, in order', async () => {
     rig = await startRig();
     rig.fake.fail({ type: 'status', status: 500, count: 100_000 });
     const child = startChildWorker(CHILD, {
@@ -121,7 +121,7 @@ describe('honcho outbox: held writes survive the process', () => {
     expect(new Set(got).size).toBe(got.length);
   }, 30_000);
 
-  it('§ two live agents on one home never deliver the same held message twice', async () => {
+  it('two live agents on one home never deliver the same held message twice', async () => {
     rig = await startRig();
     rig.fake.fail({ type: 'status', status: 500, count: 100_000 });
     const a = rig.provider({ writeFrequency: 'session' });
@@ -142,7 +142,7 @@ describe('honcho outbox: held writes survive the process', () => {
     expect(honchoMessagesOnDisk(rig.home.path)).toBe(0);
   });
 
-  it('§ the outbox is private: folder 0700, journal and lock 0600', async () => {
+  it('the outbox is private: folder 0700, journal and lock 0600', async () => {
     rig = await startRig();
     rig.fake.fail({ type: 'status', status: 500, count: 100_000 });
     const a = rig.provider({ writeFrequency: 'session' });

@@ -26,7 +26,7 @@ function ingests(server: Fake): Array<[string, string[]]> {
 }
 
 describe('supermemory outbox: held turns survive the process', () => {
-  it('§ restart replays: a session whose ingest failed at shutdown is ingested by the next start, once, under its own id', async () => {
+  it('restart replays: a session whose ingest failed at shutdown is ingested by the next start, once, under its own id', async () => {
     const server = await fake();
     const hermesHome = home();
     const a = await started(server, {}, { sessionId: 's-1', hermesHome });
@@ -68,7 +68,7 @@ describe('supermemory outbox: held turns survive the process', () => {
     ]);
   });
 
-  it('§ kill -9 mid-session: every turn the killed agent had on disk is ingested by the next start, in order', async () => {
+  it('kill -9 mid-session: every turn the killed agent had on disk is ingested by the next start, in order', async () => {
     const server = await fake();
     const hermesHome = home();
     const child = startChildWorker(CHILD, {
@@ -91,7 +91,7 @@ describe('supermemory outbox: held turns survive the process', () => {
     expect(only![1].length - held).toBeLessThanOrEqual(1);
   }, 30_000);
 
-  it('§ two live agents on one home never ingest the same held turn twice', async () => {
+  it('two live agents on one home never ingest the same held turn twice', async () => {
     const server = await fake();
     const hermesHome = home();
     const a = await started(server, {}, { sessionId: 's-1', hermesHome });
@@ -109,7 +109,7 @@ describe('supermemory outbox: held turns survive the process', () => {
     expect(supermemoryWritesOnDisk(hermesHome)).toBe(0);
   });
 
-  it('§ the outbox is private: folder 0700, journal and lock 0600', async () => {
+  it('the outbox is private: folder 0700, journal and lock 0600', async () => {
     const server = await fake();
     const hermesHome = home();
     const a = await started(server, {}, { sessionId: 's-1', hermesHome });

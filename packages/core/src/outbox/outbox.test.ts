@@ -120,6 +120,19 @@ describe('Outbox', () => {
     expect(ns(open(dir))).toEqual([1, 2]);
   });
 
+  it("sweeps a killed rewrite's old temp file at open, never a fresh one", async () => {
+    const dir = home();
+    const old = path.join(dir, '.outbox-0123456789abcdef.tmp');
+    const fresh = path.join(dir, '.outbox-fedcba9876543210.tmp');
+    fs.writeFileSync(old, 'partial');
+    fs.writeFileSync(fresh, 'partial');
+    const hourAgo = new Date(Date.now() - 3_600_000);
+    fs.utimesSync(old, hourAgo, hourAgo);
+    open(dir);
+    expect(fs.existsSync(old)).toBe(false);
+    expect(fs.existsSync(fresh)).toBe(true);
+  });
+
   it('orders adopted processes by when they began writing', async () => {
     let now = 1_000;
     const clock = { now: () => now } as never;

@@ -4,6 +4,7 @@ import { hostname } from 'node:os';
 import path from 'node:path';
 import { writeFileAtomic, writeNewFile } from '../fs/atomic-write';
 import { ensureDir } from '../fs/dirs';
+import { removeStaleTempFiles } from '../fs/temp-files';
 import { O_NOFOLLOW, readFileNoFollow } from '../fs/no-follow';
 import { type Logger, silentLogger } from '../logging/logger';
 import { type Clock, systemClock } from '../resilience/clock';
@@ -26,6 +27,8 @@ export interface OutboxOptions {
 }
 
 const C = fs.constants;
+/** Temp files of the journal rewrites (`writeFileAtomic`), swept at open once a killed rewrite left one. */
+const TEMP_PREFIX = '.outbox-';
 const APPEND = C.O_WRONLY | C.O_APPEND | C.O_CREAT | O_NOFOLLOW;
 
 /**
@@ -107,9 +110,12 @@ export class Outbox<T> {
     if (adopted.length > 0)
       writeFileAtomic(path.join(dir, journalName(owner, seq)), adopted.map(putLine).join(''), {
         createDirs: false,
+        tempPrefix: TEMP_PREFIX,
       });
     // The folded journal is on disk (fsynced, renamed): the adopted inputs can go.
     for (const f of taken) removeQuietly(path.join(dir, f));
+    // A rewrite killed between its temp file and the rename left it (only ones untouched for 10 min).
+    removeStaleTempFiles(dir, { prefix: TEMP_PREFIX });
     const outbox = new Outbox<T>({ ...options, dir }, owner, adopted, seq, skipped);
     if (skipped > 0)
       outbox.logger.warn(
@@ -248,7 +254,10 @@ export class Outbox<T> {
     this.seq += 1;
     this.file = path.join(this.options.dir, journalName(this.owner, this.seq));
     if (this.live.size > 0)
-      writeFileAtomic(this.file, [...this.live.values()].map(putLine).join(''), { createDirs: false });
+      writeFileAtomic(this.file, [...this.live.values()].map(putLine).join(''), {
+        createDirs: false,
+        tempPrefix: TEMP_PREFIX,
+      });
     removeQuietly(old);
   }
 
