@@ -120,6 +120,13 @@ function escapeLike(text: string): string {
  * short busy timeout and BEGIN IMMEDIATE retries with jitter, like the reference. All statements
  * on the per-turn path are prepared once.
  */
+/**
+ * Relevance-ordered pages up to this many rows (offset included) are read in steps
+ * (`rankedFtsQuery`): each page row's snippet costs a lookup of its own there, so larger scans
+ * (session_search reads 300 hits) keep the single joined query.
+ */
+const RANKED_PAGE_MAX = 25;
+
 export class SessionStore {
   readonly dbPath: string;
   private readonly db: Db;
@@ -129,6 +136,8 @@ export class SessionStore {
   readonly readonly: boolean;
   /** FTS5 table for the relaxed pass: the stemmed index when present, else the reference's. */
   private relaxedTable = 'messages_fts';
+  /** Statements of the ranked search, by SQL text (one per table and filter shape). */
+  private readonly searchStmts = new Map<string, Database.Statement>();
   private readonly stmts: {
     insertSession: Stmt;
     endSession: Stmt;
@@ -677,6 +686,8 @@ export class SessionStore {
     sort: SearchOptions['sort'],
     label: SearchMatch,
   ): SearchHit[] {
+    if (!sort && offset + limit <= RANKED_PAGE_MAX)
+      return this.rankedFtsQuery(table, match, filter, limit, offset, label);
     const order =
       sort === 'newest' ? 'm.timestamp DESC, m.id DESC' : sort === 'oldest' ? 'm.timestamp, m.id' : 'rank';
     const sql = `
@@ -692,6 +703,70 @@ export class SessionStore {
       Omit<SearchHit, 'match'>
     >;
     return rows.map((r) => ({ ...r, match: label }));
+  }
+
+  /**
+   * Relevance order in steps (decision 0305): FTS5 ranks the matching rowids alone (`ORDER BY rank,
+   * rowid` with a LIMIT is SQLite's top-N sort, where `ORDER BY rank` beside the joins had FTS5
+   * sort every match), the joins and filters run on that ranked prefix, and snippets and columns
+   * are read for the page only. The prefix grows until it holds the page or every match. Same rows
+   * in the same order as one joined query, read in one snapshot.
+   */
+  private rankedFtsQuery(
+    table: string,
+    match: string,
+    filter: { where: string[]; params: unknown[] },
+    limit: number,
+    offset: number,
+    label: SearchMatch,
+  ): SearchHit[] {
+    const want = offset + limit;
+    const ranked = this.searchStatement(
+      `SELECT rowid FROM ${table} WHERE ${table} MATCH ? ORDER BY rank, rowid LIMIT ?`,
+    ).pluck();
+    // Messages (and sessions) that exist and pass the filters, among the given ids.
+    const passing = this.searchStatement(
+      `SELECT m.id FROM messages m JOIN sessions s ON s.id = m.session_id
+       WHERE m.id IN (SELECT value FROM json_each(?))${filter.where.length > 0 ? ` AND ${filter.where.join(' AND ')}` : ''}`,
+    ).pluck();
+    const columns = this.searchStatement(`
+      SELECT m.id, m.session_id, m.role, snippet(${table}, 0, '>>>', '<<<', '...', 40) AS snippet,
+             m.timestamp, m.tool_name, s.source, s.model, s.started_at AS session_started
+      FROM ${table}
+      JOIN messages m ON m.id = ${table}.rowid
+      JOIN sessions s ON s.id = m.session_id
+      WHERE ${table} MATCH ? AND ${table}.rowid IN (SELECT value FROM json_each(?))`);
+    return this.db.transaction(() => {
+      let prefix = filter.where.length > 0 ? Math.max(64, 4 * want) : want;
+      let page: number[];
+      for (;;) {
+        const ids = ranked.all(match, prefix) as number[];
+        const ok = new Set(passing.all(JSON.stringify(ids), ...filter.params) as number[]);
+        const kept = ids.filter((id) => ok.has(id));
+        if (kept.length >= want || ids.length < prefix) {
+          page = kept.slice(offset, want);
+          break;
+        }
+        prefix *= 4;
+      }
+      if (page.length === 0) return [];
+      const rows = columns.all(match, JSON.stringify(page)) as Array<Omit<SearchHit, 'match'>>;
+      const byId = new Map(rows.map((r) => [r.id, r]));
+      return page.flatMap((id) => {
+        const row = byId.get(id);
+        return row ? [{ ...row, match: label }] : [];
+      });
+    })();
+  }
+
+  private searchStatement(sql: string): Database.Statement {
+    let stmt = this.searchStmts.get(sql);
+    if (!stmt) {
+      if (this.searchStmts.size >= 64) this.searchStmts.clear();
+      stmt = this.db.prepare(sql);
+      this.searchStmts.set(sql, stmt);
+    }
+    return stmt;
   }
 
   /**
