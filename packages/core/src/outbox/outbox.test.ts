@@ -76,6 +76,26 @@ describe('Outbox', () => {
     expect(ns(open(dir))).toEqual([1, 2, 3]);
   });
 
+  it('a write the disk refused reaches the disk with the next one: nothing stays in memory only', async () => {
+    const dir = home();
+    const logger = createRecordingLogger();
+    const a = open(dir, { logger });
+    // The journal's path is taken by a folder: opening it to append fails (EISDIR).
+    const owner = fs
+      .readdirSync(dir)
+      .find((f) => f.endsWith('.lock'))!
+      .slice(0, -'.lock'.length);
+    const blocked = path.join(dir, `${owner}.0.jsonl`);
+    fs.mkdirSync(blocked);
+    await expect(a.append([{ n: 1 }, { n: 2 }])).rejects.toThrow();
+    expect(logger.records.filter((r) => r.level === 'warn')).toHaveLength(1);
+    fs.rmdirSync(blocked);
+    await a.append([{ n: 3 }]);
+    expect(a.lastError).toBeUndefined();
+    expect(await a.close()).toBe(3);
+    expect(ns(open(dir))).toEqual([1, 2, 3]);
+  });
+
   it('never takes the files of a live process: two live outboxes hold disjoint entries', async () => {
     const dir = home();
     const a = open(dir);

@@ -217,6 +217,9 @@ export class Outbox<T> {
 
   private write(text: string): void {
     this.enqueue(async () => {
+      // A write the disk refused left its entries in memory only: the journal is rewritten whole
+      // (every live entry, this write's included) instead of appending after the gap.
+      if (this.failure) return this.compact();
       this.handle ??= await fs.promises.open(this.file, APPEND, 0o600);
       const bytes = Buffer.from(text, 'utf8');
       let offset = 0;
@@ -241,7 +244,7 @@ export class Outbox<T> {
         this.failure = error instanceof Error ? error : new Error(String(error));
         if (first)
           this.logger.warn(
-            `${this.options.name}: the outbox could not write to disk (${errorCode(error)}); undelivered writes are kept in memory only until it can.`,
+            `${this.options.name}: the outbox could not write to disk (${errorCode(error)}); undelivered writes are kept in memory only until it can, then rewritten to disk whole.`,
           );
       },
     );
