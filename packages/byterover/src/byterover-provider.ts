@@ -4,6 +4,7 @@ import {
   type Clock,
   type ConfigField,
   canWrite,
+  describeError,
   type Env,
   guardToolCall,
   HealthMonitor,
@@ -11,6 +12,7 @@ import {
   type InitContext,
   integerArg,
   type Logger,
+  type Outbox,
   MemoryProvider,
   type MemoryTarget,
   type MemoryWriteAction,
@@ -55,6 +57,7 @@ import {
 } from './byterover-settings';
 import { MIN_TEXT_CHARS, mirrorText, preCompressLines, preCompressText, turnText } from './curation-text';
 import { NotCurated } from './not-curated';
+import { openByteroverOutbox, type StoredCurate } from './outbox';
 import { MIN_OUTPUT_CHARS, queryPayload, searchPayload, TOOL_NAMES, TOOL_SCHEMAS } from './tools';
 
 /** The longest query brv is asked (the reference's cap). */
@@ -113,6 +116,8 @@ export class ByteroverProvider extends MemoryProvider {
   private skippedTurns = 0;
   /** Accepted writes that were never curated (none are held: they are counted and told). */
   private notCurated: NotCurated;
+  /** Accepted writes on disk until brv curated them; the next start curates what is left. */
+  private outbox: Outbox<StoredCurate> | undefined;
   private lane: SerialQueue;
   private slot: PrefetchSlot<Recall>;
   /** Aborted at shutdown: running brv children are killed instead of holding the process. */
@@ -185,8 +190,35 @@ export class ByteroverProvider extends MemoryProvider {
     this.lifetime = new AbortController();
     this.lane = new SerialQueue({ name: 'byterover curate', logger: this.logger, clock: this.clock });
     this.slot = this.newSlot();
-    // The project directory is created by the first brv call (BrvCli.run), not here:
-    // initialize stays free of I/O beyond resolving the executable.
+    // The project directory is created by the first brv call (BrvCli.run), not here. The outbox
+    // is a few small files: writes an earlier run left go first on the lane.
+    if (this.writable && this.settings.autoExtract && !context.inspectionOnly) this.openOutbox();
+  }
+
+  private openOutbox(): void {
+    try {
+      this.outbox = openByteroverOutbox(this.hermesHome, this.logger);
+    } catch (error) {
+      this.logger.warn(
+        `ByteRover: no outbox (${describeError(error)}); uncurated writes die with the process.`,
+      );
+      return;
+    }
+    const earlier = this.outbox.entries();
+    if (earlier.length === 0) return;
+    this.logger.info(`ByteRover: curating ${earlier.length} write(s) an earlier run could not.`);
+    for (const entry of earlier)
+      this.curateInBackground(`earlier ${entry.data.label}`, entry.data.content, entry.id);
+  }
+
+  /** Journal an accepted write (when the outbox is open); its id, for the acknowledgement. */
+  private journal(label: string, content: string): string | undefined {
+    if (!this.outbox) return undefined;
+    try {
+      return this.outbox.add([{ label, content }])[0]?.id;
+    } catch {
+      return undefined;
+    }
   }
 
   /** Tools are static, so the manager can read them before initialize. */
@@ -260,7 +292,8 @@ export class ByteroverProvider extends MemoryProvider {
     const content = this.guard(turnText(userContent, assistantContent), 'a turn');
     if (content === null) return;
     const queuedAt = this.clock.now();
-    this.curateInBackground(`turn ${this.turnCount}`, content, () => {
+    const label = `turn ${this.turnCount}`;
+    this.curateInBackground(label, content, this.journal(label, content), () => {
       const waited = this.clock.now() - queuedAt;
       if (waited <= TURN_CURATE_WAIT_MS) return true;
       this.skippedTurns += 1;
@@ -277,7 +310,8 @@ export class ByteroverProvider extends MemoryProvider {
     if (action !== 'add' && action !== 'replace') return;
     if (content.trim() === '' || !this.writesEnabled('memory mirror')) return;
     const text = this.guard(mirrorText(target, content), 'a mirrored memory write');
-    if (text !== null) this.curateInBackground(`mirror ${action}`, text);
+    if (text !== null)
+      this.curateInBackground(`mirror ${action}`, text, this.journal(`mirror ${action}`, text));
   }
 
   /** Curate the tail of the conversation before compression discards it; always returns ''. */
@@ -288,7 +322,9 @@ export class ByteroverProvider extends MemoryProvider {
     );
     const text = preCompressText(lines);
     if (text !== '') {
-      this.curateInBackground('pre-compression flush', neutralizeMemoryText(text), undefined, () =>
+      const content = neutralizeMemoryText(text);
+      const id = this.journal('pre-compression flush', content);
+      this.curateInBackground('pre-compression flush', content, id, undefined, () =>
         this.logger.info(`ByteRover pre-compression flush: ${lines.length} messages`),
       );
     }
@@ -378,7 +414,7 @@ export class ByteroverProvider extends MemoryProvider {
     // Until a curate succeeds again, the writes lost are the news (the monitor may be ok: a
     // query can succeed while curates fail, e.g. brv's LLM refusing only curation).
     if (lost.sinceCurated > 0) {
-      const reason = `the last ${lost.sinceCurated} write(s) were not curated (${lost.lastReason}).${lost.note()}`;
+      const reason = `the last ${lost.sinceCurated} write(s) were not curated (${lost.lastReason}).${lost.note()}${this.diskNote()}`;
       if (health.status === 'down') return { ...health, reason: `${health.reason ?? 'down'}; ${reason}` };
       return { ...health, status: 'degraded', reason, since: lost.since };
     }
@@ -388,7 +424,23 @@ export class ByteroverProvider extends MemoryProvider {
       : health;
   }
 
-  /** Writes accepted since `initialize` that were never curated (failed, skipped, abandoned). */
+  /** ` N write(s) wait on disk for the next start.`, or ''. */
+  private diskNote(): string {
+    const n = this.writesOnDisk;
+    return n > 0 ? ` ${n} write(s) wait on disk for the next start.` : '';
+  }
+
+  /** Accepted writes on disk that brv has not curated yet (this process's outbox). */
+  get writesOnDisk(): number {
+    return this.outbox?.size ?? 0;
+  }
+
+  /** Resolves once every accepted write is on disk (tests, the kill -9 proof). */
+  async journaled(): Promise<void> {
+    await this.outbox?.flushed();
+  }
+
+  /** Writes accepted since `initialize` that were not curated when tried (failed, skipped, abandoned). */
   get notCuratedWrites(): number {
     return this.notCurated.total;
   }
@@ -485,9 +537,12 @@ export class ByteroverProvider extends MemoryProvider {
     }
     // Counted before the running curate is killed below (its 'aborted' outcome is not counted).
     this.notCurated.lost(abandoned, 'abandoned at shutdown');
-    if (this.notCurated.total > 0)
+    const outbox = this.outbox;
+    this.outbox = undefined;
+    const onDisk = outbox ? await outbox.close().catch(() => 0) : 0;
+    if (this.notCurated.total > 0 || onDisk > 0)
       this.logger.warn(
-        `ByteRover: ${this.notCurated.total} write(s) accepted this session were not curated (${abandoned} abandoned at shutdown; last: ${this.notCurated.lastReason}).`,
+        `ByteRover: ${this.notCurated.total} write(s) accepted this session were not curated (${abandoned} abandoned at shutdown; last: ${this.notCurated.lastReason || 'none this session'}); ${onDisk} stay on disk and are curated at the next start.`,
       );
     this.lifetime.abort(new Error('ByteRover memory shut down.'));
     this.slot.close();
@@ -571,13 +626,16 @@ export class ByteroverProvider extends MemoryProvider {
   private curateInBackground(
     label: string,
     content: string,
+    id: string | undefined,
     shouldRun?: () => boolean,
     onDone?: () => void,
   ): void {
     this.lane.push(async () => {
+      // A skipped write stays in the outbox: the next start curates it.
       if (shouldRun && !shouldRun()) return;
       const outcome = await this.brv('curate', content, this.settings.curateTimeoutMs, this.lifetime.signal);
       if (outcome.ok) {
+        if (id !== undefined) this.outbox?.ack([id]);
         this.notCurated.curated();
         onDone?.();
       } else if (outcome.kind !== 'aborted') {

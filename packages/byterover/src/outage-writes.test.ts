@@ -1,6 +1,9 @@
 import { ManualClock } from '@hermes-memory/core';
+import { providerCliTestContext, startChildWorker } from '@hermes-memory/testkit';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { cleanupTemp, openProvider, waitFor } from './test-support';
+import byteroverCli from './cli/index';
+import { byteroverWritesOnDisk } from './outbox';
+import { cleanupTemp, openProvider, tempDir, waitFor } from './test-support';
 import { type FakeBrv, startFakeBrv } from './testing';
 
 /**
@@ -13,6 +16,7 @@ afterAll(() => brv.close());
 beforeEach(() => brv.clearFaults());
 afterEach(() => cleanupTemp());
 
+const CHILD = new URL('./outage-child.ts', import.meta.url).pathname;
 const warnings = (lines: string[]) => lines.filter((l) => l.startsWith('warn '));
 
 describe('ByteRover writes under outage and shutdown (§2.7.12, §2.7.18)', () => {
@@ -58,4 +62,66 @@ describe('ByteRover writes under outage and shutdown (§2.7.12, §2.7.18)', () =
       /ByteRover: 2 write\(s\) accepted this session were not curated \(2 abandoned at shutdown/,
     );
   });
+});
+
+describe('ByteRover outbox: accepted writes survive the process (decision 0115)', () => {
+  const curated = () => brv.callsOf('curate').map((c) => c.argv[4]!.split('\n')[0]);
+
+  it('a restart curates what a failing brv left, once, in order; status and doctor show what waits', async () => {
+    const hermesHome = tempDir('hm-brv-outbox-');
+    const a = await openProvider({ brvPath: brv.path }, { hermesHome });
+    brv.fail({ type: 'status', status: 503 });
+    a.provider.syncTurn('The first turn is about green tea.', 'Noted.');
+    a.provider.onMemoryWrite('add', 'user', 'Prefers short answers.');
+    await a.provider.flush();
+    expect(a.provider.writesOnDisk).toBe(2);
+    expect(a.provider.health()?.reason).toMatch(/2 write\(s\) wait on disk for the next start/);
+    await a.provider.shutdown();
+    expect(warnings(a.logger.lines).join('\n')).toMatch(/2 stay on disk and are curated at the next start/);
+    expect(byteroverWritesOnDisk(hermesHome)).toBe(2);
+    const cli = providerCliTestContext(byteroverCli, {
+      home: hermesHome,
+      env: { PATH: process.env.PATH, HOME: hermesHome },
+    }).ctx;
+    expect((await byteroverCli.status!(cli)).details).toMatchObject({ waiting_on_disk: 2 });
+    expect((await byteroverCli.doctor!(cli)).find((c) => c.id === 'outbox')).toMatchObject({
+      status: 'warn',
+    });
+
+    brv.clearFaults();
+    const before = brv.callsOf('curate').length;
+    const b = await openProvider({ brvPath: brv.path }, { hermesHome });
+    await b.provider.flush();
+    expect(curated().slice(before)).toEqual([
+      'User: The first turn is about green tea.',
+      '[User profile] Prefers short answers.',
+    ]);
+    await b.provider.shutdown();
+    expect(byteroverWritesOnDisk(hermesHome)).toBe(0);
+  });
+
+  it('kill -9 while brv fails: every turn the killed agent had on disk is curated by the next start, in order', async () => {
+    const hermesHome = tempDir('hm-brv-kill-');
+    brv.fail({ type: 'status', status: 503 });
+    const child = startChildWorker(CHILD, { args: [hermesHome, brv.path], execArgv: ['--import', 'tsx'] });
+    await child.waitForLines(4, (line) => line.startsWith('held '));
+    const exit = await child.kill('SIGKILL');
+    expect(exit.signal ?? exit.code, exit.stderr.slice(-400)).toBe('SIGKILL');
+    const held = child.lines.filter((l) => l.startsWith('held ')).length;
+
+    brv.clearFaults();
+    const before = brv.callsOf('curate').length;
+    const b = await openProvider({ brvPath: brv.path }, { hermesHome });
+    await b.provider.flush();
+    const sent = curated().slice(before);
+    // The killed agent's own last brv run may still report (an orphan child, faults cleared by
+    // then): the replay is every journaled turn, in order, with at most that one around it.
+    const confirmed = Array.from({ length: held }, (_, i) => `User: User turn ${i + 1} is about green tea.`);
+    let next = 0;
+    for (const line of sent) if (line === confirmed[next]) next += 1;
+    expect(next, JSON.stringify(sent)).toBe(held);
+    expect(sent.length - held).toBeLessThanOrEqual(2);
+    await b.provider.shutdown();
+    expect(byteroverWritesOnDisk(hermesHome)).toBe(0);
+  }, 30_000);
 });

@@ -49,6 +49,7 @@ describe('hermes-memory byterover (the ./cli module)', () => {
       api_key: 'set',
       auto_extract: false,
       prefetch_mode: 'background',
+      waiting_on_disk: 0,
     });
     expect(status.stores).toEqual([
       expect.objectContaining({

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { ProviderCheck, ProviderCliContext, ProviderStatusReport } from '@hermes-memory/core';
+import { byteroverOutboxDir, byteroverWritesOnDisk } from '../outbox';
 import { providerForHome, treeStats } from './settings';
 
 /**
@@ -29,6 +30,8 @@ export function byteroverStatus(ctx: ProviderCliContext): ProviderStatusReport {
       api_key: settings.apiKey === '' ? 'not set (local only)' : 'set',
       auto_extract: settings.autoExtract,
       prefetch_mode: settings.prefetchMode,
+      // Writes brv could not curate before an exit or a crash (decision 0115): the next start curates them.
+      waiting_on_disk: byteroverWritesOnDisk(ctx.home),
     },
   };
 }
@@ -66,6 +69,15 @@ export function byteroverChecks(ctx: ProviderCliContext): ProviderCheck[] {
         },
   ];
   checks.push(workdirCheck(provider.workdir));
+  const waiting = byteroverWritesOnDisk(ctx.home);
+  if (waiting > 0)
+    checks.push({
+      id: 'outbox',
+      title: 'uncurated writes',
+      status: 'warn',
+      detail: `${waiting} write(s) brv could not curate wait on disk (${byteroverOutboxDir(ctx.home)}).`,
+      fix: 'Start the agent while brv works (an LLM provider connected): they are curated first.',
+    });
   return checks;
 }
 
