@@ -183,6 +183,14 @@ describe('review-first corpus ingestion', () => {
       expect(await p.prefetch('does the user prefer concise answers?')).toContain(note.id);
     });
 
+    it('a heading word matches as context whatever its case and accents', async () => {
+      const { p, bySummary } = corpus('# Équipe\n\nThe user prefers concise answers.\n');
+      const note = bySummary('The user prefers');
+      expect(await p.prefetch('who is in the equipe?')).not.toContain(note.id);
+      const out = await call(p, 'continuity_search', { query: 'who is in the EQUIPE?' });
+      expect((out.results as Array<{ id: string }>).map((r) => r.id)).toContain(note.id);
+    });
+
     it('the heading still helps a paragraph that is about it, and the one that says it comes first', async () => {
       const { p, bySummary } = corpus(
         '# Deploy\n\nThe user prefers concise answers.\n\nWe deploy with pnpm release from main once CI is green.\n\nStaging runs on the blue cluster.\n',

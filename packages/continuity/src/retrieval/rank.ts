@@ -156,8 +156,11 @@ interface IndexCache {
   shared: Map<string, number>;
   /** Records whose status is not `active` (what the BM25 pool may have to skip). */
   inactive?: number;
-  /** Whether a row's `sources` column (paths, headings) has any text, by rowid. */
-  hasContext: Map<number, boolean>;
+  /**
+   * The first letters of the words in a row's `sources` column (paths, headings), by rowid; null
+   * when it has none. A query word can only match there if one of them starts it.
+   */
+  hasContext: Map<number, ReadonlySet<string> | null>;
   /** Rowids containing a (rare) term in their own columns, not only in `sources`. */
   ownPostings: Map<string, Set<number>>;
 }
@@ -298,21 +301,26 @@ export class Ranker {
     return list;
   }
 
-  /** Rows with text in their `sources` column, of `seqs` (cached per version). */
-  private withContext(seqs: readonly number[]): Set<number> {
+  /** Initials of the `sources` words of each of `seqs` that has any (cached per version). */
+  private withContext(seqs: readonly number[]): Map<number, ReadonlySet<string>> {
     const cache = this.index();
     const missing = seqs.filter((s) => !cache.hasContext.has(s));
     if (missing.length > 0) {
       if (cache.hasContext.size + missing.length > MAX_CACHED_POSTINGS) cache.hasContext.clear();
-      for (const s of missing) cache.hasContext.set(s, false);
+      for (const s of missing) cache.hasContext.set(s, null);
       const rows = this.store
         .stmt(
-          "SELECT rowid AS seq FROM records_fts WHERE rowid IN (SELECT value FROM json_each(?)) AND sources <> ''",
+          "SELECT rowid AS seq, sources FROM records_fts WHERE rowid IN (SELECT value FROM json_each(?)) AND sources <> ''",
         )
-        .all(JSON.stringify(missing)) as Array<{ seq: number }>;
-      for (const r of rows) cache.hasContext.set(r.seq, true);
+        .all(JSON.stringify(missing)) as Array<{ seq: number; sources: string }>;
+      for (const r of rows) cache.hasContext.set(r.seq, new Set(folded(r.sources).map((w) => w[0]!)));
     }
-    return new Set(seqs.filter((s) => cache.hasContext.get(s)));
+    const out = new Map<number, ReadonlySet<string>>();
+    for (const s of seqs) {
+      const initials = cache.hasContext.get(s);
+      if (initials) out.set(s, initials);
+    }
+    return out;
   }
 
   /** Rowids with a (rare) term in their own columns (cached per version, counted with postings). */
@@ -452,7 +460,10 @@ export class Ranker {
         if (list) list.push(t);
         else matched.set(seq, [t]);
       }
-      const placed = hits.filter((seq) => contextual.has(seq));
+      // Porter stemming changes only the end of a word: a word can match in a path or heading only
+      // if one of its words starts with the same letter. Most cannot, and need no probe.
+      const initial = folded(t)[0]?.[0];
+      const placed = hits.filter((seq) => initial !== undefined && contextual.get(seq)?.has(initial));
       if (placed.length === 0) continue;
       const own =
         df <= Ranker.MAX_POSTINGS
@@ -710,6 +721,20 @@ export class Ranker {
  */
 export function askedShare(text: string): number {
   return /\?[\s"'”’)\]]*$/u.test(text.trim()) ? 1 : questionShare(text);
+}
+
+/**
+ * The words of a text as FTS5's `unicode61 remove_diacritics 2` tokenizer sees them, near enough for
+ * their first letters: lower-cased, accents removed, split at anything but letters and digits.
+ */
+function folded(text: string): string[] {
+  return (
+    text
+      .normalize('NFD')
+      .replace(/\p{M}/gu, '')
+      .toLowerCase()
+      .match(/[\p{L}\p{N}]+/gu) ?? []
+  );
 }
 
 /** Share of a text's sentences that are questions (0–1). */
