@@ -13,6 +13,7 @@ import {
   type HookOptions,
   type InitContext,
   type Logger,
+  type Outbox,
   MemoryProvider,
   type MemoryTarget,
   type MemoryWriteAction,
@@ -53,6 +54,7 @@ import { SessionSync } from './sessions/session-sync';
 import { plainTurn, turnMessages } from './sessions/turn-messages';
 import { NOT_CONNECTED, runTool, TOOL_NAMES, toolSchemas } from './tools';
 import { UndeliveredWrites } from './undelivered';
+import { openOpenvikingOutbox, type StoredTurn } from './sessions/outbox';
 import { VERSION } from './version';
 
 /** Turn 1 waits this much past the recall budget (the recall's own deadline answers first). */
@@ -120,6 +122,8 @@ export class OpenvikingProvider extends MemoryProvider {
   private mirrors = new SerialQueue({ name: 'openviking mirrors' });
   /** Turns and mirrors neither stored nor held (counted and told; see `UndeliveredWrites`). */
   private undelivered = new UndeliveredWrites(() => this.clock.now());
+  /** Taken turns on disk until they reached the server; the next start posts what is left. */
+  private outbox: Outbox<StoredTurn> | undefined;
   private background = new Set<Promise<unknown>>();
   private lifetime = new AbortController();
   /** Sessions whose session-start block (profile, listing) was produced. */
@@ -200,7 +204,9 @@ export class OpenvikingProvider extends MemoryProvider {
       clock: this.clock,
       onConnected: (client) => this.onConnected(client),
     });
+    this.outbox = this.writable && !problem ? this.openOutbox() : undefined;
     this.sessions = new SessionSync({
+      outbox: this.outbox,
       connection: this.connection,
       hermesHome: this.hermesHome,
       runLock: this.runLock,
@@ -211,6 +217,11 @@ export class OpenvikingProvider extends MemoryProvider {
       undelivered: this.undelivered,
     });
     this.sessions.sessionId = sessionId;
+    const earlier = this.outbox?.entries() ?? [];
+    if (earlier.length > 0) {
+      this.logger.info(`OpenViking: posting ${earlier.length} turn(s) an earlier run could not deliver.`);
+      this.sessions.replay(earlier);
+    }
     this.initialized = true;
     if (context.inspectionOnly) return;
     void this.track(this.connection.ensure(this.lifetime.signal));
@@ -407,6 +418,16 @@ export class OpenvikingProvider extends MemoryProvider {
     return health.status === 'unknown' ? null : health;
   }
 
+  /** Taken turns on disk that have not reached the server yet (this process's outbox). */
+  get turnsOnDisk(): number {
+    return this.outbox?.size ?? 0;
+  }
+
+  /** Resolves once every taken turn is on disk (tests, the kill -9 proof). */
+  async journaled(): Promise<void> {
+    await this.outbox?.flushed();
+  }
+
   /** Turns and mirrored writes accepted since `initialize` that were neither stored nor held. */
   get undeliveredWrites(): number {
     return this.undelivered.total;
@@ -515,12 +536,15 @@ export class OpenvikingProvider extends MemoryProvider {
       ...(options?.signal ? { signal: options.signal } : {}),
     }).catch(() => false);
     const abandoned = drained ? 0 : this.mirrors.abandon().length + this.mirrors.size;
-    // Held turns were told by the session sync's own warning; they are lost too.
+    // Held turns were told by the session sync's own warning.
     const held = this.sessions?.held.size ?? 0;
     const lost = this.undelivered.seal(abandoned) + held;
-    if (lost > 0)
+    const outbox = this.outbox;
+    this.outbox = undefined;
+    const onDisk = outbox ? await outbox.close().catch(() => 0) : 0;
+    if (lost > 0 || onDisk > 0)
       this.logger.warn(
-        `OpenViking: ${lost} write(s) accepted this session were not delivered (${held} held turn(s), ${abandoned} mirror(s) abandoned at shutdown; last: ${this.undelivered.lastReason || 'the server was unavailable'}).`,
+        `OpenViking: ${lost} write(s) accepted this session were not delivered (${held} held turn(s), ${abandoned} mirror(s) abandoned at shutdown; last: ${this.undelivered.lastReason || 'the server was unavailable'}); ${onDisk} turn(s) stay on disk and are posted at the next start.`,
       );
     this.lifetime.abort(new Error('OpenViking memory shut down.'));
     this.slot.close();
@@ -552,6 +576,8 @@ export class OpenvikingProvider extends MemoryProvider {
       await Promise.allSettled(pending);
       if (this.sessions?.pending) await this.sessions.drainAll(left);
     }
+    // What the writers crossed off is crossed off on disk too (a kill after this replays nothing).
+    await this.outbox?.flushed().catch(() => undefined);
     return this.pendingWork === 0;
   }
 
@@ -623,9 +649,20 @@ export class OpenvikingProvider extends MemoryProvider {
     });
   }
 
+  private openOutbox(): Outbox<StoredTurn> | undefined {
+    try {
+      return openOpenvikingOutbox(this.hermesHome, this.logger);
+    } catch (error) {
+      this.logger.warn(`OpenViking: no outbox (${describeError(error)}); held turns die with the process.`);
+      return undefined;
+    }
+  }
+
   /** A (re)connected server: learn whether its tree has content, and commit what crashed runs left. */
   private onConnected(client: OpenvikingClient): void {
     if (this.closed) return;
+    // Turns an earlier run left (and any held meanwhile) go out now, then their sessions commit.
+    if (!this.circuitOpen) this.sessions?.resume();
     this.track(
       client
         .ls('viking://', {}, { signal: this.lifetime.signal, timeoutMs: 3000 })

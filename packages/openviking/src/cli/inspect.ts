@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import type { ProviderCheck, ProviderCliContext, ProviderStatusReport } from '@hermes-memory/core';
 import { listMarkers, markersDir } from '../sessions/markers';
+import { openvikingOutboxDir, openvikingTurnsOnDisk } from '../sessions/outbox';
 import { runState, runsDir } from '../sessions/run-lock';
 import { cliSettings, keyState } from './connection';
 
@@ -19,6 +20,8 @@ export function openvikingStatus(ctx: ProviderCliContext): ProviderStatusReport 
       ovcli_profile: settings.ovcli?.path ?? 'not linked',
       auto_start: settings.autoStart,
       pending_sessions: pending.length,
+      // Turns an outage or a crash left undelivered (decision 0115): the next agent start posts them.
+      waiting_on_disk: openvikingTurnsOnDisk(ctx.home),
     },
   };
 }
@@ -50,6 +53,15 @@ export async function openvikingChecks(ctx: ProviderCliContext): Promise<Provide
       title: 'OpenViking setting ignored',
       status: 'warn',
       detail: warning,
+    });
+  const waiting = openvikingTurnsOnDisk(ctx.home);
+  if (waiting > 0)
+    checks.push({
+      id: 'outbox',
+      title: 'undelivered turns',
+      status: 'warn',
+      detail: `${waiting} turn(s) from a time OpenViking was unreachable wait on disk (${openvikingOutboxDir(ctx.home)}).`,
+      fix: 'Start the agent while the server is reachable: they are posted first.',
     });
   const markers = listMarkers(ctx.home);
   const orphaned = [];

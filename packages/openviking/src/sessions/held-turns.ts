@@ -25,6 +25,8 @@ export interface HeldTurn {
   messages: VikingMessage[];
   /** The two-message plain form, sent if the server refuses the structured one ([] once partly sent). */
   plain: VikingMessage[];
+  /** Its entry in the outbox (crossed off once the whole turn reached the server). */
+  outboxId?: string | undefined;
 }
 
 export class HeldTurns {

@@ -5,11 +5,13 @@ import {
   type Clock,
   describeError,
   type Logger,
+  type Outbox,
   withDeadline,
 } from '@hermes-memory/core';
 import type { OpenvikingClient, VikingMessage } from '../client';
 import type { Connection } from '../connection';
 import type { UndeliveredWrites } from '../undelivered';
+import type { StoredTurn } from './outbox';
 import { DEFAULT_HELD_LIMITS, type HeldLimits, type HeldTurn, HeldTurns } from './held-turns';
 import { removeMarker, writeMarker } from './markers';
 import type { RunLock } from './run-lock';
@@ -33,6 +35,8 @@ export interface SessionSyncOptions {
   heldLimits?: HeldLimits;
   /** Where turns that were neither stored nor held are counted (the provider's ledger). */
   undelivered?: UndeliveredWrites;
+  /** Journals every taken turn until it reached the server (decision 0115). */
+  outbox?: Outbox<StoredTurn> | undefined;
 }
 
 export interface SwitchOptions {
@@ -95,14 +99,21 @@ export class SessionSync {
     const { connection } = this.options;
     const sessionId = this.sessionId;
     if (this.closing || sessionId.trim() === '' || messages.length === 0) return false;
-    // A server known to be down takes nothing; one still being probed (the first turns after
-    // start) gets the turn once the probe answers.
+    const outboxId = this.journal({ sessionId, messages: [...messages], plain: [...plain] });
+    // A server known to be down takes nothing now (the outbox keeps it for the next start); one
+    // still being probed (the first turns after start) gets the turn once the probe answers.
     if (!connection.current() && !connection.pendingProbe) {
       this.options.undelivered?.lost(1, 'turn not taken: the OpenViking server is not connected');
       return false;
     }
     this.turns.set(sessionId, this.turnCount(sessionId) + 1);
-    const turn: HeldTurn = { seq: ++this.seq, sessionId, messages: [...messages], plain: [...plain] };
+    const turn: HeldTurn = {
+      seq: ++this.seq,
+      sessionId,
+      messages: [...messages],
+      plain: [...plain],
+      outboxId,
+    };
     // While the breaker is open, or held turns are still to go out, the turn waits its place.
     if (this.breakerOpen || this.held.size > 0 || this.delivering) {
       this.held.hold(turn);
@@ -112,6 +123,27 @@ export class SessionSync {
     }
     this.track(sessionId, this.upload(turn));
     return true;
+  }
+
+  private journal(turn: StoredTurn): string | undefined {
+    const outbox = this.options.outbox;
+    if (!outbox) return undefined;
+    try {
+      return outbox.add([turn])[0]?.id;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /**
+   * Turns an earlier run left in the outbox go first: held in their order, each to its own
+   * session, which is committed once they are out. Sent when the server is connected (`resume`).
+   */
+  replay(entries: ReadonlyArray<{ id: string; data: StoredTurn }>): void {
+    for (const { id, data } of entries) {
+      this.held.hold({ seq: ++this.seq, ...data, outboxId: id });
+      this.deferred.add(data.sessionId);
+    }
   }
 
   /**
@@ -355,7 +387,7 @@ export class SessionSync {
     };
     try {
       await sendBatches(client, sessionId, messages, plain, progress);
-      this.stored();
+      this.stored(turn);
       return;
     } catch (error) {
       if (refused(error, progress.sent)) return;
@@ -367,7 +399,7 @@ export class SessionSync {
     const retry = { sent: progress.sent };
     try {
       await sendBatches(fresh, sessionId, messages, [], retry);
-      this.stored();
+      this.stored(turn);
       return;
     } catch (error) {
       if (refused(error, retry.sent)) return;
@@ -380,13 +412,14 @@ export class SessionSync {
         throw error;
       }
     }
-    this.stored();
+    this.stored(turn);
   }
 
-  /** A turn went out whole: the outage (held or lost turns) is over. */
-  private stored(): void {
+  /** A turn went out whole: the outage (held or lost turns) is over; it leaves the outbox. */
+  private stored(turn: HeldTurn): void {
     this.held.delivered();
     this.options.undelivered?.delivered();
+    if (turn.outboxId !== undefined) this.options.outbox?.ack([turn.outboxId]);
   }
 
   /** Run `work`, giving up (false) after `ms` or on abort; work that outlives it is not awaited. */
