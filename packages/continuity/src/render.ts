@@ -20,11 +20,18 @@ export function promptText(text: string): string {
 
 type Renderable = Pick<ContextRecord, 'id' | 'kind' | 'title' | 'summary' | 'observedAt' | 'scopes'>;
 
-export function renderRecordLine(r: Renderable): string {
-  const title = promptText(r.title);
-  const summary = promptText(r.summary);
+/**
+ * A record's title and summary as one text: the summary alone when it opens with the title (a
+ * paragraph's title is its own first clause, a mirrored memory's its first words), so a line never
+ * says the same words twice.
+ */
+export function titledSummary(title: string, summary: string, separator = ' — '): string {
   const stem = title.replace(/[….]+$/, '').toLowerCase();
-  const body = summary.toLowerCase().startsWith(stem) ? summary : `${title} — ${summary}`;
+  return summary.toLowerCase().startsWith(stem) ? summary : `${title}${separator}${summary}`;
+}
+
+export function renderRecordLine(r: Renderable): string {
+  const body = titledSummary(promptText(r.title), promptText(r.summary));
   const scope = Object.entries(r.scopes)
     .filter(([, v]) => v)
     .map(([k, v]) => `${k}: ${promptText(v!)}`)

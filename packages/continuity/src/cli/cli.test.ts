@@ -93,8 +93,10 @@ describe('hermes-memory continuity (the ./cli module)', () => {
     expect((found.results as Array<{ summary: string }>)[0]!.summary).toContain('versioned in the URL path');
     const table = await run(home, ['search', 'API versioning'], { json: false });
     expect(table.stdout).toMatch(
-      /ID\s+SCORE\s+KIND\s+STATUS\s+RECORD\nctx_[0-9a-f]+\s+\d\.\d{3}\s+\S+\s+active\s+Decision: the API is versioned in the URL path, never in headers: /,
+      /ID\s+SCORE\s+KIND\s+STATUS\s+RECORD\nctx_[0-9a-f]+\s+\d\.\d{3}\s+\S+\s+active\s+Decision: the API is versioned in the URL path, never in headers/,
     );
+    // A title that is the summary's own opening is not printed twice.
+    expect(table.stdout).not.toMatch(/never in headers: De/);
     expect(await json(home, ['search', 'kubernetes', 'helm', 'charts'])).toEqual({ results: [], count: 0 });
 
     const p = tempProvider({}, { home });

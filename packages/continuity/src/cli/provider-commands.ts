@@ -6,6 +6,7 @@ import path from 'node:path';
 import { formatTable, type ProviderCliContext, type ProviderCommand, preview } from '@hermes-memory/core';
 import { formatExplanation } from '../explain';
 import { RECORD_KINDS } from '../records';
+import { titledSummary } from '../render';
 import {
   deleteCommand,
   dreamCommand,
@@ -219,7 +220,7 @@ Archived, retracted, expired and superseded records only with --include-inactive
               Number(x.score).toFixed(3),
               String(x.kind),
               String(x.status),
-              preview(`${x.title}: ${x.summary}`, 70),
+              preview(titledSummary(String(x.title), String(x.summary), ': '), 70),
             ]),
           ]),
     );
