@@ -215,6 +215,8 @@ describe('openviking circuit breaker', () => {
       ['s1', ['user turn 5', 'reply 5']],
     ]);
     expect(r.logs.contains('6 held message(s) were dropped during the outage')).toBe(true);
+    // The turns the cap dropped left the outbox too: nothing waits for a later start.
+    expect(r.provider.turnsOnDisk).toBe(0);
   });
 
   it('the connection test bypasses it and is not counted; a shutdown while open leaves the marker, so the next start commits', async () => {

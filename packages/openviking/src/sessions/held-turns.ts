@@ -41,6 +41,8 @@ export class HeldTurns {
   constructor(
     private readonly limits: HeldLimits,
     logger: Logger,
+    /** A turn the cap dropped whole (its outbox entry is then crossed off: dropped on purpose). */
+    private readonly onDropped?: (turn: HeldTurn) => void,
   ) {
     this.losses = new HeldLosses({
       name: 'OpenViking',
@@ -105,7 +107,10 @@ export class HeldTurns {
       this.count -= 1;
       this.chars -= charsOf([message]);
       drop += 1;
-      if (oldest.messages.length === 0) this.turns.shift();
+      if (oldest.messages.length === 0) {
+        this.turns.shift();
+        this.onDropped?.(oldest);
+      }
     }
     this.losses.dropped(drop);
   }

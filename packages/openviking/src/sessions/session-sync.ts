@@ -76,7 +76,11 @@ export class SessionSync {
 
   constructor(options: SessionSyncOptions) {
     this.options = options;
-    this.held = new HeldTurns(options.heldLimits ?? DEFAULT_HELD_LIMITS, options.logger);
+    // What the cap drops is dropped on purpose (counted, told): it leaves the outbox too, so the
+    // journal stays as bounded as the memory and a later start does not re-hold it.
+    this.held = new HeldTurns(options.heldLimits ?? DEFAULT_HELD_LIMITS, options.logger, (turn) => {
+      if (turn.outboxId !== undefined) options.outbox?.ack([turn.outboxId]);
+    });
   }
 
   /** Writers, finalisers and a delivery of held turns still running (the conformance harness waits for them). */
