@@ -68,6 +68,8 @@ export const TURN_CURATE_WAIT_MS = 5000;
 export const FIRST_TURN_WAIT_MS = 3000;
 /** How long shutdown waits for the last curate when the manager gives no shorter deadline. */
 export const SHUTDOWN_WAIT_MS = 10_000;
+/** The most writes waiting on disk to be curated: past it the oldest are dropped. */
+export const MAX_WAITING_CURATES = 1000;
 
 /** What the factory hands the constructor besides the settings (see `createByteroverProvider`). */
 export interface ByteroverProviderContext {
@@ -118,6 +120,8 @@ export class ByteroverProvider extends MemoryProvider {
   private notCurated: NotCurated;
   /** Accepted writes on disk until brv curated them; the next start curates what is left. */
   private outbox: Outbox<StoredCurate> | undefined;
+  /** Waiting writes dropped (the oldest) because more than `MAX_WAITING_CURATES` waited. */
+  private droppedOverCap = 0;
   private lane: SerialQueue;
   private slot: PrefetchSlot<Recall>;
   /** Aborted at shutdown: running brv children are killed instead of holding the process. */
@@ -184,6 +188,7 @@ export class ByteroverProvider extends MemoryProvider {
     this.prefetched = false;
     this.skippedTurns = 0;
     this.notCurated = new NotCurated(() => this.clock.now());
+    this.droppedOverCap = 0;
     this.writable = canWrite(context.agentContext);
     this.closed = false;
     this.initialized = true;
@@ -213,9 +218,22 @@ export class ByteroverProvider extends MemoryProvider {
 
   /** Journal an accepted write (when the outbox is open); its id, for the acknowledgement. */
   private journal(label: string, content: string): string | undefined {
-    if (!this.outbox) return undefined;
+    const outbox = this.outbox;
+    if (!outbox) return undefined;
     try {
-      return this.outbox.add([{ label, content }])[0]?.id;
+      const id = outbox.add([{ label, content }])[0]?.id;
+      if (outbox.size > MAX_WAITING_CURATES) {
+        // brv down for long: the oldest go (on purpose, counted, told once), so the journal and
+        // the next start's replay stay bounded.
+        const over = outbox.entries().slice(0, outbox.size - MAX_WAITING_CURATES);
+        outbox.ack(over.map((e) => e.id));
+        if (this.droppedOverCap === 0)
+          this.logger.warn(
+            `ByteRover: more than ${MAX_WAITING_CURATES} writes wait to be curated; dropping the oldest (the count is in health()).`,
+          );
+        this.droppedOverCap += over.length;
+      }
+      return id;
     } catch {
       return undefined;
     }
@@ -427,7 +445,11 @@ export class ByteroverProvider extends MemoryProvider {
   /** ` N write(s) wait on disk for the next start.`, or ''. */
   private diskNote(): string {
     const n = this.writesOnDisk;
-    return n > 0 ? ` ${n} write(s) wait on disk for the next start.` : '';
+    const dropped = this.droppedOverCap;
+    return (
+      (n > 0 ? ` ${n} write(s) wait on disk for the next start.` : '') +
+      (dropped > 0 ? ` ${dropped} older one(s) dropped over the cap of ${MAX_WAITING_CURATES}.` : '')
+    );
   }
 
   /** Accepted writes on disk that brv has not curated yet (this process's outbox). */
@@ -542,7 +564,7 @@ export class ByteroverProvider extends MemoryProvider {
     const onDisk = outbox ? await outbox.close().catch(() => 0) : 0;
     if (this.notCurated.total > 0 || onDisk > 0)
       this.logger.warn(
-        `ByteRover: ${this.notCurated.total} write(s) accepted this session were not curated (${abandoned} abandoned at shutdown; last: ${this.notCurated.lastReason || 'none this session'}); ${onDisk} stay on disk and are curated at the next start.`,
+        `ByteRover: ${this.notCurated.total} write(s) accepted this session were not curated (${abandoned} abandoned at shutdown; last: ${this.notCurated.lastReason || 'none this session'}); ${onDisk} stay on disk and are curated at the next start${this.droppedOverCap > 0 ? `, ${this.droppedOverCap} older one(s) were dropped over the cap of ${MAX_WAITING_CURATES}` : ''}.`,
       );
     this.lifetime.abort(new Error('ByteRover memory shut down.'));
     this.slot.close();

@@ -1,6 +1,7 @@
 import { ManualClock } from '@hermes-memory/core';
 import { providerCliTestContext, startChildWorker } from '@hermes-memory/testkit';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { MAX_WAITING_CURATES } from './byterover-provider';
 import byteroverCli from './cli/index';
 import { byteroverWritesOnDisk } from './outbox';
 import { cleanupTemp, openProvider, tempDir, waitFor } from './test-support';
@@ -124,4 +125,27 @@ describe('ByteRover outbox: accepted writes survive the process (decision 0115)'
     await b.provider.shutdown();
     expect(byteroverWritesOnDisk(hermesHome)).toBe(0);
   }, 30_000);
+});
+
+describe('ByteRover outbox: bounded', () => {
+  it(`brv down for long: the newest ${MAX_WAITING_CURATES} writes stay on disk; the dropped count is told`, async () => {
+    const hermesHome = tempDir('hm-brv-cap-');
+    const clock = new ManualClock();
+    const { provider, logger } = await openProvider(
+      { brvPath: brv.path, curateTimeout: 3600 },
+      { clock, hermesHome },
+    );
+    // One curate hangs: every later write waits behind it on the lane, journaled.
+    brv.fail({ type: 'timeout' });
+    for (let n = 1; n <= MAX_WAITING_CURATES + 3; n++)
+      provider.onMemoryWrite('add', 'memory', `Fact number ${n} about the lighthouse.`);
+    await provider.journaled();
+    expect(provider.writesOnDisk).toBe(MAX_WAITING_CURATES);
+    expect(warnings(logger.lines).filter((l) => /dropping the oldest/.test(l))).toHaveLength(1);
+    const stopping = provider.shutdown();
+    await clock.advance(10_000);
+    await stopping;
+    expect(warnings(logger.lines).join('\n')).toMatch(/3 older one\(s\) were dropped over the cap of 1000/);
+    expect(byteroverWritesOnDisk(hermesHome)).toBe(MAX_WAITING_CURATES);
+  });
 });

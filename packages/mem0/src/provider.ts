@@ -84,6 +84,8 @@ const MODE_LABELS = {
 } as const;
 const PREFETCH_TOP_K = 10;
 const DEFAULT_SHUTDOWN_MS = 5000;
+/** The most writes waiting on disk: past it the oldest are dropped (honcho's cap is 2000 messages). */
+export const MAX_WAITING_WRITES = 1000;
 
 /**
  * Mem0 as the agent's external memory: the Platform through the official SDK, or a self-hosted
@@ -123,6 +125,8 @@ export class Mem0Provider extends MemoryProvider {
   private undelivered: UndeliveredWrites;
   /** Accepted writes on disk until Mem0 confirms them; the next start sends what is left. */
   private outbox: Outbox<StoredWrite> | undefined;
+  /** Waiting writes dropped (the oldest) because more than `MAX_WAITING_WRITES` waited. */
+  private droppedOverCap = 0;
   private lifetime = new AbortController();
   private lastRecallCount = 0;
   /** Services the host injected at initialize (OSS mode uses them). */
@@ -234,6 +238,7 @@ export class Mem0Provider extends MemoryProvider {
     this.breaker = this.newBreaker();
     this.slot = this.newSlot();
     this.undelivered = new UndeliveredWrites(() => this.clock.now());
+    this.droppedOverCap = 0;
     this.writer = this.newWriter();
     const config = resolveMem0Config(this.settingsInput, {
       providerConfig: context.providerConfig ?? this.factoryContext?.providerConfig,
@@ -298,9 +303,22 @@ export class Mem0Provider extends MemoryProvider {
 
   /** Journal an accepted write (when the outbox is open); its id, for the acknowledgement. */
   private journal(request: StoredWrite): string | undefined {
-    if (!this.outbox) return undefined;
+    const outbox = this.outbox;
+    if (!outbox) return undefined;
     try {
-      return this.outbox.add([request])[0]?.id;
+      const id = outbox.add([request])[0]?.id;
+      if (outbox.size > MAX_WAITING_WRITES) {
+        // A long outage: the oldest go (on purpose, counted, told once), so the journal and the
+        // next start's replay stay bounded.
+        const over = outbox.entries().slice(0, outbox.size - MAX_WAITING_WRITES);
+        outbox.ack(over.map((e) => e.id));
+        if (this.droppedOverCap === 0)
+          this.logger.warn(
+            `Mem0: more than ${MAX_WAITING_WRITES} writes wait for delivery; dropping the oldest (the count is in health()).`,
+          );
+        this.droppedOverCap += over.length;
+      }
+      return id;
     } catch {
       return undefined;
     }
@@ -345,7 +363,7 @@ export class Mem0Provider extends MemoryProvider {
     const onDisk = outbox ? await outbox.close().catch(() => 0) : 0;
     if (lost > 0 || onDisk > 0)
       this.logger.warn(
-        `Mem0: ${lost} write(s) accepted this session were not delivered (${abandoned} abandoned in flight at shutdown; last: ${this.undelivered.lastReason || 'none this session'}); ${onDisk} stay on disk and are sent at the next start.`,
+        `Mem0: ${lost} write(s) accepted this session were not delivered (${abandoned} abandoned in flight at shutdown; last: ${this.undelivered.lastReason || 'none this session'}); ${onDisk} stay on disk and are sent at the next start${this.droppedOverCap > 0 ? `, ${this.droppedOverCap} older one(s) were dropped over the cap of ${MAX_WAITING_WRITES}` : ''}.`,
       );
     this.slot.close();
     this.lifetime.abort(new Error('Mem0 provider shut down.'));
@@ -766,7 +784,11 @@ export class Mem0Provider extends MemoryProvider {
   /** ` N write(s) wait on disk for the next start.`, or ''. */
   private diskNote(): string {
     const n = this.writesOnDisk;
-    return n > 0 ? ` ${n} write(s) wait on disk for the next start.` : '';
+    const dropped = this.droppedOverCap;
+    return (
+      (n > 0 ? ` ${n} write(s) wait on disk for the next start.` : '') +
+      (dropped > 0 ? ` ${dropped} older one(s) dropped over the cap of ${MAX_WAITING_WRITES}.` : '')
+    );
   }
 
   /** Accepted writes on disk that Mem0 has not confirmed yet (this process's outbox). */

@@ -9,6 +9,7 @@ import { createRecordingLogger } from '@hermes-memory/core';
 import { providerCliTestContext, startChildWorker } from '@hermes-memory/testkit';
 import { describe, expect, it } from 'vitest';
 import { Mem0Provider } from '../src';
+import { MAX_WAITING_WRITES } from '../src/provider';
 import mem0Cli from '../src/cli';
 import { mem0OutboxDir, mem0WritesOnDisk } from '../src/outbox';
 import { initContext, PLATFORM_KEY, platformFake, platformSettings, tempHome } from './helpers';
@@ -104,5 +105,22 @@ describe('mem0 outbox: accepted writes survive the process', () => {
     expect(files.some((f) => f.endsWith('.jsonl'))).toBe(true);
     for (const f of files) expect(fs.statSync(path.join(dir, f)).mode & 0o777, f).toBe(0o600);
     await a.provider.shutdown({ timeoutMs: 1000 });
+  });
+});
+
+describe('mem0 outbox: bounded', () => {
+  it(`a long outage keeps the newest ${MAX_WAITING_WRITES} writes on disk; the dropped count is told`, async () => {
+    const fake = await platformFake();
+    const home = tempHome();
+    const a = await start(fake, home);
+    fake.fail({ type: 'status', status: 503, count: 100_000, path: '/v3/memories/add/' });
+    for (let n = 1; n <= MAX_WAITING_WRITES + 3; n++)
+      a.provider.syncTurn(`user turn ${n} is about tea.`, 'ok');
+    await a.provider.idle();
+    expect(a.provider.writesOnDisk).toBe(MAX_WAITING_WRITES);
+    expect(a.provider.health()?.reason).toMatch(/3 older one\(s\) dropped over the cap of 1000/);
+    expect(a.messages('warn').filter((m) => /dropping the oldest/.test(m))).toHaveLength(1);
+    await a.provider.shutdown({ timeoutMs: 1000 });
+    expect(mem0WritesOnDisk(home)).toBe(MAX_WAITING_WRITES);
   });
 });
