@@ -39,6 +39,7 @@ import {
   type TurnStartInfo,
   toolError,
   toolResult,
+  UndeliveredWrites,
 } from '@hermes-memory/core';
 import { BrvCli, type BrvCommand } from './brv/brv-cli';
 import {
@@ -56,7 +57,6 @@ import {
   resolveByteroverSettings,
 } from './byterover-settings';
 import { MIN_TEXT_CHARS, mirrorText, preCompressLines, preCompressText, turnText } from './curation-text';
-import { NotCurated } from './not-curated';
 import { openByteroverOutbox, type StoredCurate } from './outbox';
 import { MIN_OUTPUT_CHARS, queryPayload, searchPayload, TOOL_NAMES, TOOL_SCHEMAS } from './tools';
 
@@ -117,7 +117,7 @@ export class ByteroverProvider extends MemoryProvider {
   private prefetched = false;
   private skippedTurns = 0;
   /** Accepted writes that were never curated (none are held: they are counted and told). */
-  private notCurated: NotCurated;
+  private notCurated: UndeliveredWrites;
   /** Accepted writes on disk until brv curated them; the next start curates what is left. */
   private outbox: Outbox<StoredCurate> | undefined;
   /** Waiting writes dropped (the oldest) because more than `MAX_WAITING_CURATES` waited. */
@@ -145,7 +145,7 @@ export class ByteroverProvider extends MemoryProvider {
     this.cli = this.newCli();
     this.lane = new SerialQueue({ name: 'byterover curate', clock: this.clock });
     this.slot = this.newSlot();
-    this.notCurated = new NotCurated(() => this.clock.now());
+    this.notCurated = new UndeliveredWrites({ now: () => this.clock.now(), missed: 'not curated' });
   }
 
   /** The brv executable was found when the provider was created. No I/O. */
@@ -187,7 +187,7 @@ export class ByteroverProvider extends MemoryProvider {
     this.turnCount = 0;
     this.prefetched = false;
     this.skippedTurns = 0;
-    this.notCurated = new NotCurated(() => this.clock.now());
+    this.notCurated = new UndeliveredWrites({ now: () => this.clock.now(), missed: 'not curated' });
     this.droppedOverCap = 0;
     this.writable = canWrite(context.agentContext);
     this.closed = false;
@@ -431,8 +431,8 @@ export class ByteroverProvider extends MemoryProvider {
     const lost = this.notCurated;
     // Until a curate succeeds again, the writes lost are the news (the monitor may be ok: a
     // query can succeed while curates fail, e.g. brv's LLM refusing only curation).
-    if (lost.sinceCurated > 0) {
-      const reason = `the last ${lost.sinceCurated} write(s) were not curated (${lost.lastReason}).${lost.note()}${this.diskNote()}`;
+    if (lost.sinceDelivered > 0) {
+      const reason = `the last ${lost.sinceDelivered} write(s) were not curated (${lost.lastReason}).${lost.note()}${this.diskNote()}`;
       if (health.status === 'down') return { ...health, reason: `${health.reason ?? 'down'}; ${reason}` };
       return { ...health, status: 'degraded', reason, since: lost.since };
     }
@@ -658,7 +658,7 @@ export class ByteroverProvider extends MemoryProvider {
       const outcome = await this.brv('curate', content, this.settings.curateTimeoutMs, this.lifetime.signal);
       if (outcome.ok) {
         if (id !== undefined) this.outbox?.ack([id]);
-        this.notCurated.curated();
+        this.notCurated.delivered();
         onDone?.();
       } else if (outcome.kind !== 'aborted') {
         this.notCurated.lost(1, `${label}: ${outcome.error}`);

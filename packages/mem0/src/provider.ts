@@ -43,6 +43,7 @@ import {
   type TurnStartInfo,
   toolError,
   toolResult,
+  UndeliveredWrites,
   withDeadline,
 } from '@hermes-memory/core';
 import { isMem0ClientError } from './backend/errors';
@@ -72,7 +73,6 @@ import {
   UPDATE_TOOL,
 } from './tools';
 import { TurnWriter } from './turn-writer';
-import { UndeliveredWrites } from './undelivered';
 import { openMem0Outbox, type StoredWrite } from './outbox';
 import { importEmbeddings } from './embeddings-peer';
 
@@ -149,7 +149,10 @@ export class Mem0Provider extends MemoryProvider {
     if (context?.logger) this.logger = context.logger;
     this.breaker = this.newBreaker();
     this.slot = this.newSlot();
-    this.undelivered = new UndeliveredWrites(() => this.clock.now());
+    this.undelivered = new UndeliveredWrites({
+      now: () => this.clock.now(),
+      missed: 'not delivered to Mem0',
+    });
     this.writer = this.newWriter();
   }
 
@@ -237,7 +240,10 @@ export class Mem0Provider extends MemoryProvider {
     this.lifetime = new AbortController();
     this.breaker = this.newBreaker();
     this.slot = this.newSlot();
-    this.undelivered = new UndeliveredWrites(() => this.clock.now());
+    this.undelivered = new UndeliveredWrites({
+      now: () => this.clock.now(),
+      missed: 'not delivered to Mem0',
+    });
     this.droppedOverCap = 0;
     this.writer = this.newWriter();
     const config = resolveMem0Config(this.settingsInput, {

@@ -36,6 +36,7 @@ import {
   type ToolSchema,
   type TurnStartInfo,
   toolError,
+  UndeliveredWrites,
   withDeadline,
 } from '@hermes-memory/core';
 import type { OpenvikingClient, VikingMessage } from './client';
@@ -53,7 +54,6 @@ import { RunLock } from './sessions/run-lock';
 import { SessionSync } from './sessions/session-sync';
 import { plainTurn, turnMessages } from './sessions/turn-messages';
 import { NOT_CONNECTED, runTool, TOOL_NAMES, toolSchemas } from './tools';
-import { UndeliveredWrites } from './undelivered';
 import { openOpenvikingOutbox, type StoredTurn } from './sessions/outbox';
 import { VERSION } from './version';
 
@@ -121,7 +121,10 @@ export class OpenvikingProvider extends MemoryProvider {
   private slot = new PrefetchSlot<RecallResult>({ concurrency: 'per-key' });
   private mirrors = new SerialQueue({ name: 'openviking mirrors' });
   /** Turns and mirrors neither stored nor held (counted and told; see `UndeliveredWrites`). */
-  private undelivered = new UndeliveredWrites(() => this.clock.now());
+  private undelivered = new UndeliveredWrites({
+    now: () => this.clock.now(),
+    missed: 'not delivered to OpenViking',
+  });
   /** Taken turns on disk until they reached the server; the next start posts what is left. */
   private outbox: Outbox<StoredTurn> | undefined;
   private background = new Set<Promise<unknown>>();
@@ -181,7 +184,10 @@ export class OpenvikingProvider extends MemoryProvider {
     this.lifetime = new AbortController();
     this.slot = new PrefetchSlot({ concurrency: 'per-key', logger: this.logger, clock: this.clock });
     this.mirrors = new SerialQueue({ name: 'openviking mirrors', logger: this.logger });
-    this.undelivered = new UndeliveredWrites(() => this.clock.now());
+    this.undelivered = new UndeliveredWrites({
+      now: () => this.clock.now(),
+      missed: 'not delivered to OpenViking',
+    });
     this.settings = this.resolve();
     for (const warning of this.settings.warnings) this.logger.warn(warning);
     const problem = this.settings.endpointError ?? this.settings.identityError;

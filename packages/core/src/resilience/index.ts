@@ -22,3 +22,4 @@ export {
   retry,
   retryAfterMs,
 } from './retry';
+export { UndeliveredWrites, type UndeliveredWritesOptions } from './undelivered-writes';

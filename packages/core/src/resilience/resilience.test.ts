@@ -22,6 +22,7 @@ import {
   pollUntil,
   retry,
   sleep,
+  UndeliveredWrites,
   withDeadline,
 } from './index';
 
@@ -477,6 +478,36 @@ describe('HeldLosses', () => {
     losses.dropped(1);
     expect(warnings()).toHaveLength(2);
     expect(losses.total).toBe(6);
+  });
+});
+
+describe('UndeliveredWrites', () => {
+  it('counts missed writes since start and since the last delivery, keeps the first miss time and the last reason, stops at seal', () => {
+    let now = 1000;
+    const writes = new UndeliveredWrites({ now: () => now, missed: 'not delivered to Example' });
+    expect(writes.note()).toBe('');
+    writes.lost(0, 'nothing');
+    expect([writes.total, writes.sinceDelivered, writes.lastReason]).toEqual([0, 0, '']);
+    writes.lost(2, 'turn: HTTP 503');
+    now = 2000;
+    writes.lost(1, 'memory write refused: circuit breaker open');
+    expect([writes.total, writes.sinceDelivered, writes.since, writes.lastReason]).toEqual([
+      3,
+      3,
+      1000,
+      'memory write refused: circuit breaker open',
+    ]);
+    writes.delivered();
+    expect([writes.total, writes.sinceDelivered]).toEqual([3, 0]);
+    now = 5000;
+    writes.lost(1, 'turn: timed out');
+    expect(writes.since).toBe(5000);
+    expect(writes.note()).toBe(' 4 write(s) not delivered to Example since start.');
+    expect(writes.seal(2)).toBe(6);
+    expect(writes.lastReason).toBe('abandoned at shutdown');
+    // Sealed: what fails after the total was told is already in it.
+    writes.lost(5, 'late');
+    expect([writes.total, writes.lastReason]).toEqual([6, 'abandoned at shutdown']);
   });
 });
 

@@ -6,11 +6,11 @@ import {
   describeError,
   type Logger,
   type Outbox,
+  type UndeliveredWrites,
   withDeadline,
 } from '@hermes-memory/core';
 import type { OpenvikingClient, VikingMessage } from '../client';
 import type { Connection } from '../connection';
-import type { UndeliveredWrites } from '../undelivered';
 import type { StoredTurn } from './outbox';
 import { DEFAULT_HELD_LIMITS, type HeldLimits, type HeldTurn, HeldTurns } from './held-turns';
 import { removeMarker, writeMarker } from './markers';
