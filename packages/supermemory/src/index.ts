@@ -26,6 +26,7 @@ export {
   saveSupermemoryJson,
 } from './config';
 export { containerWhitelist, resolveContainerTag, sanitizeContainerTag } from './containers';
+export { DEFAULT_HELD_LIMITS, type HeldLimits } from './held';
 export {
   type PrefetchMode,
   profileQuery,

@@ -57,6 +57,7 @@ import {
   saveSupermemoryJson,
 } from './config';
 import { containerWhitelist, resolveContainerTag } from './containers';
+import { DEFAULT_HELD_LIMITS, type HeldLimits, HeldTurns } from './held';
 import { openSupermemoryOutbox, type StoredWrite } from './outbox';
 import { formatRecallBlock, includeProfile } from './recall';
 import { cleanCapturedText, hermesMetadata, type MetadataValue } from './text';
@@ -76,6 +77,11 @@ export interface SupermemoryProviderOptions extends SupermemoryProviderSettings 
   breakerThreshold?: number;
   /** How long requests stay stopped before one trial goes out. Default 120 000 ms. */
   breakerCooldownMs?: number;
+  /**
+   * The cap on turns held undelivered — buffered, in a failed ingest, or left on disk by an earlier
+   * run (default 1000 turns, 2 000 000 characters): the oldest beyond it are dropped and counted.
+   */
+  heldLimits?: HeldLimits;
 }
 
 /** What the factory hands the constructor besides the settings. */
@@ -101,8 +107,8 @@ const PROFILE_QUERY_MAX = 200;
 interface BufferedTurn {
   user: string;
   assistant: string;
-  /** Its outbox entry (decision 0115), crossed off when an ingest takes the turn. */
-  outboxId?: string;
+  /** Its key in `held`: its outbox entry (decision 0115) when journaled, crossed off when an ingest takes the turn. */
+  key: string;
 }
 
 /** A conversation ingest's body. */
@@ -141,12 +147,17 @@ export class SupermemoryProvider extends MemoryProvider {
   private lastRecall: RecallStatus | null = null;
   /** Buffered turns and unsent ingests, on disk until the service has them (decision 0115). */
   private outbox: Outbox<StoredWrite> | undefined;
+  /** Every undelivered turn, bounded by `heldLimits` (decision 0115). */
+  private held: HeldTurns;
+  /** Keys of turns with no outbox entry (no outbox, or the journal closed). */
+  private memoryKeys = 0;
 
   constructor(options: SupermemoryProviderOptions = {}, context: SupermemoryProviderContext = {}) {
     super();
     this.options = options;
     this.clock = options.clock ?? systemClock;
     this.breaker = this.newBreaker();
+    this.held = this.newHeld();
     if (context.logger) this.logger = context.logger;
     // From the factory context, so isAvailable() and the tool schemas are right before initialize.
     this.config = resolveSupermemoryConfig(options, {
@@ -183,6 +194,7 @@ export class SupermemoryProvider extends MemoryProvider {
     this.turn = 0;
     this.prefetched = false;
     this.buffer = [];
+    this.held = this.newHeld();
     this.lifetime = new AbortController();
     this.breaker = this.newBreaker();
     this.queue = new SerialQueue({ name: 'supermemory writes', logger: this.logger, clock: this.clock });
@@ -287,8 +299,10 @@ export class SupermemoryProvider extends MemoryProvider {
     const user = this.safe(cleanCapturedText(userContent), 'a user message');
     const assistant = this.safe(cleanCapturedText(assistantContent), 'an assistant message');
     if (user === '' && assistant === '') return;
-    const outboxId = this.journal({ sessionId: this.sessionId, user, assistant });
-    this.buffer.push({ user, assistant, ...(outboxId !== undefined ? { outboxId } : {}) });
+    const key = this.journal({ sessionId: this.sessionId, user, assistant }) ?? `memory-${++this.memoryKeys}`;
+    this.buffer.push({ user, assistant, key });
+    const dropped = this.held.add(key, user.length + assistant.length);
+    if (dropped.length > 0) this.drop(dropped);
   }
 
   override async handleToolCall(toolName: string, args: unknown, options?: ToolCallOptions): Promise<string> {
@@ -352,7 +366,7 @@ export class SupermemoryProvider extends MemoryProvider {
       (conversation.length === 1 &&
         (conversation[0] as ConversationMessage).content.length < MIN_SINGLE_MESSAGE)
     ) {
-      this.outbox?.ack(taken); // not worth an ingest: not replayed either
+      this.settle(taken); // not worth an ingest: not replayed either
       return;
     }
     const sessionId = this.sessionId;
@@ -388,7 +402,8 @@ export class SupermemoryProvider extends MemoryProvider {
         status: 'down',
         reason:
           `Supermemory requests paused after ${this.breaker.failures} consecutive failures; next try in ${Math.ceil(Math.max(0, this.breaker.retryAt - this.clock.now()) / 1000)} s` +
-          (this.writesOnDisk > 0 ? `; ${this.writesOnDisk} turn(s) wait on disk` : ''),
+          (this.writesOnDisk > 0 ? `; ${this.writesOnDisk} turn(s) wait on disk.` : '.') +
+          this.held.losses.note(),
         since: this.breaker.openedAt,
         consecutiveFailures: this.breaker.failures,
       };
@@ -486,6 +501,11 @@ export class SupermemoryProvider extends MemoryProvider {
   /** Resolves when every write so far is journaled on disk (decision 0115); at once without an outbox. */
   async journaled(): Promise<void> {
     await this.outbox?.flushed().catch(() => undefined);
+  }
+
+  /** Undelivered turns the cap dropped (the oldest) since the provider was initialized. */
+  get heldDropped(): number {
+    return this.held.dropped;
   }
 
   /** Turns journaled and not yet delivered. */
@@ -586,7 +606,10 @@ export class SupermemoryProvider extends MemoryProvider {
     this.background(
       'session ingest',
       (client, signal) => client.ingestConversation(body, signal),
-      () => this.outbox?.ack(ids),
+      () => {
+        this.settle(ids);
+        this.held.delivered();
+      },
     );
   }
 
@@ -600,12 +623,29 @@ export class SupermemoryProvider extends MemoryProvider {
     }
   }
 
-  /** Empty the buffer; the outbox ids of its turns. */
+  /** Empty the buffer; the keys (outbox ids) of its turns. */
   private takeBuffer(): string[] {
-    const ids: string[] = [];
-    for (const turn of this.buffer) if (turn.outboxId !== undefined) ids.push(turn.outboxId);
+    const keys = this.buffer.map((turn) => turn.key);
     this.buffer = [];
-    return ids;
+    return keys;
+  }
+
+  /** Delivered or not worth sending: no longer held, crossed off the outbox. */
+  private settle(keys: readonly string[]): void {
+    this.held.release(keys);
+    this.outbox?.ack(keys);
+  }
+
+  /** The cap dropped these (the oldest): out of the buffer, crossed off the outbox (not replayed). */
+  private drop(keys: readonly string[]): void {
+    this.outbox?.ack(keys);
+    const gone = new Set(keys);
+    if (this.buffer.some((turn) => gone.has(turn.key)))
+      this.buffer = this.buffer.filter((turn) => !gone.has(turn.key));
+  }
+
+  private newHeld(): HeldTurns {
+    return new HeldTurns(this.options.heldLimits ?? DEFAULT_HELD_LIMITS, () => this.logger);
   }
 
   /**
@@ -625,11 +665,17 @@ export class SupermemoryProvider extends MemoryProvider {
     }
     const adopted = this.outbox.entries();
     if (adopted.length === 0) return;
+    // Adopted turns count against this process's cap: beyond it the oldest are dropped, not sent.
+    const dropped = new Set<string>();
+    for (const { id, data } of adopted)
+      for (const key of this.held.add(id, data.user.length + data.assistant.length)) dropped.add(key);
+    if (dropped.size > 0) this.drop([...dropped]);
     const turns = new Map<string, { ids: string[]; buffer: BufferedTurn[] }>();
     for (const { id, data } of adopted) {
+      if (dropped.has(id)) continue;
       const group = turns.get(data.sessionId) ?? { ids: [], buffer: [] };
       group.ids.push(id);
-      group.buffer.push({ user: data.user, assistant: data.assistant });
+      group.buffer.push({ user: data.user, assistant: data.assistant, key: id });
       turns.set(data.sessionId, group);
     }
     for (const [sessionId, group] of turns) {
