@@ -212,6 +212,12 @@ export class HonchoProvider extends MemoryProvider {
     context.signal?.addEventListener('abort', () => this.lifetime.abort(context.signal?.reason), {
       once: true,
     });
+    // Initialized again: the old writer gives up its outbox (lock, handle) first; its undelivered
+    // messages stay on disk under a lock-less owner, so the next outbox opened (below, or
+    // by the next process) adopts them.
+    const old = this.writer;
+    this.writer = undefined;
+    await old?.close();
     if (this.cronSkipped || !isConfigured(this.config)) {
       this.active = false;
       return;

@@ -142,6 +142,26 @@ describe('honcho outbox: held writes survive the process', () => {
     expect(honchoMessagesOnDisk(rig.home.path)).toBe(0);
   });
 
+  it("initialize again closes the old writer's outbox (lock and handle) and the new one adopts its messages: delivered once, in order", async () => {
+    rig = await startRig();
+    const a = rig.provider({ writeFrequency: 'session' });
+    await rig.init(a, 'session-1');
+    await a.syncTurn('user turn 1', 'assistant reply 1');
+    await a.syncTurn('user turn 2', 'assistant reply 2');
+    for (let i = 0; i < 200 && honchoMessagesOnDisk(rig.home.path) < 4; i++) await tick();
+    expect(honchoMessagesOnDisk(rig.home.path)).toBe(4);
+    const logs = collectLogs();
+    await rig.init(a, 'session-1', { logger: logs.logger });
+    const locks = fs.readdirSync(honchoOutboxDir(rig.home.path)).filter((f) => f.endsWith('.lock'));
+    expect(locks).toHaveLength(1);
+    expect(logs.messages('info').join('\n')).toMatch(/4 message\(s\) an earlier run could not deliver/);
+    await a.idle();
+    await a.shutdown({ timeoutMs: 5_000 });
+    expect(stored('demo')).toEqual(turnTexts(1, 2));
+    expect(honchoMessagesOnDisk(rig.home.path)).toBe(0);
+    expect(fs.readdirSync(honchoOutboxDir(rig.home.path))).toEqual([]);
+  });
+
   it('the outbox is private: folder 0700, journal and lock 0600', async () => {
     rig = await startRig();
     rig.fake.fail({ type: 'status', status: 500, count: 100_000 });
