@@ -29,6 +29,7 @@ import {
   neutralizeMemoryText,
   neutralizeToolResult,
   type Outbox,
+  type OutboxEntry,
   type PrefetchOptions,
   PrefetchSlot,
   type ProbeResult,
@@ -151,6 +152,10 @@ export class SupermemoryProvider extends MemoryProvider {
   private held: HeldTurns;
   /** Keys of turns with no outbox entry (no outbox, or the journal closed). */
   private memoryKeys = 0;
+  /** Outbox ids in a queued or running ingest: not sent again by `resend`. */
+  private inFlight = new Set<string>();
+  /** An ingest failed: its turns wait in the outbox until the service answers again (`resend`). */
+  private undelivered = false;
 
   constructor(options: SupermemoryProviderOptions = {}, context: SupermemoryProviderContext = {}) {
     super();
@@ -195,6 +200,8 @@ export class SupermemoryProvider extends MemoryProvider {
     this.prefetched = false;
     this.buffer = [];
     this.held = this.newHeld();
+    this.inFlight = new Set();
+    this.undelivered = false;
     this.lifetime = new AbortController();
     this.breaker = this.newBreaker();
     this.queue = new SerialQueue({ name: 'supermemory writes', logger: this.logger, clock: this.clock });
@@ -462,6 +469,8 @@ export class SupermemoryProvider extends MemoryProvider {
   /** Ingests what is still buffered (`partial: true`) and waits for writes within the deadline. */
   override async shutdown(options?: ShutdownOptions): Promise<void> {
     if (this.closed) return;
+    // Turns of a failed ingest get one more try while the service answers; else the next start.
+    if (this.breaker.state !== 'open') this.resend();
     if (this.writable && this.buffer.length > 0 && this.sessionId !== '') {
       this.logger.warn(
         `Supermemory: ${this.buffer.length} buffered turn(s) were not ingested at session end; ingesting them now (partial).`,
@@ -601,16 +610,68 @@ export class SupermemoryProvider extends MemoryProvider {
     this.sendIngest(body, taken);
   }
 
-  /** The ingest on the write queue; `ids` are crossed off the outbox when it went through. */
+  /**
+   * The ingest on the write queue; `ids` are crossed off the outbox when it went through. A failed
+   * one leaves them there, sent again (`resend`) once an ingest goes through or the breaker closes.
+   */
   private sendIngest(body: IngestBody, ids: readonly string[]): void {
-    this.background(
+    for (const id of ids) this.inFlight.add(id);
+    const queued = this.background(
       'session ingest',
       (client, signal) => client.ingestConversation(body, signal),
-      () => {
+      (ok) => {
+        for (const id of ids) this.inFlight.delete(id);
+        if (!ok) {
+          if (ids.length > 0) this.undelivered = true;
+          return;
+        }
         this.settle(ids);
         this.held.delivered();
+        this.resend();
       },
     );
+    if (!queued) for (const id of ids) this.inFlight.delete(id);
+  }
+
+  /**
+   * The service answers again: ingest, per session and in order, the outbox turns an earlier ingest
+   * of this process failed to deliver (not those buffered for the current session, nor those in
+   * an ingest already queued). An upsert by session id, as at the next start, so never twice.
+   */
+  private resend(): void {
+    if (!this.undelivered || !this.outbox || this.closed) return;
+    this.undelivered = false;
+    const buffered = new Set(this.buffer.map((turn) => turn.key));
+    const waiting = this.outbox.entries().filter(({ id }) => !this.inFlight.has(id) && !buffered.has(id));
+    this.ingestEntries(waiting);
+  }
+
+  /** One partial conversation ingest per session of `entries` (oldest first), under the session's id. */
+  private ingestEntries(entries: readonly OutboxEntry<StoredWrite>[]): void {
+    const turns = new Map<string, { ids: string[]; buffer: BufferedTurn[] }>();
+    for (const { id, data } of entries) {
+      const group = turns.get(data.sessionId) ?? { ids: [], buffer: [] };
+      group.ids.push(id);
+      group.buffer.push({ user: data.user, assistant: data.assistant, key: id });
+      turns.set(data.sessionId, group);
+    }
+    for (const [sessionId, group] of turns) {
+      const messages = bufferToConversation(group.buffer);
+      this.sendIngest(
+        {
+          conversationId: sessionId,
+          messages,
+          containerTags: [this.primaryTag],
+          metadata: hermesMetadata({
+            type: 'full_session',
+            session_id: sessionId,
+            message_count: messages.length,
+            partial: true,
+          }),
+        },
+        group.ids,
+      );
+    }
   }
 
   /** Journal `write` (in the background: the caller never waits on the disk); its id, if journaled. */
@@ -670,31 +731,7 @@ export class SupermemoryProvider extends MemoryProvider {
     for (const { id, data } of adopted)
       for (const key of this.held.add(id, data.user.length + data.assistant.length)) dropped.add(key);
     if (dropped.size > 0) this.drop([...dropped]);
-    const turns = new Map<string, { ids: string[]; buffer: BufferedTurn[] }>();
-    for (const { id, data } of adopted) {
-      if (dropped.has(id)) continue;
-      const group = turns.get(data.sessionId) ?? { ids: [], buffer: [] };
-      group.ids.push(id);
-      group.buffer.push({ user: data.user, assistant: data.assistant, key: id });
-      turns.set(data.sessionId, group);
-    }
-    for (const [sessionId, group] of turns) {
-      const messages = bufferToConversation(group.buffer);
-      this.sendIngest(
-        {
-          conversationId: sessionId,
-          messages,
-          containerTags: [this.primaryTag],
-          metadata: hermesMetadata({
-            type: 'full_session',
-            session_id: sessionId,
-            message_count: messages.length,
-            partial: true,
-          }),
-        },
-        group.ids,
-      );
-    }
+    this.ingestEntries(adopted.filter(({ id }) => !dropped.has(id)));
     this.logger.info(
       `Supermemory: ${adopted.length} turn(s) an earlier run could not deliver are on disk; they are sent once Supermemory answers.`,
     );
@@ -724,8 +761,10 @@ export class SupermemoryProvider extends MemoryProvider {
           this.logger.warn(
             `Supermemory: ${this.breaker.failures} consecutive requests failed; pausing requests for ${Math.round(cooldownMs / 1000)} s.`,
           );
-        else if (state === 'closed')
+        else if (state === 'closed') {
           this.logger.info('Supermemory: the service answers again; requests resumed.');
+          this.resend();
+        }
       },
     });
   }
@@ -738,21 +777,24 @@ export class SupermemoryProvider extends MemoryProvider {
   private background(
     label: string,
     work: (client: SupermemoryClient, signal: AbortSignal) => Promise<unknown>,
-    done?: () => void,
-  ): void {
+    /** After the work: whether it went through. */
+    done?: (ok: boolean) => void,
+  ): boolean {
     const client = this.client;
-    if (!client) return;
-    this.queue.push(async () => {
+    if (!client) return false;
+    return this.queue.push(async () => {
       try {
         await withDeadline((signal) => work(client, this.signal(signal)), {
           timeoutMs: (this.timeoutMs + 3000) * 3,
           clock: this.clock,
           label: `supermemory ${label}`,
         });
-        done?.();
       } catch (error) {
         this.logger.warn(`Supermemory ${label} failed: ${describeError(error)}`);
+        done?.(false);
+        return;
       }
+      done?.(true);
     }, label);
   }
 }

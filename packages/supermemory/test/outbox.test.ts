@@ -122,3 +122,61 @@ describe('supermemory outbox: held turns survive the process', () => {
     for (const f of files) expect(fs.statSync(path.join(dir, f)).mode & 0o777, f).toBe(0o600);
   });
 });
+
+describe('supermemory outbox: a replay that fails is sent again in the same process', () => {
+  it('adopted while the service is down: ingested once it answers again (the breaker closes), in order, exactly once', async () => {
+    const server = await fake();
+    const hermesHome = home();
+    server.fail({ type: 'status', status: 500, count: 100_000 });
+    const a = await started(server, {}, { sessionId: 's-1', hermesHome });
+    a.provider.syncTurn('user turn 1', 'reply 1');
+    a.provider.syncTurn('user turn 2', 'reply 2');
+    await a.provider.shutdown({ timeoutMs: 5_000 });
+    expect(supermemoryWritesOnDisk(hermesHome)).toBe(2);
+
+    const b = await started(
+      server,
+      { breakerThreshold: 1, breakerCooldownMs: 0 },
+      { sessionId: 's-2', hermesHome },
+    );
+    await b.provider.idle(); // the adopted ingest fails: the breaker opens
+    expect(ingests(server)).toEqual([]);
+    expect(b.provider.writesOnDisk).toBe(2);
+    server.clearFaults();
+    b.provider.onTurnStart(1, 'what do I like to eat for dinner?'); // the trial request: it answers
+    await b.provider.idle();
+    await b.provider.idle();
+    expect(ingests(server)).toEqual([['s-1', ['user turn 1', 'user turn 2']]]);
+    expect(b.provider.writesOnDisk).toBe(0);
+    b.provider.syncTurn('user turn 3', 'reply 3');
+    await b.provider.onSessionEnd([]);
+    await b.provider.shutdown({ timeoutMs: 5_000 });
+    expect(ingests(server)).toEqual([
+      ['s-1', ['user turn 1', 'user turn 2']],
+      ['s-2', ['user turn 3']],
+    ]);
+    expect(supermemoryWritesOnDisk(hermesHome)).toBe(0);
+  });
+
+  it('a session ingest that failed goes out after the next one that goes through, once', async () => {
+    const server = await fake();
+    const hermesHome = home();
+    const a = await started(server, {}, { sessionId: 's-1', hermesHome });
+    server.fail({ type: 'status', status: 500, count: 100_000 });
+    a.provider.syncTurn('user turn 1', 'reply 1');
+    a.provider.onSessionSwitch('s-2', {});
+    await a.provider.idle();
+    expect(ingests(server)).toEqual([]);
+    server.clearFaults();
+    a.provider.syncTurn('user turn 2', 'reply 2');
+    await a.provider.onSessionEnd([]);
+    await a.provider.idle();
+    expect(ingests(server)).toEqual([
+      ['s-2', ['user turn 2']],
+      ['s-1', ['user turn 1']],
+    ]);
+    await a.provider.shutdown({ timeoutMs: 5_000 });
+    expect(ingests(server)).toHaveLength(2);
+    expect(supermemoryWritesOnDisk(hermesHome)).toBe(0);
+  });
+});
