@@ -72,7 +72,7 @@ import {
   TOOL_SCHEMAS,
   UPDATE_TOOL,
 } from './tools';
-import { TurnWriter } from './turn-writer';
+import { settlesWithin, TurnWriter } from './turn-writer';
 import { openMem0Outbox, type StoredWrite } from './outbox';
 import { importEmbeddings } from './embeddings-peer';
 
@@ -127,6 +127,17 @@ export class Mem0Provider extends MemoryProvider {
   private outbox: Outbox<StoredWrite> | undefined;
   /** Waiting writes dropped (the oldest) because more than `MAX_WAITING_WRITES` waited. */
   private droppedOverCap = 0;
+  /** Outbox ids handed to the writer and not started yet (it sends or skips them, not the replay). */
+  private pushed = new Set<string>();
+  /** Outbox ids whose add is running: never sent a second time while it runs. */
+  private inFlight = new Set<string>();
+  /**
+   * Outbox ids of turns skipped behind a stuck write: never sent by this process (the reference
+   * skips them rather than queue them, §3.8.19); they wait on disk for the next start.
+   */
+  private skippedIds = new Set<string>();
+  /** The redelivery running in the background, if any (one at a time). */
+  private replaying: Promise<void> | undefined;
   private lifetime = new AbortController();
   private lastRecallCount = 0;
   /** Services the host injected at initialize (OSS mode uses them). */
@@ -245,6 +256,10 @@ export class Mem0Provider extends MemoryProvider {
       missed: 'not delivered to Mem0',
     });
     this.droppedOverCap = 0;
+    this.pushed = new Set();
+    this.inFlight = new Set();
+    this.skippedIds = new Set();
+    this.replaying = undefined;
     this.writer = this.newWriter();
     const config = resolveMem0Config(this.settingsInput, {
       providerConfig: context.providerConfig ?? this.factoryContext?.providerConfig,
@@ -283,28 +298,84 @@ export class Mem0Provider extends MemoryProvider {
     const earlier = this.outbox.entries();
     if (earlier.length === 0) return;
     this.logger.info(`Mem0: sending ${earlier.length} write(s) an earlier run could not deliver.`);
-    for (const entry of earlier) this.writer.push(() => this.send(entry.data, entry.id));
+    for (const entry of earlier) this.push(entry.data, entry.id);
   }
 
-  /** One add; acknowledged in the outbox once Mem0 confirmed it, else counted (it stays on disk). */
-  private send(request: StoredWrite, id: string | undefined): Promise<void> {
+  /** Hand a journaled write to the writer (which sends it in turn, or skips it behind a stuck one). */
+  private push(request: StoredWrite, id: string | undefined): void {
+    if (id === undefined) {
+      this.writer.push(() => this.send(request, undefined));
+      return;
+    }
+    this.pushed.add(id);
+    this.writer.push(
+      () => {
+        this.pushed.delete(id);
+        return this.send(request, id);
+      },
+      () => {
+        this.pushed.delete(id);
+        this.skippedIds.add(id);
+      },
+    );
+  }
+
+  /**
+   * One add; acknowledged in the outbox once Mem0 confirmed it, else counted (it stays on disk).
+   * A replayed write (`replay`) was counted when it first failed: its failure is not counted again.
+   * Resolves whether Mem0 confirmed it.
+   */
+  private send(request: StoredWrite, id: string | undefined, replay = false): Promise<boolean> {
     const backend = this.backend;
-    if (!backend) return Promise.resolve();
+    if (!backend || (id !== undefined && this.inFlight.has(id))) return Promise.resolve(false);
+    if (id !== undefined) this.inFlight.add(id);
     const what = request.metadata?.write_origin === 'builtin_memory_mirror' ? 'memory write' : 'turn';
     return this.call('add', (s) => backend.add(request, s)).then(
       () => {
-        if (id !== undefined) this.outbox?.ack([id]);
+        if (id !== undefined) {
+          this.inFlight.delete(id);
+          this.outbox?.ack([id]);
+        }
         this.undelivered.delivered();
+        if (!replay) this.redeliver();
+        return true;
       },
       (error: unknown) => {
+        if (id !== undefined) this.inFlight.delete(id);
+        if (replay) return false;
         this.undelivered.lost(1, `${what}: ${describeError(error)}`);
         this.logger.warn(
           what === 'turn'
             ? `Mem0 sync failed: ${describeError(error)}`
             : `Mem0 memory mirror failed: ${describeError(error)}`,
         );
+        return false;
       },
     );
+  }
+
+  /**
+   * Mem0 is reachable again (a write went through, the breaker closed): send, in the background,
+   * the journaled writes an earlier failure, an open breaker or a skip left on disk — oldest first,
+   * one at a time, stopping at the first failure (the next success starts again). One replay runs
+   * at a time; a write the writer holds, one in flight or a skipped turn is not sent by it.
+   */
+  private redeliver(): void {
+    const outbox = this.outbox;
+    if (this.replaying || this.closed || !outbox) return;
+    if (outbox.size <= this.pushed.size + this.inFlight.size + this.skippedIds.size) return;
+    const waiting = (id: string) =>
+      !this.pushed.has(id) && !this.inFlight.has(id) && !this.skippedIds.has(id);
+    const run = async () => {
+      while (!this.closed && this.outbox === outbox) {
+        const next = outbox.entries().find((e) => waiting(e.id));
+        if (!next || !(await this.send(next.data, next.id, true))) return;
+      }
+    };
+    const replaying = run().finally(() => {
+      if (this.replaying === replaying) this.replaying = undefined;
+    });
+    this.replaying = replaying;
   }
 
   /** Journal an accepted write (when the outbox is open); its id, for the acknowledgement. */
@@ -318,6 +389,7 @@ export class Mem0Provider extends MemoryProvider {
         // next start's replay stay bounded.
         const over = outbox.entries().slice(0, outbox.size - MAX_WAITING_WRITES);
         outbox.ack(over.map((e) => e.id));
+        for (const e of over) this.skippedIds.delete(e.id);
         if (this.droppedOverCap === 0)
           this.logger.warn(
             `Mem0: more than ${MAX_WAITING_WRITES} writes wait for delivery; dropping the oldest (the count is in health()).`,
@@ -363,6 +435,9 @@ export class Mem0Provider extends MemoryProvider {
     this.writer.close();
     const drained = await this.writer.idle(options?.timeoutMs ?? DEFAULT_SHUTDOWN_MS);
     const abandoned = drained ? 0 : this.writer.pending;
+    // A redelivery stops after the add it is in; what it did not send stays on disk (counted).
+    if (this.replaying)
+      await settlesWithin(this.replaying, options?.timeoutMs ?? DEFAULT_SHUTDOWN_MS, this.clock);
     const lost = this.undelivered.seal(abandoned);
     const outbox = this.outbox;
     this.outbox = undefined;
@@ -478,7 +553,7 @@ export class Mem0Provider extends MemoryProvider {
       this.undelivered.lost(1, `${what} refused: circuit breaker open`);
       return;
     }
-    this.writer.push(() => this.send(request, id));
+    this.push(request, id);
   }
 
   /**
@@ -770,7 +845,7 @@ export class Mem0Provider extends MemoryProvider {
 
   /** Background work in flight: queued turn writes, the write running, searches running. */
   get pendingWork(): number {
-    return this.writer.pending + (this.slot.isInFlight() ? 1 : 0);
+    return this.writer.pending + (this.slot.isInFlight() ? 1 : 0) + (this.replaying ? 1 : 0);
   }
 
   /** Turns `syncTurn` skipped because the previous write was still running. */
@@ -810,7 +885,8 @@ export class Mem0Provider extends MemoryProvider {
   /** Wait until queued writes and running searches settled (tests, examples). */
   async idle(timeoutMs = 10_000): Promise<boolean> {
     const [writes, searches] = await Promise.all([this.writer.idle(timeoutMs), this.slot.idle(timeoutMs)]);
-    return writes && searches;
+    const replay = this.replaying ? await settlesWithin(this.replaying, timeoutMs, this.clock) : true;
+    return writes && searches && replay;
   }
 
   private newBreaker(): CircuitBreaker {
@@ -822,6 +898,7 @@ export class Mem0Provider extends MemoryProvider {
       name: 'Mem0',
       clock: this.clock,
       onStateChange: (state) => {
+        if (state === 'closed') this.redeliver();
         if (state === 'open') {
           this.logger.warn(
             `Mem0 circuit breaker tripped after ${this.breaker.failures} consecutive failures; pausing Mem0 calls for ${Math.round((config?.breakerCooldownMs ?? 120_000) / 1000)} s.`,

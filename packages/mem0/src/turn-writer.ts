@@ -44,7 +44,8 @@ export class TurnWriter {
     },
   ) {}
 
-  private skip(whileStuck: boolean): void {
+  private skip(whileStuck: boolean, skipped?: () => void): void {
+    skipped?.();
     this.skipped += 1;
     if (whileStuck) this.skippedWhileStuck += 1;
     this.options.onSkip?.();
@@ -59,11 +60,15 @@ export class TurnWriter {
    * flight has outlived one turn's wait, every later turn is skipped at once until it settles —
    * the condition the wait tests is already known — so a hung backend queues nothing, however many
    * turns arrive (the reference's caller blocks in that wait and could not queue either).
+   * `skipped` is called when this write is skipped or refused (its `send` never runs).
    */
-  push(send: () => Promise<unknown>): void {
-    if (this.closed) return;
+  push(send: () => Promise<unknown>, skipped?: () => void): void {
+    if (this.closed) {
+      skipped?.();
+      return;
+    }
     if (this.stuck !== undefined && this.stuck === this.active) {
-      this.skip(true);
+      this.skip(true, skipped);
       return;
     }
     this.waiting += 1;
@@ -72,11 +77,11 @@ export class TurnWriter {
         const previous = this.active;
         if (previous !== undefined) {
           if (previous === this.stuck) {
-            this.skip(true);
+            this.skip(true, skipped);
             return;
           }
           if (!(await settlesWithin(previous, this.options.waitMs, this.clock))) {
-            this.skip(false);
+            this.skip(false, skipped);
             this.stuck = previous;
             void previous.then(() => this.unstick(previous));
             (this.options.logger ?? silentLogger).warn(

@@ -93,3 +93,61 @@ describe('mem0 writes under outage and shutdown (§3.8.13, §3.8.19)', () => {
     ).toBe(true);
   });
 });
+
+describe('mem0 redelivers within the run once Mem0 is reachable again (decision 0910)', () => {
+  const sentTexts = (fake: Awaited<ReturnType<typeof platformFake>>) =>
+    fake
+      .requestsTo('POST /v3/memories/add/')
+      .map((r) =>
+        ((r.body as { messages: { content: string }[] }).messages ?? []).map((m) => m.content).join(' | '),
+      );
+
+  it('down → writes fail → up: a later write that succeeds sends the journaled ones, in order, each once; the journal empties', async () => {
+    const { fake, provider } = await outageProvider();
+    fake.fail({ type: 'status', status: 503, count: 1000, path: '/v3/memories/add/' });
+    provider.syncTurn('Turn A: I drink oolong tea.', 'Noted.');
+    await provider.idle();
+    provider.syncTurn('Turn B: my sister lives in Lisbon.', 'Noted.');
+    await provider.idle();
+    provider.onMemoryWrite('add', 'user', 'Write C: prefers short answers.');
+    await provider.idle();
+    expect(provider.writesOnDisk).toBe(3);
+    expect(provider.health()?.status).toBe('degraded');
+    const failed = sentTexts(fake).length;
+    fake.clearFaults();
+    provider.syncTurn('Turn D: the deploy runs on Fridays.', 'Noted.');
+    await provider.idle();
+    const after = sentTexts(fake).slice(failed);
+    expect(after).toHaveLength(4);
+    expect(after[0]).toContain('Turn D');
+    expect(after.slice(1).map((t) => t.slice(0, 7))).toEqual(['Turn A:', 'Turn B:', 'Write C']);
+    expect(provider.writesOnDisk).toBe(0);
+    await provider.journaled();
+    expect(provider.health()).toBeNull();
+    // Nothing is sent again: another success finds nothing waiting.
+    provider.syncTurn('Turn E: likes hiking.', 'Noted.');
+    await provider.idle();
+    expect(sentTexts(fake).slice(failed)).toHaveLength(5);
+    expect(provider.undeliveredWrites).toBe(3);
+    await provider.shutdown({ timeoutMs: 1000 });
+  });
+
+  it('writes refused while the breaker is open go out once it closes (a search went through), off the caller', async () => {
+    const { fake, clock, provider, adds } = await outageProvider();
+    fake.fail({ type: 'status', status: 503, count: 1000, path: '/v3/memories/search/' });
+    for (let i = 0; i < 5; i++) await provider.handleToolCall('mem0_search', { query: 'tea' });
+    expect(provider.health()?.status).toBe('down');
+    provider.syncTurn('Turn A: I drink oolong tea.', 'Noted.');
+    provider.onMemoryWrite('add', 'memory', 'Write B: the deploy runs on Fridays.');
+    await provider.idle();
+    expect([adds(), provider.writesOnDisk]).toEqual([0, 2]);
+    fake.clearFaults();
+    await clock.advance(120_000);
+    expect(JSON.parse(await provider.handleToolCall('mem0_search', { query: 'tea' })).error).toBeUndefined();
+    await provider.idle();
+    expect(sentTexts(fake).map((t) => t.slice(0, 7))).toEqual(['Turn A:', 'Write B']);
+    expect(provider.writesOnDisk).toBe(0);
+    expect(provider.pendingWork).toBe(0);
+    await provider.shutdown({ timeoutMs: 1000 });
+  });
+});
