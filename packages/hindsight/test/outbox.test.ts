@@ -88,6 +88,66 @@ describe('hindsight outbox: held turns survive the process', () => {
     expect(userTurns(server, 's-3')).toEqual(['User: user turn 5']);
   });
 
+  it('adopted while the server is still down: retained in the same process at the next retain once it answers, in order, once', async () => {
+    const server = await fake();
+    const clock = new ManualClock(Date.parse('2026-03-01T12:00:00Z'));
+    const hermesHome = home();
+    const a = await started(server, { clock, breakerCooldownMs: 60_000 }, { sessionId: 's-1', hermesHome });
+    await openBreaker(server, a.provider, clock);
+    a.provider.syncTurn('user turn 1', 'reply 1');
+    a.provider.syncTurn('user turn 2', 'reply 2');
+    await a.provider.journaled();
+    await pumped(clock, () => a.provider.shutdown({ timeoutMs: 1_000 }));
+    expect(hindsightTurnsOnDisk(hermesHome)).toBe(2);
+
+    // The next start adopts them while the server still fails: the replay fails too.
+    const b = await started(server, { clock, breakerCooldownMs: 60_000 }, { sessionId: 's-2', hermesHome });
+    await pumped(clock, () => b.provider.idle());
+    expect(retainedTurns(server)).toEqual([]);
+    expect(b.provider.turnsOnDisk).toBe(2);
+    // It answers again, later in the same process: the held replay goes first, then this session's.
+    server.clearFaults();
+    await clock.advance(60_000);
+    b.provider.syncTurn('user turn 3', 'reply 3');
+    await pumped(clock, () => b.provider.idle());
+    expect(retainedTurns(server)).toEqual([
+      ['s-1', ['User: user turn 1', 'User: user turn 2']],
+      ['s-2', ['User: user turn 3']],
+    ]);
+    await pumped(clock, () => b.provider.shutdown({ timeoutMs: 1_000 }));
+    expect(hindsightTurnsOnDisk(hermesHome)).toBe(0);
+    expect(userTurns(server, 's-1')).toEqual(['User: user turn 1', 'User: user turn 2']);
+  });
+
+  it('adopted while the server is down and the breaker opens: retained in the same process when the breaker closes, once', async () => {
+    const server = await fake();
+    const clock = new ManualClock(Date.parse('2026-03-01T12:00:00Z'));
+    const hermesHome = home();
+    const a = await started(server, { clock, breakerCooldownMs: 60_000 }, { sessionId: 's-1', hermesHome });
+    await openBreaker(server, a.provider, clock);
+    a.provider.syncTurn('user turn 1', 'reply 1');
+    await a.provider.journaled();
+    await pumped(clock, () => a.provider.shutdown({ timeoutMs: 1_000 }));
+
+    const b = await started(
+      server,
+      { clock, breakerCooldownMs: 60_000, breakerThreshold: 1 },
+      { sessionId: 's-2', hermesHome },
+    );
+    await pumped(clock, () => b.provider.idle());
+    expect(b.provider.health()?.status).toBe('down');
+    expect(retainedTurns(server)).toEqual([]);
+    server.clearFaults();
+    await clock.advance(60_000);
+    // Any request is the trial; it answers, the breaker closes and the held replay goes out.
+    await pumped(clock, () => b.provider.handleToolCall('hindsight_recall', { query: 'c' }));
+    await pumped(clock, () => b.provider.idle());
+    expect(retainedTurns(server)).toEqual([['s-1', ['User: user turn 1']]]);
+    await pumped(clock, () => b.provider.shutdown({ timeoutMs: 1_000 }));
+    expect(userTurns(server, 's-1')).toEqual(['User: user turn 1']);
+    expect(hindsightTurnsOnDisk(hermesHome)).toBe(0);
+  });
+
   it('kill -9 mid-outage: every turn the killed agent had on disk is retained by the next start, once, in order', async () => {
     const server = await fake();
     const hermesHome = home();
