@@ -72,3 +72,36 @@ describe('openviking writes under outage and shutdown', () => {
     ).toBe(true);
   });
 });
+
+describe('openviking redelivers within the run (decision 0982)', () => {
+  it('turns not taken while the server was down go out once it reconnects, in order, each once; nothing waits on disk', async () => {
+    const r = await open();
+    r.backend.fail({ type: 'status', status: 503, count: 100_000 });
+    const second = await r.open({ sessionId: 's2' });
+    await settled(r, second.idle());
+    second.syncTurn('The lighthouse keeper is called Ada.', 'Noted.');
+    second.syncTurn('Her boat is called Tern.', 'Noted.');
+    await settled(r, second.idle());
+    expect([second.undeliveredWrites, second.turnsOnDisk]).toEqual([2, 2]);
+    r.backend.clearFaults();
+    await (r.clock as ManualClock).advance(30_000);
+    // A reconnect (here through a search) sends what was left, in the background.
+    await settled(r, second.handleToolCall(TOOL_NAMES.search, { query: 'lighthouse' }));
+    await settled(r, second.idle());
+    const texts = (r.backend.state.sessions.s2?.messages ?? []).map((m) => JSON.stringify(m.parts));
+    expect(texts.filter((t) => t.includes('Ada'))).toHaveLength(1);
+    expect(texts.filter((t) => t.includes('Tern'))).toHaveLength(1);
+    expect(texts.findIndex((t) => t.includes('Ada'))).toBeLessThan(
+      texts.findIndex((t) => t.includes('Tern')),
+    );
+    expect(second.turnsOnDisk).toBe(0);
+    expect(second.health()?.reason ?? '').not.toMatch(/were not delivered/);
+    // Another stored turn sends nothing again.
+    second.syncTurn('Ada keeps bees too.', 'Noted.');
+    await settled(r, second.idle());
+    const again = (r.backend.state.sessions.s2?.messages ?? []).map((m) => JSON.stringify(m.parts));
+    expect(again.filter((t) => t.includes('Ada is') || t.includes('called Ada'))).toHaveLength(1);
+    expect(again.filter((t) => t.includes('Tern'))).toHaveLength(1);
+    await settled(r, second.shutdown({ timeoutMs: 1000 }));
+  });
+});

@@ -27,6 +27,8 @@ export interface HeldTurn {
   plain: VikingMessage[];
   /** Its entry in the outbox (crossed off once the whole turn reached the server). */
   outboxId?: string | undefined;
+  /** Sent again in this run after it failed (a second failure is not counted again). */
+  again?: boolean | undefined;
 }
 
 export class HeldTurns {

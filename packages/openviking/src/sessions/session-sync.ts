@@ -73,6 +73,13 @@ export class SessionSync {
   private seq = 0;
   /** Held turns going out (`resume`). */
   private delivering: Promise<void> | null = null;
+  /**
+   * Journaled turns that failed outright or were not taken (server down), by outbox id: held
+   * again, in their places, once the server answers in this run (a turn stored, the breaker
+   * closing, a reconnect), so a long-running agent does not wait for its restart. At most the
+   * held cap's message count are kept here; the rest wait on disk for the next start.
+   */
+  private readonly failed = new Map<string, HeldTurn>();
 
   constructor(options: SessionSyncOptions) {
     this.options = options;
@@ -108,6 +115,7 @@ export class SessionSync {
     // still being probed (the first turns after start) gets the turn once the probe answers.
     if (!connection.current() && !connection.pendingProbe) {
       this.options.undelivered?.lost(1, 'turn not taken: the OpenViking server is not connected');
+      this.failedOnce({ seq: ++this.seq, sessionId, messages: [...messages], plain: [...plain], outboxId });
       return false;
     }
     this.turns.set(sessionId, this.turnCount(sessionId) + 1);
@@ -125,7 +133,7 @@ export class SessionSync {
       if (!this.breakerOpen) this.resume();
       return true;
     }
-    this.track(sessionId, this.upload(turn));
+    this.track(sessionId, this.upload(turn), turn);
     return true;
   }
 
@@ -156,7 +164,11 @@ export class SessionSync {
    * waits for the next close.
    */
   resume(): void {
-    if (this.closing || this.delivering || (this.held.size === 0 && this.deferred.size === 0)) return;
+    if (this.closing) return;
+    // What failed earlier in this run goes out too, each in its place (oldest first).
+    for (const turn of this.failed.values()) this.held.hold({ ...turn, again: true });
+    this.failed.clear();
+    if (this.delivering || (this.held.size === 0 && this.deferred.size === 0)) return;
     this.delivering = this.deliver()
       .catch((error) =>
         this.options.logger.warn(`OpenViking: delivering held turns failed: ${describeError(error)}`),
@@ -170,7 +182,7 @@ export class SessionSync {
 
   private async deliver(): Promise<void> {
     for (let turn = this.held.shift(); turn; turn = this.held.shift()) {
-      await this.track(turn.sessionId, this.upload(turn));
+      await this.track(turn.sessionId, this.upload(turn), turn);
       if (this.breakerOpen) return;
     }
     const deferred = [...this.deferred];
@@ -344,11 +356,20 @@ export class SessionSync {
     return false;
   }
 
-  private track(sessionId: string, work: Promise<void>): Promise<void> {
+  /** Kept for a redelivery in this run (bounded; past the bound it waits on disk). */
+  private failedOnce(turn: HeldTurn): void {
+    const max = (this.options.heldLimits ?? DEFAULT_HELD_LIMITS).messages;
+    if (turn.outboxId === undefined || this.failed.size >= max) return;
+    this.failed.set(turn.outboxId, turn);
+  }
+
+  private track(sessionId: string, work: Promise<void>, turn?: HeldTurn): Promise<void> {
     const set = this.writers.get(sessionId) ?? new Set<Promise<void>>();
     this.writers.set(sessionId, set);
     const tracked = work
       .catch((error) => {
+        if (turn) this.failedOnce(turn);
+        if (turn?.again) return;
         this.options.undelivered?.lost(1, `turn: ${describeError(error)}`);
         this.options.logger.warn(
           `OpenViking: writing a turn of ${sessionId} failed: ${describeError(error)}`,
@@ -424,6 +445,7 @@ export class SessionSync {
     this.held.delivered();
     this.options.undelivered?.delivered();
     if (turn.outboxId !== undefined) this.options.outbox?.ack([turn.outboxId]);
+    if (this.failed.size > 0 && !this.breakerOpen) this.resume();
   }
 
   /** Run `work`, giving up (false) after `ms` or on abort; work that outlives it is not awaited. */
