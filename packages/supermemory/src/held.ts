@@ -1,8 +1,9 @@
 /**
- * What Supermemory holds undelivered — the session buffer, turns whose ingest failed, turns an
- * earlier run left on disk — is bounded like Honcho's and Hindsight's held writes (decision 0115):
- * the newest turns within `HeldLimits` are kept, the oldest beyond are dropped (counted through
- * core's `HeldLosses`, one warning per outage) and crossed off the outbox so they are not replayed.
+ * What Supermemory holds undelivered during an outage — the session buffer, turns whose ingest
+ * failed, turns an earlier run left on disk — is bounded like Honcho's and Hindsight's held writes
+ * (decision 0115): the newest turns within `HeldLimits` are kept, the oldest beyond are dropped
+ * (counted through core's `HeldLosses`, one warning per outage) and crossed off the outbox so they
+ * are not replayed. While Supermemory answers, a session's own buffer is never cut.
  */
 import { HeldLosses, type Logger } from '@hermes-memory/core';
 
@@ -50,12 +51,15 @@ export class HeldTurns {
   /**
    * Hold a turn of `chars` characters under `key`; the keys of the oldest turns the cap dropped to
    * make room (possibly this one, if it alone is over the character limit). O(1) within the cap.
+   * With `cap: false` (Supermemory answering) nothing is dropped: a healthy session's buffer is its
+   * conversation, ingested whole at its end; the cap bounds what an outage piles up.
    */
-  add(key: string, chars: number): string[] {
+  add(key: string, chars: number, { cap = true }: { cap?: boolean } = {}): string[] {
     this.release([key]);
     this.held.set(key, chars);
     this.chars += chars;
     const dropped: string[] = [];
+    if (!cap) return dropped;
     for (const [oldest, size] of this.held) {
       if (this.held.size <= this.limits.turns && this.chars <= this.limits.chars) break;
       this.held.delete(oldest);

@@ -308,7 +308,10 @@ export class SupermemoryProvider extends MemoryProvider {
     if (user === '' && assistant === '') return;
     const key = this.journal({ sessionId: this.sessionId, user, assistant }) ?? `memory-${++this.memoryKeys}`;
     this.buffer.push({ user, assistant, key });
-    const dropped = this.held.add(key, user.length + assistant.length);
+    // Only an outage is capped: a long healthy session keeps every turn for its session-end ingest.
+    const dropped = this.held.add(key, user.length + assistant.length, {
+      cap: this.breaker.state === 'open',
+    });
     if (dropped.length > 0) this.drop(dropped);
   }
 

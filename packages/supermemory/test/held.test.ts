@@ -77,14 +77,37 @@ describe('supermemory held cap', () => {
     expect(b.logs.messages('info').join('\n')).toMatch(/reachable again; 2 held turn\(s\) were dropped/);
   });
 
-  it('the character limit bounds the buffer too: the newest turns that fit are kept', async () => {
+  it('the character limit bounds the buffer too during an outage: the newest turns that fit are kept', async () => {
     const server = await fake();
-    const a = await started(server, { heldLimits: { turns: 100, chars: 30 } }, { sessionId: 's-1' });
+    const hermesHome = home();
+    server.fail({ type: 'status', status: 500, count: 100_000 });
+    const a = await started(
+      server,
+      { heldLimits: { turns: 100, chars: 30 }, breakerThreshold: 1 },
+      { sessionId: 's-1', hermesHome },
+    );
+    a.provider.syncTurn('xxxxxxxxxx', 'yyyyyyyyyy');
+    a.provider.onSessionSwitch('s-2', {});
+    await a.provider.idle(); // the failed ingest opens the breaker
     a.provider.syncTurn('aaaaaaaaaa', 'bbbbbbbbbb');
     a.provider.syncTurn('cccccccccc', 'dddddddddd');
     expect(a.provider.bufferedTurns).toBe(1);
-    expect(a.provider.heldDropped).toBe(1);
+    expect(a.provider.heldDropped).toBe(2);
+    await a.provider.shutdown({ timeoutMs: 5_000 });
+    server.clearFaults();
+    const b = await started(server, {}, { sessionId: 's-3', hermesHome });
+    await b.provider.idle();
+    expect(ingests(server)).toEqual([['s-2', ['cccccccccc']]]);
+  });
+
+  it('a long session while Supermemory answers keeps every turn for its ingest: nothing dropped, no warning', async () => {
+    const server = await fake();
+    const a = await started(server, { heldLimits: { turns: 2, chars: 30 } }, { sessionId: 's-1' });
+    for (let i = 1; i <= 5; i++) a.provider.syncTurn(`user turn ${i}`, `reply ${i}`);
+    expect(a.provider.bufferedTurns).toBe(5);
+    expect(a.provider.heldDropped).toBe(0);
     await a.provider.onSessionEnd([]);
-    expect(ingests(server)).toEqual([['s-1', ['cccccccccc']]]);
+    expect(ingests(server)).toEqual([['s-1', [1, 2, 3, 4, 5].map((i) => `user turn ${i}`)]]);
+    expect(a.logs.messages('warn')).toEqual([]);
   });
 });
