@@ -120,6 +120,14 @@ export class ByteroverProvider extends MemoryProvider {
   private notCurated: UndeliveredWrites;
   /** Accepted writes on disk until brv curated them; the next start curates what is left. */
   private outbox: Outbox<StoredCurate> | undefined;
+  /**
+   * Journaled writes whose curate failed in this run, by outbox id, oldest first: curated again,
+   * one at a time on the lane, once brv curates again (at most `MAX_WAITING_CURATES`; the rest
+   * wait on disk for the next start). Skipped turns are not here: they wait for the next start.
+   */
+  private failed = new Map<string, StoredCurate>();
+  /** A redelivery curate is on the lane (one at a time). */
+  private redelivering = false;
   /** Waiting writes dropped (the oldest) because more than `MAX_WAITING_CURATES` waited. */
   private droppedOverCap = 0;
   private lane: SerialQueue;
@@ -188,6 +196,8 @@ export class ByteroverProvider extends MemoryProvider {
     this.prefetched = false;
     this.skippedTurns = 0;
     this.notCurated = new UndeliveredWrites({ now: () => this.clock.now(), missed: 'not curated' });
+    this.failed = new Map();
+    this.redelivering = false;
     this.droppedOverCap = 0;
     this.writable = canWrite(context.agentContext);
     this.closed = false;
@@ -227,6 +237,7 @@ export class ByteroverProvider extends MemoryProvider {
         // the next start's replay stay bounded.
         const over = outbox.entries().slice(0, outbox.size - MAX_WAITING_CURATES);
         outbox.ack(over.map((e) => e.id));
+        for (const e of over) this.failed.delete(e.id);
         if (this.droppedOverCap === 0)
           this.logger.warn(
             `ByteRover: more than ${MAX_WAITING_CURATES} writes wait to be curated; dropping the oldest (the count is in health()).`,
@@ -628,8 +639,10 @@ export class ByteroverProvider extends MemoryProvider {
     flags: readonly string[] = [],
   ): Promise<BrvOutcome> {
     const outcome = await this.cli.run(command, text, { timeoutMs, signal }, flags);
-    if (outcome.ok) this.monitor.recordSuccess();
-    else if (outcome.kind === 'not-found') this.monitor.markDown(outcome.error);
+    if (outcome.ok) {
+      this.monitor.recordSuccess();
+      this.redeliverNext();
+    } else if (outcome.kind === 'not-found') this.monitor.markDown(outcome.error);
     else if (outcome.kind !== 'aborted') this.monitor.recordFailure(`brv ${command}: ${outcome.error}`);
     return outcome;
   }
@@ -661,10 +674,46 @@ export class ByteroverProvider extends MemoryProvider {
         this.notCurated.delivered();
         onDone?.();
       } else if (outcome.kind !== 'aborted') {
+        if (id !== undefined && this.failed.size < MAX_WAITING_CURATES)
+          this.failed.set(id, { label, content });
         this.notCurated.lost(1, `${label}: ${outcome.error}`);
         this.logger.warn(`ByteRover ${label} failed: ${outcome.error}`);
       }
     }, label);
+  }
+
+  /**
+   * brv answered: the oldest write that failed earlier in this run is curated again, behind what
+   * the lane already holds; each success queues the next, the first failure stops (the next
+   * success resumes). One at a time, so new turns wait behind one curate at most, as ever.
+   */
+  private redeliverNext(): void {
+    if (this.redelivering || this.closed || this.failed.size === 0) return;
+    const [id, write] = this.failed.entries().next().value as [string, StoredCurate];
+    this.failed.delete(id);
+    this.redelivering = true;
+    this.lane.push(async () => {
+      let ok = false;
+      try {
+        if (this.closed) return;
+        const outcome = await this.cli.run('curate', write.content, {
+          timeoutMs: this.settings.curateTimeoutMs,
+          signal: this.lifetime.signal,
+        });
+        ok = outcome.ok;
+        if (outcome.ok) {
+          this.monitor.recordSuccess();
+          this.outbox?.ack([id]);
+          this.notCurated.delivered();
+        } else if (outcome.kind === 'not-found') this.monitor.markDown(outcome.error);
+        else if (outcome.kind !== 'aborted') this.monitor.recordFailure(`brv curate: ${outcome.error}`);
+      } finally {
+        // Back in its place (oldest first) unless curated; counted when it first failed, not again.
+        if (!ok) this.failed = new Map([[id, write], ...this.failed]);
+        this.redelivering = false;
+        if (ok) this.redeliverNext();
+      }
+    }, `again ${write.label}`);
   }
 
   /** `text` neutralised, or null (logged) when the write scanner blocks it. */

@@ -149,3 +149,33 @@ describe('ByteRover outbox: bounded', () => {
     expect(byteroverWritesOnDisk(hermesHome)).toBe(MAX_WAITING_CURATES);
   });
 });
+
+describe('ByteRover curates again within the run once brv answers (decision 0971)', () => {
+  const curated = () => brv.callsOf('curate').map((c) => c.argv[4]!.split('\n')[0]);
+
+  it('curates that failed go out again after a later curate succeeds: in order, each once; nothing waits on disk', async () => {
+    const { provider } = await openProvider({ brvPath: brv.path });
+    brv.fail({ type: 'status', status: 503 });
+    provider.syncTurn('Turn A is about green tea.', 'Noted.');
+    provider.onMemoryWrite('add', 'user', 'Write B: prefers short answers.');
+    await provider.flush();
+    expect([provider.notCuratedWrites, provider.writesOnDisk]).toEqual([2, 2]);
+    const failedCalls = curated().length;
+    brv.clearFaults();
+    provider.syncTurn('Turn C is about oolong.', 'Noted.');
+    await provider.flush();
+    const after = curated().slice(failedCalls);
+    expect(after).toHaveLength(3);
+    expect(after[0]).toContain('Turn C');
+    expect(after[1]).toContain('Turn A');
+    expect(after[2]).toContain('Write B');
+    expect(provider.writesOnDisk).toBe(0);
+    expect(provider.notCuratedWrites).toBe(2);
+    expect(provider.health()?.reason ?? '').not.toMatch(/were not curated/);
+    // Nothing is curated twice: another success finds nothing left.
+    provider.syncTurn('Turn D is about rooibos.', 'Noted.');
+    await provider.flush();
+    expect(curated().slice(failedCalls)).toHaveLength(4);
+    await provider.shutdown();
+  });
+});
