@@ -9,33 +9,11 @@ import path from 'node:path';
 import { ManualClock } from '@hermes-memory/core';
 import { providerCliTestContext, startChildWorker } from '@hermes-memory/testkit';
 import { describe, expect, it } from 'vitest';
-import type { HindsightProvider } from '../src';
 import hindsightCli from '../src/cli/index';
 import { hindsightOutboxDir, hindsightTurnsOnDisk } from '../src/outbox';
-import { type Fake, fake, home, KEY, pumped, retains, started } from './helpers';
+import { type Fake, fake, home, KEY, openBreaker, pumped, retainedTurns, started } from './helpers';
 
 const CHILD = new URL('./support/outage-child.ts', import.meta.url).pathname;
-
-async function openBreaker(server: Fake, provider: HindsightProvider, clock: ManualClock): Promise<void> {
-  server.fail({ type: 'status', status: 500, count: 100_000 });
-  await pumped(clock, () => provider.handleToolCall('hindsight_recall', { query: 'a' }));
-  await pumped(clock, () => provider.handleToolCall('hindsight_recall', { query: 'b' }));
-  expect(provider.health()?.status).toBe('down');
-}
-
-/** The user messages the server accepted, per document, in the order they arrived. */
-function retainedTurns(server: Fake): Array<[string, string[]]> {
-  return retains(server)
-    .filter((_, i) => server.requestsTo('POST /v1/default/banks/:bank/memories')[i]?.status === 200)
-    .map((body) => {
-      const item = body.items[0]!;
-      const turns = JSON.parse(item.content) as Array<Array<{ role: string; content: string }>>;
-      return [
-        String(item.document_id),
-        turns.map((t) => t.find((m) => m.role === 'user')?.content ?? ''),
-      ] as [string, string[]];
-    });
-}
 
 const userTurns = (server: Fake, doc: string) =>
   retainedTurns(server)
@@ -78,6 +56,7 @@ describe('hindsight outbox: held turns survive the process', () => {
     ]);
     b.provider.syncTurn('user turn 5', 'reply 5');
     await pumped(clock, () => b.provider.idle());
+    await b.provider.journaled(); // real disk I/O: done before the clock is pumped
     await pumped(clock, () => b.provider.shutdown({ timeoutMs: 1_000 }));
     expect(hindsightTurnsOnDisk(hermesHome)).toBe(0);
     expect((await hindsightCli.doctor!(cli)).map((c) => c.id)).not.toContain('outbox');
@@ -114,6 +93,7 @@ describe('hindsight outbox: held turns survive the process', () => {
       ['s-1', ['User: user turn 1', 'User: user turn 2']],
       ['s-2', ['User: user turn 3']],
     ]);
+    await b.provider.journaled(); // real disk I/O: done before the clock is pumped
     await pumped(clock, () => b.provider.shutdown({ timeoutMs: 1_000 }));
     expect(hindsightTurnsOnDisk(hermesHome)).toBe(0);
     expect(userTurns(server, 's-1')).toEqual(['User: user turn 1', 'User: user turn 2']);
@@ -143,6 +123,7 @@ describe('hindsight outbox: held turns survive the process', () => {
     await pumped(clock, () => b.provider.handleToolCall('hindsight_recall', { query: 'c' }));
     await pumped(clock, () => b.provider.idle());
     expect(retainedTurns(server)).toEqual([['s-1', ['User: user turn 1']]]);
+    await b.provider.journaled(); // real disk I/O: done before the clock is pumped
     await pumped(clock, () => b.provider.shutdown({ timeoutMs: 1_000 }));
     expect(userTurns(server, 's-1')).toEqual(['User: user turn 1']);
     expect(hindsightTurnsOnDisk(hermesHome)).toBe(0);
