@@ -30,9 +30,5 @@ export function openByteroverOutbox(hermesHome: string, logger: Logger): Outbox<
 
 /** Writes on disk waiting for brv (every process's); 0 when unreadable. */
 export function byteroverWritesOnDisk(hermesHome: string): number {
-  try {
-    return Outbox.countOnDisk(byteroverOutboxDir(hermesHome));
-  } catch {
-    return 0;
-  }
+  return Outbox.countOnDisk(byteroverOutboxDir(hermesHome));
 }

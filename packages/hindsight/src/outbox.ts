@@ -28,9 +28,5 @@ export function openHindsightOutbox(hermesHome: string, logger: Logger): Outbox<
 
 /** Turns on disk waiting for Hindsight (every process's); 0 when unreadable. */
 export function hindsightTurnsOnDisk(hermesHome: string): number {
-  try {
-    return Outbox.countOnDisk(hindsightOutboxDir(hermesHome));
-  } catch {
-    return 0;
-  }
+  return Outbox.countOnDisk(hindsightOutboxDir(hermesHome));
 }

@@ -6,35 +6,12 @@
  */
 import { ManualClock, TimeoutError } from '@hermes-memory/core';
 import { describe, expect, it } from 'vitest';
-import type { HindsightProvider } from '../src';
-import { type Fake, fake, json, KEY, retains, pumped, started } from './helpers';
+import { fake, json, KEY, openBreaker, pumped, retainedTurns, started } from './helpers';
 
 const RECALL = 'POST /v1/default/banks/:bank/memories/recall';
 const UNAVAILABLE = /^Hindsight is unavailable after 5 consecutive failed requests; retry after \d+ s\.$/;
 
 const tick = () => new Promise((resolve) => setImmediate(resolve));
-
-/** Fail every request with a 500 and make two recall tool calls: 3 + 2 attempts open the breaker. */
-async function openBreaker(server: Fake, provider: HindsightProvider, clock: ManualClock): Promise<void> {
-  server.fail({ type: 'status', status: 500, count: 100_000 });
-  await pumped(clock, () => provider.handleToolCall('hindsight_recall', { query: 'a' }));
-  await pumped(clock, () => provider.handleToolCall('hindsight_recall', { query: 'b' }));
-  expect(provider.health()?.status).toBe('down');
-}
-
-/** The user messages of every retain the server got, per document, in the order they arrived. */
-function retainedTurns(server: Fake): Array<[string, string[]]> {
-  return retains(server)
-    .filter((_, i) => server.requestsTo('POST /v1/default/banks/:bank/memories')[i]?.status === 200)
-    .map((body) => {
-      const item = body.items[0]!;
-      const turns = JSON.parse(item.content) as Array<Array<{ role: string; content: string }>>;
-      return [
-        String(item.document_id),
-        turns.map((t) => t.find((m) => m.role === 'user')?.content ?? ''),
-      ] as [string, string[]];
-    });
-}
 
 /**
  * Open the breaker, let its 60 s cooldown pass, and send a recall that reaches the hung service as

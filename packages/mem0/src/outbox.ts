@@ -22,9 +22,5 @@ export function openMem0Outbox(hermesHome: string, logger: Logger): Outbox<Store
 
 /** Writes on disk waiting for Mem0 (every process's); 0 when unreadable. */
 export function mem0WritesOnDisk(hermesHome: string): number {
-  try {
-    return Outbox.countOnDisk(mem0OutboxDir(hermesHome));
-  } catch {
-    return 0;
-  }
+  return Outbox.countOnDisk(mem0OutboxDir(hermesHome));
 }

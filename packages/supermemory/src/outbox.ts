@@ -30,9 +30,5 @@ export function openSupermemoryOutbox(hermesHome: string, logger: Logger): Outbo
 
 /** Writes on disk waiting for Supermemory (every process's); 0 when unreadable. */
 export function supermemoryWritesOnDisk(hermesHome: string): number {
-  try {
-    return Outbox.countOnDisk(supermemoryOutboxDir(hermesHome));
-  } catch {
-    return 0;
-  }
+  return Outbox.countOnDisk(supermemoryOutboxDir(hermesHome));
 }

@@ -5,18 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { supermemoryWritesOnDisk } from '../src/outbox';
-import { type Fake, fake, home, started } from './helpers';
-
-/** Each accepted conversation ingest: its id and user messages, in arrival order. */
-function ingests(server: Fake): Array<[string, string[]]> {
-  return server
-    .requestsTo('/v4/conversations')
-    .filter((r) => r.status === 200)
-    .map((r) => {
-      const body = r.body as { conversationId: string; messages: { role: string; content: string }[] };
-      return [body.conversationId, body.messages.filter((m) => m.role === 'user').map((m) => m.content)];
-    });
-}
+import { fake, home, ingests, started } from './helpers';
 
 describe('supermemory held cap', () => {
   it('a long outage keeps the newest turns within heldLimits: the oldest are dropped, counted, crossed off and never replayed', async () => {
@@ -86,7 +75,7 @@ describe('supermemory held cap', () => {
       { heldLimits: { turns: 100, chars: 30 }, breakerThreshold: 1 },
       { sessionId: 's-1', hermesHome },
     );
-    a.provider.syncTurn('xxxxxxxxxx', 'yyyyyyyyyy');
+    a.provider.syncTurn('eeeeeeeeee', 'ffffffffff');
     a.provider.onSessionSwitch('s-2', {});
     await a.provider.idle(); // the failed ingest opens the breaker
     a.provider.syncTurn('aaaaaaaaaa', 'bbbbbbbbbb');

@@ -78,3 +78,14 @@ export interface SentBody {
 export function sent(request: { body: unknown } | undefined): SentBody {
   return (request?.body ?? {}) as SentBody;
 }
+
+/** Each accepted conversation ingest: its id and user messages, in arrival order. */
+export function ingests(server: Fake): Array<[string, string[]]> {
+  return server
+    .requestsTo('/v4/conversations')
+    .filter((r) => r.status === 200)
+    .map((r) => {
+      const body = r.body as { conversationId: string; messages: { role: string; content: string }[] };
+      return [body.conversationId, body.messages.filter((m) => m.role === 'user').map((m) => m.content)];
+    });
+}

@@ -10,20 +10,9 @@ import { providerCliTestContext, startChildWorker } from '@hermes-memory/testkit
 import { describe, expect, it } from 'vitest';
 import supermemoryCli from '../src/cli/index';
 import { supermemoryOutboxDir, supermemoryWritesOnDisk } from '../src/outbox';
-import { type Fake, fake, home, KEY, started } from './helpers';
+import { fake, home, ingests, KEY, started } from './helpers';
 
 const CHILD = new URL('./support/outage-child.ts', import.meta.url).pathname;
-
-/** Each accepted conversation ingest: its id and user messages, in arrival order. */
-function ingests(server: Fake): Array<[string, string[]]> {
-  return server
-    .requestsTo('/v4/conversations')
-    .filter((r) => r.status === 200)
-    .map((r) => {
-      const body = r.body as { conversationId: string; messages: { role: string; content: string }[] };
-      return [body.conversationId, body.messages.filter((m) => m.role === 'user').map((m) => m.content)];
-    });
-}
 
 describe('supermemory outbox: held turns survive the process', () => {
   it('restart replays: a session whose ingest failed at shutdown is ingested by the next start, once, under its own id', async () => {

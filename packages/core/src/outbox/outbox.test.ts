@@ -50,6 +50,13 @@ describe('Outbox', () => {
     expect(fs.readdirSync(dir)).toEqual([]);
   });
 
+  it('counts nothing, without throwing, for a folder that is missing or not a folder', () => {
+    const dir = home();
+    expect(Outbox.countOnDisk(path.join(dir, 'absent'))).toBe(0);
+    fs.writeFileSync(path.join(dir, 'file'), 'x');
+    expect(Outbox.countOnDisk(path.join(dir, 'file'))).toBe(0);
+  });
+
   it('creates the folder 0700 and its files 0600', async () => {
     const dir = path.join(home(), 'p', 'outbox');
     const a = open(dir);

@@ -126,13 +126,18 @@ export class Outbox<T> {
 
   /**
    * Count the undelivered entries on disk without taking anything (for status and doctor):
-   * every journal in `dir`, live processes' included.
+   * every journal in `dir`, live processes' included; 0 when the folder is missing or unreadable,
+   * so a status line never fails on it.
    */
   static countOnDisk(dir: string): number {
-    let count = 0;
-    for (const files of listJournals(dir).values())
-      count += foldJournals(files.map((f) => readText(path.join(dir, f)))).entries.length;
-    return count;
+    try {
+      let count = 0;
+      for (const files of listJournals(dir).values())
+        count += foldJournals(files.map((f) => readText(path.join(dir, f)))).entries.length;
+      return count;
+    } catch {
+      return 0;
+    }
   }
 
   /** Unacknowledged entries, oldest first (adopted ones from earlier processes come first). */

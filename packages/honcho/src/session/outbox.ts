@@ -21,9 +21,5 @@ export function openHonchoOutbox(hermesHome: string, logger: Logger): Outbox<Sto
 
 /** Messages on disk waiting for Honcho (every process's), without taking any; 0 when unreadable. */
 export function honchoMessagesOnDisk(hermesHome: string): number {
-  try {
-    return Outbox.countOnDisk(honchoOutboxDir(hermesHome));
-  } catch {
-    return 0;
-  }
+  return Outbox.countOnDisk(honchoOutboxDir(hermesHome));
 }

@@ -31,9 +31,5 @@ export function openOpenvikingOutbox(hermesHome: string, logger: Logger): Outbox
 
 /** Turns on disk waiting for the server (every process's); 0 when unreadable. */
 export function openvikingTurnsOnDisk(hermesHome: string): number {
-  try {
-    return Outbox.countOnDisk(openvikingOutboxDir(hermesHome));
-  } catch {
-    return 0;
-  }
+  return Outbox.countOnDisk(openvikingOutboxDir(hermesHome));
 }
