@@ -28,6 +28,7 @@ import { createDeadline, withDeadline } from '../resilience/deadline';
 import { describeError, toolError } from '../tools/results';
 import { type Budgets, resolveBudgets } from './budgets';
 import { HealthTracker, type ProviderHealthReport } from './health-tracker';
+import { runsHook } from './inherited-hooks';
 import { mirrorOperations } from './notify';
 import { extractUserInstruction } from './skill-scaffolding';
 import { DEFAULT_SPILL_CHARS, spillText } from './spill';
@@ -467,6 +468,7 @@ export class MemoryManager {
     if (q === null || q.trim() === '') return;
     const opts: PrefetchOptions = { sessionId: options.sessionId ?? this.currentSessionId, ...options };
     for (const provider of this.list) {
+      if (!runsHook(provider, 'queuePrefetch')) continue;
       const query = this.egress(provider, q);
       this.enqueue(provider, 'prefetch', 'queuePrefetch', 'debug', (signal) =>
         provider.queuePrefetch(query, { ...opts, signal }),
@@ -502,6 +504,7 @@ export class MemoryManager {
       return external;
     };
     for (const provider of this.writers()) {
+      if (!runsHook(provider, 'syncTurn')) continue;
       this.enqueue(provider, 'sync', 'syncTurn', 'warn', (signal) => {
         const turn = turnFor(provider);
         return provider.syncTurn(turn.user, turn.assistant, {
@@ -754,7 +757,7 @@ export class MemoryManager {
     content: string,
     metadata?: MemoryWriteMetadata,
   ): void {
-    const targets = this.writers().filter((p) => p.name !== BUILTIN);
+    const targets = this.writers().filter((p) => p.name !== BUILTIN && runsHook(p, 'onMemoryWrite'));
     if (action !== 'remove' && targets.length > 0) {
       // The store that committed the write may not scan (a host's own store): what reaches an
       // external provider is later injected into prompts, so it passes the write scanner here.

@@ -112,3 +112,50 @@ describe('a provider queue holds at most maxQueuedTasks waiting tasks (issue 14:
       expect(() => new MemoryManager({ maxQueuedTasks: bad })).toThrow(SettingsError);
   });
 });
+
+/** Like hivemind: a recall of its own that can hang, and no turns or mirrored writes to store. */
+class PrefetchOnly extends MemoryProvider {
+  readonly name = 'prefetch-only';
+  prefetches = 0;
+  private release: (() => void) | undefined;
+  isAvailable(): boolean {
+    return true;
+  }
+  initialize(): void {}
+  getToolSchemas(): ToolSchema[] {
+    return [];
+  }
+  override queuePrefetch(): Promise<void> {
+    this.prefetches += 1;
+    return new Promise<void>((resolve) => {
+      this.release = resolve;
+    });
+  }
+  recover(): void {
+    this.release?.();
+  }
+}
+
+describe('hooks a provider inherits as no-ops are not queued', () => {
+  it('turns and mirrored writes behind a hung prefetch of a provider that stores neither are not "dropped"', async () => {
+    const clock = new ManualClock();
+    const logger = createRecordingLogger();
+    const m = new MemoryManager({ clock, logger, maxQueuedTasks: 2, backgroundTimeoutMs: 60_000 });
+    const quiet = new PrefetchOnly();
+    m.addProvider(quiet);
+    m.queuePrefetchAll('hello');
+    await clock.advance(0); // the prefetch starts and hangs
+    for (let n = 1; n <= 5; n++) {
+      m.syncAll(`turn ${n}`, 'a');
+      m.onMemoryWrite('add', 'memory', `fact ${n}`);
+    }
+    // Before, five no-op syncs and five no-op mirrors queued behind the prefetch: past the limit of
+    // two, a warning about dropped work and a degraded health for a provider that lost nothing.
+    expect(logger.records.filter((r) => r.level === 'warn')).toEqual([]);
+    expect(m.getProviderHealth('prefetch-only')?.status).not.toBe('degraded');
+    quiet.recover();
+    expect(await m.flushPending()).toBe(true);
+    expect(quiet.prefetches).toBe(1);
+    expect((await m.shutdownAll()).droppedTasks).toBe(0);
+  });
+});
