@@ -104,4 +104,66 @@ describe('openviking redelivers within the run (decision 0982)', () => {
     expect(again.filter((t) => t.includes('Tern'))).toHaveLength(1);
     await settled(r, second.shutdown({ timeoutMs: 1000 }));
   });
+
+  it('a session ended while its turns waited is committed once they went out, after them, exactly once', async () => {
+    const r = await open();
+    r.backend.fail({ type: 'status', status: 503, count: 100_000 });
+    const second = await r.open({ sessionId: 's2' });
+    await settled(r, second.idle());
+    second.syncTurn('The lighthouse keeper is called Ada.', 'Noted.');
+    second.syncTurn('Her boat is called Tern.', 'Noted.');
+    // The session ends while the server is down: nothing to commit yet, the commit waits for its turns.
+    await settled(r, second.onSessionEnd([]));
+    second.onSessionSwitch('s3', {});
+    await settled(r, second.idle());
+    r.backend.clearFaults();
+    await (r.clock as ManualClock).advance(30_000);
+    await settled(r, second.handleToolCall(TOOL_NAMES.search, { query: 'lighthouse' }));
+    await settled(r, second.idle());
+    expect(sessionLog(r, 's2')).toEqual(['batch: Ada', 'batch: Tern', 'commit']);
+    expect(r.backend.state.sessions.s2).toMatchObject({ commits: 1, archived: 4, messages: [] });
+    expect(second.turnsOnDisk).toBe(0);
+    // Later traffic (a stored turn, a reconnect) commits it no second time.
+    second.syncTurn('The keeper of s3 likes tea.', 'Noted.');
+    await settled(r, second.idle());
+    await settled(r, second.shutdown({ timeoutMs: 1000 }));
+    expect(sessionLog(r, 's2')).toEqual(['batch: Ada', 'batch: Tern', 'commit']);
+  });
+
+  it('a turn that failed before its session ended is sent again with the next stored turn, and only then is the session committed', async () => {
+    const r = await open();
+    // The server answers, but refuses this one turn every way it is tried (structured, plain,
+    // retried, one message at a time); a refusal is not an outage, so the breaker stays closed.
+    r.backend.fail({ type: 'status', status: 422, count: 3, path: '/messages/batch' });
+    r.backend.fail({ type: 'status', status: 422, count: 1, path: '/messages' });
+    r.provider.syncTurn('The lighthouse keeper is called Ada.', 'Noted.');
+    await settled(r, r.provider.idle());
+    expect(r.provider.undeliveredWrites).toBe(1);
+    expect(r.provider.health()?.status).not.toBe('down');
+    // The session ends: committing now would latch it before the failed turn is in it.
+    await settled(r, r.provider.onSessionEnd([]));
+    expect(sessionLog(r, 's1')).toEqual([]);
+    r.provider.onSessionSwitch('s2', {});
+    r.provider.syncTurn('Her boat is called Tern.', 'Noted.');
+    await settled(r, r.provider.idle());
+    expect(sessionLog(r, 's1')).toEqual(['batch: Ada', 'commit']);
+    expect(r.backend.state.sessions.s1).toMatchObject({ commits: 1, messages: [] });
+    expect(r.provider.turnsOnDisk).toBe(0);
+    r.provider.syncTurn('Tern has a red sail.', 'Noted.');
+    await settled(r, r.provider.idle());
+    expect(sessionLog(r, 's1')).toEqual(['batch: Ada', 'commit']);
+  });
 });
+
+/** What reached `sid`, in order: each accepted batch by its first user text's last word, each commit. */
+function sessionLog(r: Rig, sid: string): string[] {
+  return r.backend.requests
+    .filter((q) => q.params.sid === sid && q.status === 200 && q.method === 'POST')
+    .map((q) => {
+      if (q.path.endsWith('/commit')) return 'commit';
+      const messages = (q.body as { messages?: Array<{ role: string; parts: Array<{ text?: string }> }> })
+        .messages ?? [q.body as { role: string; parts: Array<{ text?: string }> }];
+      const text = messages.find((m) => m.role === 'user')?.parts[0]?.text ?? '';
+      return `${q.path.endsWith('/batch') ? 'batch' : 'message'}: ${/(\w+)\.?$/.exec(text)?.[1] ?? text}`;
+    });
+}

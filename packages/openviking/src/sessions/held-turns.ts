@@ -29,6 +29,8 @@ export interface HeldTurn {
   outboxId?: string | undefined;
   /** Sent again in this run after it failed (a second failure is not counted again). */
   again?: boolean | undefined;
+  /** Not taken when written (the server was down): not yet in its session's turn count. */
+  uncounted?: boolean | undefined;
 }
 
 export class HeldTurns {

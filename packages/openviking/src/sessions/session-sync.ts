@@ -115,7 +115,14 @@ export class SessionSync {
     // still being probed (the first turns after start) gets the turn once the probe answers.
     if (!connection.current() && !connection.pendingProbe) {
       this.options.undelivered?.lost(1, 'turn not taken: the OpenViking server is not connected');
-      this.failedOnce({ seq: ++this.seq, sessionId, messages: [...messages], plain: [...plain], outboxId });
+      this.failedOnce({
+        seq: ++this.seq,
+        sessionId,
+        messages: [...messages],
+        plain: [...plain],
+        outboxId,
+        uncounted: true,
+      });
       return false;
     }
     this.turns.set(sessionId, this.turnCount(sessionId) + 1);
@@ -309,8 +316,10 @@ export class SessionSync {
   /** Commit unless latched; needed when turns were written or the server holds pending tokens. */
   async commitIfNeeded(sessionId: string, signal?: AbortSignal): Promise<boolean> {
     if (this.committed.has(sessionId)) return true;
-    // Not before its held turns arrived, and not into a breaker that refuses it: after `resume`.
-    if (this.breakerOpen || this.held.has(sessionId)) {
+    // Not before its held turns arrived, nor before the turns that failed in this run were sent
+    // again (a commit first would latch the session and leave them uncommitted until the next
+    // start), and not into a breaker that refuses it: after `resume`, which sends them first.
+    if (this.breakerOpen || this.held.has(sessionId) || this.hasFailed(sessionId)) {
       this.deferred.add(sessionId);
       return false;
     }
@@ -353,6 +362,11 @@ export class SessionSync {
   /** Refused by the breaker: committed after `resume`. */
   private defer(sessionId: string): false {
     this.deferred.add(sessionId);
+    return false;
+  }
+
+  private hasFailed(sessionId: string): boolean {
+    for (const turn of this.failed.values()) if (turn.sessionId === sessionId) return true;
     return false;
   }
 
@@ -442,6 +456,8 @@ export class SessionSync {
 
   /** A turn went out whole: the outage (held or lost turns) is over; it leaves the outbox. */
   private stored(turn: HeldTurn): void {
+    // A turn not taken when written was not counted then; now it is in its session, which needs a commit.
+    if (turn.uncounted) this.turns.set(turn.sessionId, this.turnCount(turn.sessionId) + 1);
     this.held.delivered();
     this.options.undelivered?.delivered();
     if (turn.outboxId !== undefined) this.options.outbox?.ack([turn.outboxId]);
