@@ -27,6 +27,8 @@ export interface ParsedJournal<T> {
   entries: OutboxEntry<T>[];
   /** Lines that did not parse or had the wrong shape. */
   skipped: number;
+  /** Every id acknowledged in these texts (an ack in one owner's journal settles a copy in another's). */
+  acked: Set<string>;
 }
 
 /**
@@ -55,7 +57,7 @@ export function foldJournals<T>(texts: readonly string[]): ParsedJournal<T> {
       }
     }
   }
-  return { entries: [...live.values()], skipped };
+  return { entries: [...live.values()], skipped, acked };
 }
 
 type JournalRecord = { put: string; at: number; data: unknown } | { ack: string[] };

@@ -43,6 +43,10 @@ const APPEND = C.O_WRONLY | C.O_APPEND | C.O_CREAT | O_NOFOLLOW;
  *   any point leaves every unacknowledged entry in at least one file (duplicates fold by id).
  * - Each process writes only its own files, guarded by its lock; at `open` it adopts (by atomic
  *   rename) the files of processes that are gone, so two live processes never hold the same entry.
+ * - In one process, an outbox whose `close()` is still finishing its writes hands every entry it
+ *   holds (on disk or still queued) to the next `open` of the same folder: a provider initialized
+ *   again re-opens at once, without awaiting the old close and without leaving entries for the
+ *   next process (see `open`).
  */
 export class Outbox<T> {
   private readonly live = new Map<string, OutboxEntry<T>>();
@@ -55,18 +59,25 @@ export class Outbox<T> {
   /** Queued writes not finished yet (close waits for them only when there are some). */
   private queued = 0;
   private ackedLines = 0;
-  private closed = false;
+  /** `closing` while `close()` waits for queued writes (the next `open` here may take over). */
+  private state: 'open' | 'closing' | 'closed' = 'open';
+  /** The outbox of this process that took this one's entries while it was closing: acks go there. */
+  private successor: Outbox<T> | undefined;
   private failure: Error | undefined;
   private readonly logger: Logger;
   private readonly clock: Clock;
 
   private constructor(
     private readonly options: OutboxOptions,
+    /** The folder's real path: outboxes of this process meet by it (`closingHere`). */
+    private readonly realDir: string,
     private readonly owner: string,
     adopted: readonly OutboxEntry<T>[],
     seq: number,
     /** Lines of the adopted journals that did not parse (a torn tail after a crash, or damage). */
     readonly skippedLines: number,
+    /** Of the adopted entries, how many an outbox of this process handed over while closing. */
+    readonly handedOver: number,
   ) {
     this.logger = options.logger ?? silentLogger;
     this.clock = options.clock ?? systemClock;
@@ -80,10 +91,20 @@ export class Outbox<T> {
    * Take this process's place in `options.dir`: create its lock, adopt the journals of processes
    * that are gone and fold them (oldest process first) into one journal of ours. Synchronous (a
    * few small files at startup); throws FileWriteError / UnsafePathError when the folder is unusable.
+   *
+   * Re-opening in the same process: call `close()` on the old outbox first (no need to await it),
+   * then `open`. While the old close still waits for its queued writes its lock stands (so no
+   * other process takes its files); this `open` takes every entry it holds, queued ones included,
+   * from memory, writes them into the new journal (fsynced) and only then lets the old one stop:
+   * its remaining queued writes are skipped, it removes its files and lock, later `ack`s on it
+   * go to the new outbox and `add` on it throws. An old close that already finished left its
+   * files lock-less, and they are adopted from disk like a gone process's. An outbox that is
+   * still open (not closing) is never taken.
    */
   static open<T>(options: OutboxOptions): Outbox<T> {
     const dir = path.resolve(options.dir);
     ensureDir(dir, { root: options.root ?? dir });
+    const realDir = fs.realpathSync(dir);
     const owner = `${process.pid}-${randomBytes(6).toString('hex')}`;
     writeNewFile(
       path.join(dir, lockName(owner)),
@@ -94,29 +115,43 @@ export class Outbox<T> {
     const groups: Array<OutboxEntry<T>[]> = [];
     let skipped = 0;
     const taken: string[] = [];
+    const acked = new Set<string>();
     for (const [other, files] of listJournals(dir)) {
+      // A closing outbox of this process has a live lock (this pid): never adopted from disk here.
       if (other === owner || !ownerGone(dir, other)) continue;
       const mine = adoptOwner(dir, other, files, owner, () => seq++);
       if (mine.length === 0) continue;
       taken.push(...mine);
       const folded = foldJournals<T>(mine.map((f) => readText(path.join(dir, f))));
       skipped += folded.skipped;
+      for (const id of folded.acked) acked.add(id);
       if (folded.entries.length > 0) groups.push(folded.entries);
     }
-    // Processes in the order they started writing; each one's entries in its own order.
+    // Closing outboxes of this process: what they hold in memory (queued writes included).
+    const handing = closingHere<T>(realDir);
+    let handedOver = 0;
+    for (const old of handing) {
+      const held = old.entries();
+      handedOver += held.length;
+      if (held.length > 0) groups.push(held);
+    }
+    // Writers in the order they started writing; each one's entries in its own order. An id
+    // acknowledged in any journal is settled (a handover a crash cut short left two copies).
     groups.sort((a, b) => a[0]!.at - b[0]!.at);
     const seen = new Set<string>();
-    const adopted = groups.flat().filter((e) => !seen.has(e.id) && seen.add(e.id));
+    const adopted = groups.flat().filter((e) => !acked.has(e.id) && !seen.has(e.id) && seen.add(e.id));
     if (adopted.length > 0)
       writeFileAtomic(path.join(dir, journalName(owner, seq)), adopted.map(putLine).join(''), {
         createDirs: false,
         tempPrefix: TEMP_PREFIX,
       });
-    // The folded journal is on disk (fsynced, renamed): the adopted inputs can go.
+    // The folded journal is on disk (fsynced, renamed): the adopted inputs can go, and the closing
+    // outboxes stop (each removes its own files once its running write is done).
     for (const f of taken) removeQuietly(path.join(dir, f));
     // A rewrite killed between its temp file and the rename left it (only ones untouched for 10 min).
     removeStaleTempFiles(dir, { prefix: TEMP_PREFIX });
-    const outbox = new Outbox<T>({ ...options, dir }, owner, adopted, seq, skipped);
+    const outbox = new Outbox<T>({ ...options, dir }, realDir, owner, adopted, seq, skipped, handedOver);
+    for (const old of handing) old.handTo(outbox);
     if (skipped > 0)
       outbox.logger.warn(
         `${options.name}: ${skipped} unreadable line(s) in the outbox were skipped (a write cut short by a crash).`,
@@ -169,7 +204,7 @@ export class Outbox<T> {
 
   /** Record `items` as undelivered; returns their entries at once and writes them in the background. */
   add(items: readonly T[]): OutboxEntry<T>[] {
-    if (this.closed) throw new Error(`${this.options.name}: the outbox is closed.`);
+    if (this.state !== 'open') throw new Error(`${this.options.name}: the outbox is closed.`);
     const at = this.clock.now();
     const entries = items.map((data) => ({ id: `${this.owner}-${this.counter++}`, at, data }));
     if (entries.length === 0) return entries;
@@ -185,10 +220,17 @@ export class Outbox<T> {
     return entries;
   }
 
-  /** Mark entries delivered (or dropped on purpose): they are not replayed. Written in the background. */
+  /**
+   * Mark entries delivered (or dropped on purpose): they are not replayed. Written in the
+   * background, also while `close()` finishes; after a handover, passed on to the new outbox.
+   */
   ack(ids: Iterable<string>): void {
+    if (this.successor) {
+      this.successor.ack(ids);
+      return;
+    }
     const done = [...ids].filter((id) => this.live.delete(id));
-    if (done.length === 0 || this.closed) return;
+    if (done.length === 0 || this.state === 'closed') return;
     this.ackedLines += 1;
     this.write(ackLine(done));
     if (this.ackedLines >= (this.options.compactAfter ?? 512)) {
@@ -205,15 +247,30 @@ export class Outbox<T> {
 
   /**
    * Finish pending writes and give up the lock. Entries still undelivered stay on disk for the
-   * next process; with none left the journal is removed. Returns how many stay.
+   * next process; with none left the journal is removed. Returns how many stay (0 once an
+   * `open` of this process took them over while this waited for its writes).
    */
   async close(): Promise<number> {
-    if (this.closed) return this.live.size;
-    this.closed = true;
+    if (this.state !== 'open') return this.live.size;
+    this.state = 'closing';
     // Waits only for writes still queued: an idle close takes no turn of the event loop, so a
     // shutdown under a deadline is not held by a file handle's close (its data is already synced).
-    if (this.queued > 0) await this.chain;
+    if (this.queued > 0) {
+      const here = closing.get(this.realDir) ?? new Set<Outbox<unknown>>();
+      closing.set(this.realDir, here.add(this as Outbox<unknown>));
+      // Acks that arrive meanwhile are queued too: wait until nothing is.
+      while (this.queued > 0) await this.chain;
+      this.leaveClosing();
+    }
+    this.state = 'closed';
     void this.closeHandle();
+    if (this.successor) {
+      // Handed over: the successor's journal holds every entry; ours go, the lock last.
+      for (const f of listJournals(this.options.dir).get(this.owner) ?? [])
+        removeQuietly(path.join(this.options.dir, f));
+      removeQuietly(path.join(this.options.dir, lockName(this.owner)));
+      return 0;
+    }
     const left = this.live.size;
     if (left === 0) removeQuietly(this.file);
     removeQuietly(path.join(this.options.dir, lockName(this.owner)));
@@ -238,21 +295,24 @@ export class Outbox<T> {
 
   private enqueue(task: () => Promise<void>): void {
     this.queued += 1;
-    this.chain = this.chain.then(task).then(
-      () => {
-        this.queued -= 1;
-        this.failure = undefined;
-      },
-      (error: unknown) => {
-        this.queued -= 1;
-        const first = this.failure === undefined;
-        this.failure = error instanceof Error ? error : new Error(String(error));
-        if (first)
-          this.logger.warn(
-            `${this.options.name}: the outbox could not write to disk (${errorCode(error)}); undelivered writes are kept in memory only until it can, then rewritten to disk whole.`,
-          );
-      },
-    );
+    // After a handover the successor's journal holds everything: what was still queued is skipped.
+    this.chain = this.chain
+      .then(() => (this.successor ? undefined : task()))
+      .then(
+        () => {
+          this.queued -= 1;
+          this.failure = undefined;
+        },
+        (error: unknown) => {
+          this.queued -= 1;
+          const first = this.failure === undefined;
+          this.failure = error instanceof Error ? error : new Error(String(error));
+          if (first)
+            this.logger.warn(
+              `${this.options.name}: the outbox could not write to disk (${errorCode(error)}); undelivered writes are kept in memory only until it can, then rewritten to disk whole.`,
+            );
+        },
+      );
   }
 
   /** Rewrite the journal with only the live entries (a new file, atomically), then drop the old one. */
@@ -269,11 +329,34 @@ export class Outbox<T> {
     removeQuietly(old);
   }
 
+  /** An `open` of this process took this closing outbox's entries (already in its journal, on disk). */
+  private handTo(next: Outbox<T>): void {
+    this.successor = next;
+    this.live.clear();
+    this.leaveClosing();
+  }
+
+  private leaveClosing(): void {
+    const here = closing.get(this.realDir);
+    here?.delete(this as Outbox<unknown>);
+    if (here?.size === 0) closing.delete(this.realDir);
+  }
+
   private async closeHandle(): Promise<void> {
     const handle = this.handle;
     this.handle = undefined;
     await handle?.close().catch(() => undefined);
   }
+}
+
+/**
+ * Outboxes of this process whose `close()` waits for queued writes, by real folder path (their
+ * locks stand until they finish). Module state: one per loaded copy of core.
+ */
+const closing = new Map<string, Set<Outbox<unknown>>>();
+
+function closingHere<T>(realDir: string): Outbox<T>[] {
+  return [...(closing.get(realDir) ?? [])] as unknown as Outbox<T>[];
 }
 
 function readText(file: string): string {

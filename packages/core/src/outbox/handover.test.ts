@@ -1,0 +1,136 @@
+/**
+ * Re-opening an outbox in the same process (decision 0115): an outbox whose close still waits for
+ * its writes hands every entry to the next `open` of its folder, so a provider initialized again
+ * delivers them in this run instead of leaving them for the next process.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ackLine, putLine } from './journal-lines';
+import { Outbox } from './outbox';
+
+interface Msg {
+  n: number;
+}
+
+const dirs: string[] = [];
+const opened: Array<Outbox<unknown>> = [];
+afterEach(async () => {
+  for (const o of opened.splice(0)) await o.close();
+  for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
+});
+
+function home(): string {
+  const d = fs.mkdtempSync(path.join(os.tmpdir(), 'hm-handover-'));
+  dirs.push(d);
+  return d;
+}
+
+function open(dir: string, extra: Partial<Parameters<typeof Outbox.open>[0]> = {}): Outbox<Msg> {
+  const o = Outbox.open<Msg>({ dir, name: 'Test', ...extra });
+  opened.push(o as Outbox<unknown>);
+  return o;
+}
+
+const ns = (o: Outbox<Msg>) => o.entries().map((e) => e.data.n);
+const locks = (dir: string) => fs.readdirSync(dir).filter((f) => f.endsWith('.lock'));
+
+describe('Outbox handover within one process', () => {
+  it('close without await, then open: every pending entry is taken, queued ones included, in order, once', async () => {
+    const dir = home();
+    const a = open(dir);
+    await a.append([{ n: 1 }, { n: 2 }]);
+    // Still queued (in memory, not on disk) when the close starts.
+    a.add([{ n: 3 }, { n: 4 }]);
+    expect(a.writing).toBeGreaterThan(0);
+    const closed = a.close();
+    const b = open(dir);
+    expect(ns(b)).toEqual([1, 2, 3, 4]);
+    expect(b.handedOver).toBe(4);
+    expect(b.adoptedPending).toBe(4);
+    // The new journal already holds them (fsynced at open), before the old close has finished.
+    expect(Outbox.countOnDisk(dir)).toBeGreaterThanOrEqual(4);
+    expect(a.entries()).toEqual([]);
+    expect(await closed).toBe(0);
+    // The old outbox's files and lock are gone: only b's remain, each entry on disk once.
+    expect(locks(dir)).toHaveLength(1);
+    expect(Outbox.countOnDisk(dir)).toBe(4);
+    await b.close();
+    expect(ns(open(dir))).toEqual([1, 2, 3, 4]);
+  });
+
+  it('adds to the old outbox after close are refused; its acks reach the new one and are kept', async () => {
+    const dir = home();
+    const a = open(dir);
+    const [first, second] = a.add([{ n: 1 }, { n: 2 }]);
+    void a.close();
+    expect(() => a.add([{ n: 3 }])).toThrow(/closed/);
+    const b = open(dir);
+    // A delivery that finishes after the handover acknowledges through the old reference.
+    a.ack([first!.id]);
+    expect(ns(b)).toEqual([2]);
+    await b.flushed();
+    b.ack([second!.id]);
+    expect(await b.close()).toBe(0);
+    expect(Outbox.countOnDisk(dir)).toBe(0);
+  });
+
+  it('an ack that arrives while close waits for its writes is written before the lock goes', async () => {
+    const dir = home();
+    const a = open(dir);
+    const [first] = a.add([{ n: 1 }, { n: 2 }]);
+    const closed = a.close();
+    a.ack([first!.id]);
+    expect(await closed).toBe(1);
+    expect(ns(open(dir))).toEqual([2]);
+  });
+
+  it('orders entries from a gone process and a closing outbox by when each began writing', async () => {
+    let now = 1_000;
+    const clock = { now: () => now } as never;
+    const dir = home();
+    const gone = open(dir, { clock });
+    now = 2_000;
+    await gone.append([{ n: 1 }]);
+    await gone.close();
+    const live = open(dir, { clock });
+    expect(ns(live)).toEqual([1]);
+    now = 3_000;
+    live.add([{ n: 2 }]);
+    // A second outbox of this process, still open: never taken.
+    const other = open(dir, { clock });
+    other.add([{ n: 9 }]);
+    void live.close();
+    const next = open(dir, { clock });
+    expect(ns(next)).toEqual([1, 2]);
+    expect(ns(other)).toEqual([9]);
+  });
+
+  it('a closing outbox is taken by the next open only: a third open finds nothing more', async () => {
+    const dir = home();
+    const a = open(dir);
+    a.add([{ n: 1 }]);
+    void a.close();
+    const b = open(dir);
+    const c = open(dir);
+    expect(ns(b)).toEqual([1]);
+    expect(c.size).toBe(0);
+  });
+
+  it('an id acknowledged in one journal is not replayed from another (a handover cut short by a crash)', () => {
+    const dir = home();
+    const entry = { id: '111-aaaaaaaaaaaa-0', at: 1, data: { n: 1 } };
+    const other = { id: '111-aaaaaaaaaaaa-1', at: 1, data: { n: 2 } };
+    // The old owner's journal, and the successor's holding the same entries and an ack of one.
+    fs.writeFileSync(path.join(dir, '111-aaaaaaaaaaaa.0.jsonl'), putLine(entry) + putLine(other), {
+      mode: 0o600,
+    });
+    fs.writeFileSync(
+      path.join(dir, '222-bbbbbbbbbbbb.0.jsonl'),
+      putLine(entry) + putLine(other) + ackLine([entry.id]),
+      { mode: 0o600 },
+    );
+    expect(ns(open(dir))).toEqual([2]);
+  });
+});
