@@ -1,7 +1,7 @@
 /**
  * Supermemory as the agent's external memory, through the official SDK: a per-user profile plus
  * semantic memories, partitioned by container tags, fed by one full-conversation ingest per
- * session. See decisions 0930 (transport), 0931 (prefetch).
+ * session. See decisions 0930 (transport), 0931 (prefetch), 0932 (re-sent ingests).
  *
  * Hot path: `syncTurn` only buffers (no I/O); recall for a message starts at `onTurnStart` and
  * `prefetch` serves it. Turn 1 may wait for it within `api_timeout` and the manager's budget;
@@ -61,6 +61,7 @@ import { containerWhitelist, resolveContainerTag } from './containers';
 import { DEFAULT_HELD_LIMITS, type HeldLimits, HeldTurns } from './held';
 import { openSupermemoryOutbox, type StoredWrite } from './outbox';
 import { formatRecallBlock, includeProfile } from './recall';
+import { missingFrom, SessionIngests, turnsToConversation } from './session-ingests';
 import { cleanCapturedText, hermesMetadata, type MetadataValue } from './text';
 import { runTool, TOOL_NAMES, toolKind, toolSchemas } from './tools';
 
@@ -112,6 +113,13 @@ interface BufferedTurn {
   key: string;
 }
 
+/** An ingest ready to go: its body, when its content was taken, whether it is the whole transcript. */
+interface PreparedIngest {
+  body: IngestBody;
+  stamp: number;
+  complete: boolean;
+}
+
 /** A conversation ingest's body. */
 interface IngestBody {
   conversationId: string;
@@ -156,6 +164,12 @@ export class SupermemoryProvider extends MemoryProvider {
   private inFlight = new Set<string>();
   /** An ingest failed: its turns wait in the outbox until the service answers again (`resend`). */
   private undelivered = false;
+  /** The ingest clock: turns and ingests are stamped in the order their content was taken. */
+  private stamp = 0;
+  /** When each journaled turn was captured (or adopted), on the ingest clock. */
+  private turnStamps = new Map<string, number>();
+  /** The newest ingest of each session the service took (decision 0932). */
+  private ingests = new SessionIngests();
 
   constructor(options: SupermemoryProviderOptions = {}, context: SupermemoryProviderContext = {}) {
     super();
@@ -202,6 +216,8 @@ export class SupermemoryProvider extends MemoryProvider {
     this.held = this.newHeld();
     this.inFlight = new Set();
     this.undelivered = false;
+    this.turnStamps = new Map();
+    this.ingests = new SessionIngests();
     this.lifetime = new AbortController();
     this.breaker = this.newBreaker();
     this.queue = new SerialQueue({ name: 'supermemory writes', logger: this.logger, clock: this.clock });
@@ -308,6 +324,7 @@ export class SupermemoryProvider extends MemoryProvider {
     if (user === '' && assistant === '') return;
     const key = this.journal({ sessionId: this.sessionId, user, assistant }) ?? `memory-${++this.memoryKeys}`;
     this.buffer.push({ user, assistant, key });
+    this.turnStamps.set(key, ++this.stamp);
     // Only an outage is capped: a long healthy session keeps every turn for its session-end ingest.
     const dropped = this.held.add(key, user.length + assistant.length, {
       cap: this.breaker.state === 'open',
@@ -369,7 +386,8 @@ export class SupermemoryProvider extends MemoryProvider {
       const content = this.safe(m.content, `a ${m.role} message`);
       return content === '' ? [] : [{ role: m.role, content }];
     });
-    if (conversation.length === 0) conversation = bufferToConversation(this.buffer);
+    const complete = conversation.length > 0;
+    if (!complete) conversation = bufferToConversation(this.buffer);
     const taken = this.takeBuffer();
     if (
       conversation.length === 0 ||
@@ -380,7 +398,7 @@ export class SupermemoryProvider extends MemoryProvider {
       return;
     }
     const sessionId = this.sessionId;
-    this.ingest(sessionId, conversation, { message_count: conversation.length }, taken);
+    this.ingest(sessionId, conversation, { message_count: conversation.length }, taken, complete);
     await this.queue.drain(undefined, options?.signal);
   }
 
@@ -596,44 +614,99 @@ export class SupermemoryProvider extends MemoryProvider {
 
   /**
    * Queue one conversation ingest; the journaled turns it holds (`taken`) are crossed off once the
-   * service accepted it. A failed ingest leaves them on disk: the next start ingests them.
+   * service accepted it. A failed ingest leaves them on disk: sent again in this run (`resend`) or
+   * by the next start. `complete`: the host's whole transcript (session end), not buffered turns.
    */
   private ingest(
     sessionId: string,
     messages: ConversationMessage[],
     extra: Record<string, number | boolean>,
     taken: readonly string[] = [],
+    complete = false,
   ): void {
-    const body: IngestBody = {
+    const prepared: PreparedIngest = {
+      body: this.ingestBody(sessionId, messages, extra),
+      stamp: ++this.stamp,
+      complete,
+    };
+    this.sendIngest(sessionId, taken, () => prepared);
+  }
+
+  private ingestBody(
+    sessionId: string,
+    messages: ConversationMessage[],
+    extra: Record<string, number | boolean>,
+    containerTag = this.primaryTag,
+  ): IngestBody {
+    return {
       conversationId: sessionId,
       messages,
-      containerTags: [this.primaryTag],
+      containerTags: [containerTag],
       metadata: hermesMetadata({ type: 'full_session', session_id: sessionId, ...extra }),
     };
-    this.sendIngest(body, taken);
   }
 
   /**
-   * The ingest on the write queue; `ids` are crossed off the outbox when it went through. A failed
-   * one leaves them there, sent again (`resend`) once an ingest goes through or the breaker closes.
+   * The ingest on the write queue, its body built when its turn comes (`prepare`; null: the
+   * service already holds all of it); `ids` are crossed off the outbox when it went through. A
+   * failed one leaves them there, sent again (`resend`) once an ingest goes through or the breaker
+   * closes.
    */
-  private sendIngest(body: IngestBody, ids: readonly string[]): void {
+  private sendIngest(sessionId: string, ids: readonly string[], prepare: () => PreparedIngest | null): void {
     for (const id of ids) this.inFlight.add(id);
+    let sent: PreparedIngest | null = null;
     const queued = this.background(
       'session ingest',
-      (client, signal) => client.ingestConversation(body, signal),
+      async (client, signal) => {
+        sent = prepare();
+        if (sent) await client.ingestConversation(sent.body, signal);
+      },
       (ok) => {
         for (const id of ids) this.inFlight.delete(id);
         if (!ok) {
           if (ids.length > 0) this.undelivered = true;
           return;
         }
-        this.settle(ids);
+        if (sent) this.deliveredIngest(sessionId, sent, ids);
+        else this.settle(ids); // a newer ingest of the session holds them
         this.held.delivered();
         this.resend();
       },
     );
     if (!queued) for (const id of ids) this.inFlight.delete(id);
+  }
+
+  /**
+   * `ingest` is the session's document now. Older turns of the session still waiting (a failed
+   * ingest's) that it holds leave the outbox with its own; if it lacks some, its own stay too, so
+   * the re-send that merges them — and, if the process dies first, the next start — sends both.
+   */
+  private deliveredIngest(sessionId: string, ingest: PreparedIngest, ids: readonly string[]): void {
+    if (!this.ingests.delivered(sessionId, { ...ingest, messages: ingest.body.messages })) {
+      this.settle(ids);
+      return;
+    }
+    const own = new Set(ids);
+    const older = this.waiting().filter(
+      ({ id, data }) =>
+        data.sessionId === sessionId && !own.has(id) && (this.turnStamps.get(id) ?? 0) < ingest.stamp,
+    );
+    const lacking = new Set(
+      missingFrom(
+        { ...ingest, messages: ingest.body.messages },
+        older.map(({ id, data }) => ({ ...data, id })),
+      ).map(({ id }) => id),
+    );
+    this.settle(older.filter(({ id }) => !lacking.has(id)).map(({ id }) => id));
+    if (lacking.size === 0) this.settle(ids);
+    else this.undelivered = true;
+  }
+
+  /** Outbox turns in no queued or running ingest and not buffered for the current session. */
+  private waiting(): OutboxEntry<StoredWrite>[] {
+    if (!this.outbox) return [];
+    const buffered = new Set(this.buffer.map((turn) => turn.key));
+    return this.outbox.entries().filter(({ id }) => !this.inFlight.has(id) && !buffered.has(id));
   }
 
   /**
@@ -644,37 +717,59 @@ export class SupermemoryProvider extends MemoryProvider {
   private resend(): void {
     if (!this.undelivered || !this.outbox || this.closed) return;
     this.undelivered = false;
-    const buffered = new Set(this.buffer.map((turn) => turn.key));
-    const waiting = this.outbox.entries().filter(({ id }) => !this.inFlight.has(id) && !buffered.has(id));
-    this.ingestEntries(waiting);
+    this.ingestEntries(this.waiting());
   }
 
-  /** One partial conversation ingest per session of `entries` (oldest first), under the session's id. */
+  /**
+   * One partial conversation ingest per session of `entries` (oldest first), under the session's
+   * id, built when it goes out (`rebuild`): merged with the newest ingest of the session that went
+   * through, so it never replaces newer content with older.
+   */
   private ingestEntries(entries: readonly OutboxEntry<StoredWrite>[]): void {
-    const turns = new Map<string, { ids: string[]; buffer: BufferedTurn[] }>();
+    const turns = new Map<string, Array<StoredWrite & { id: string }>>();
     for (const { id, data } of entries) {
-      const group = turns.get(data.sessionId) ?? { ids: [], buffer: [] };
-      group.ids.push(id);
-      group.buffer.push({ user: data.user, assistant: data.assistant, key: id });
+      const group = turns.get(data.sessionId) ?? [];
+      group.push({ ...data, id });
       turns.set(data.sessionId, group);
     }
-    for (const [sessionId, group] of turns) {
-      const messages = bufferToConversation(group.buffer);
+    const containerTag = this.primaryTag;
+    for (const [sessionId, group] of turns)
       this.sendIngest(
-        {
-          conversationId: sessionId,
-          messages,
-          containerTags: [this.primaryTag],
-          metadata: hermesMetadata({
-            type: 'full_session',
-            session_id: sessionId,
-            message_count: messages.length,
-            partial: true,
-          }),
-        },
-        group.ids,
+        sessionId,
+        group.map(({ id }) => id),
+        () => this.rebuild(sessionId, group, containerTag),
       );
+  }
+
+  /**
+   * A re-sent session's ingest: its turns older than the newest delivered ingest of the session
+   * that it lacks, then that ingest's messages, then its newer turns. Null when that adds nothing.
+   */
+  private rebuild(
+    sessionId: string,
+    group: ReadonlyArray<StoredWrite & { id: string }>,
+    containerTag: string,
+  ): PreparedIngest | null {
+    const newest = this.ingests.get(sessionId);
+    let messages = turnsToConversation(group);
+    if (newest) {
+      const older = group.filter(({ id }) => (this.turnStamps.get(id) ?? 0) < newest.stamp);
+      const newer = group.filter(({ id }) => (this.turnStamps.get(id) ?? 0) >= newest.stamp);
+      const lacking = missingFrom(newest, older);
+      if (lacking.length === 0 && newer.length === 0) return null;
+      messages = [...turnsToConversation(lacking), ...newest.messages, ...turnsToConversation(newer)];
     }
+    if (messages.length === 0) return null;
+    return {
+      body: this.ingestBody(
+        sessionId,
+        messages,
+        { message_count: messages.length, partial: true },
+        containerTag,
+      ),
+      stamp: ++this.stamp,
+      complete: newest?.complete ?? false,
+    };
   }
 
   /** Journal `write` (in the background: the caller never waits on the disk); its id, if journaled. */
@@ -698,11 +793,13 @@ export class SupermemoryProvider extends MemoryProvider {
   private settle(keys: readonly string[]): void {
     this.held.release(keys);
     this.outbox?.ack(keys);
+    for (const key of keys) this.turnStamps.delete(key);
   }
 
   /** The cap dropped these (the oldest): out of the buffer, crossed off the outbox (not replayed). */
   private drop(keys: readonly string[]): void {
     this.outbox?.ack(keys);
+    for (const key of keys) this.turnStamps.delete(key);
     const gone = new Set(keys);
     if (this.buffer.some((turn) => gone.has(turn.key)))
       this.buffer = this.buffer.filter((turn) => !gone.has(turn.key));
@@ -729,6 +826,8 @@ export class SupermemoryProvider extends MemoryProvider {
     }
     const adopted = this.outbox.entries();
     if (adopted.length === 0) return;
+    // Older than anything this run captures or ingests.
+    for (const { id } of adopted) this.turnStamps.set(id, ++this.stamp);
     // Adopted turns count against this process's cap: beyond it the oldest are dropped, not sent.
     const dropped = new Set<string>();
     for (const { id, data } of adopted)
@@ -830,10 +929,5 @@ function textOf(content: unknown): string {
 }
 
 function bufferToConversation(buffer: readonly BufferedTurn[]): ConversationMessage[] {
-  const out: ConversationMessage[] = [];
-  for (const turn of buffer) {
-    if (turn.user !== '') out.push({ role: 'user', content: turn.user });
-    if (turn.assistant !== '') out.push({ role: 'assistant', content: turn.assistant });
-  }
-  return out;
+  return turnsToConversation(buffer);
 }
