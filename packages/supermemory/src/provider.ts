@@ -811,7 +811,9 @@ export class SupermemoryProvider extends MemoryProvider {
 
   /**
    * Take this process's outbox and queue what earlier runs left undelivered: per session, its
-   * turns as one partial conversation ingest (an upsert by the session's id).
+   * turns as one partial conversation ingest (an upsert by the session's id). Initialized again,
+   * the old outbox need not be awaited: core's `Outbox.open` takes over its entries while its
+   * close still waits for queued writes (decision 0115), so they are sent in this run.
    */
   private openOutbox(hermesHome: string): void {
     void this.outbox?.close();

@@ -169,3 +169,45 @@ describe('supermemory outbox: a replay that fails is sent again in the same proc
     expect(supermemoryWritesOnDisk(hermesHome)).toBe(0);
   });
 });
+
+describe('supermemory outbox: re-initialized during an outage (core handover, decision 0115)', () => {
+  it('turns held when the provider is initialized again are delivered in the same run once the service answers: each once, in order', async () => {
+    const server = await fake();
+    const hermesHome = home();
+    const { provider, logs } = await started(server, {}, { sessionId: 's-1', hermesHome });
+    server.fail({ type: 'status', status: 500, count: 100_000, path: '/v4/conversations' });
+    provider.syncTurn('user turn 1', 'reply 1');
+    provider.syncTurn('user turn 2', 'reply 2');
+    await provider.onSessionEnd([]); // fails: turns 1..2 wait on disk
+    provider.syncTurn('user turn 3', 'reply 3'); // buffered, journaled a moment ago
+    expect(ingests(server)).toEqual([]);
+
+    // Initialized again at once (the old outbox's close still waits for its writes).
+    await provider.initialize('s-2', {
+      hermesHome,
+      platform: 'cli',
+      agentContext: 'primary',
+      logger: logs.logger,
+      env: {},
+    });
+    expect(provider.writesOnDisk).toBe(3);
+    await provider.idle(); // the replay of s-1 fails: the service is still down
+    expect(ingests(server)).toEqual([]);
+
+    server.clearFaults();
+    provider.syncTurn('user turn 4', 'reply 4');
+    await provider.onSessionEnd([]); // goes through; what s-1 left follows it
+    await provider.idle();
+    expect(ingests(server)).toEqual([
+      ['s-2', ['user turn 4']],
+      ['s-1', ['user turn 1', 'user turn 2', 'user turn 3']],
+    ]);
+    expect(provider.writesOnDisk).toBe(0);
+    await provider.shutdown({ timeoutMs: 5_000 });
+    expect(supermemoryWritesOnDisk(hermesHome)).toBe(0);
+    // Nothing is left for a later start.
+    const next = await started(server, {}, { sessionId: 's-3', hermesHome });
+    await next.provider.idle();
+    expect(ingests(server)).toHaveLength(2);
+  });
+});
