@@ -153,6 +153,35 @@ describe('openviking redelivers within the run (decision 0982)', () => {
     await settled(r, r.provider.idle());
     expect(sessionLog(r, 's1')).toEqual(['batch: Ada', 'commit']);
   });
+
+  it('a turn the server refuses again when it is sent again is dropped: it no longer holds its session commit back nor comes back', async () => {
+    // The server refuses any write holding this text, every time (a 422 no retry changes).
+    const poison = (q: { method: string; path: string; body: unknown }) =>
+      q.method === 'POST' && !q.path.endsWith('/commit') && JSON.stringify(q.body ?? '').includes('Ada')
+        ? { type: 'status' as const, status: 422 }
+        : null;
+    const r = await open({ fake: { server: { faultFor: poison } } });
+    r.provider.syncTurn('The lamp is green.', 'Noted.');
+    r.provider.syncTurn('The lighthouse keeper is called Ada.', 'Noted.');
+    await settled(r, r.provider.idle());
+    await settled(r, r.provider.onSessionEnd([]));
+    r.provider.onSessionSwitch('s2', {});
+    // The next stored turn sends the failed one again; refused again, it goes and s1 is committed.
+    r.provider.syncTurn('Her boat is called Tern.', 'Noted.');
+    await settled(r, r.provider.idle());
+    expect(sessionLog(r, 's1')).toEqual(['batch: green', 'commit']);
+    expect(r.logs.messages('warn')).toContainEqual(
+      expect.stringMatching(
+        /^OpenViking: a turn of s1 was refused again \(.*422.*\); it is dropped, not retried\.$/,
+      ),
+    );
+    const tries = r.backend.requests.length;
+    r.provider.syncTurn('Tern has a red sail.', 'Noted.');
+    await settled(r, r.provider.idle());
+    // Only the new turn went out (no third try), and nothing waits on disk for the next start.
+    expect(r.backend.requests.slice(tries).map((q) => q.params.sid)).toEqual(['s2']);
+    expect(r.provider.turnsOnDisk).toBe(0);
+  });
 });
 
 /** What reached `sid`, in order: each accepted batch by its first user text's last word, each commit. */

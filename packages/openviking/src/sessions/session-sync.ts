@@ -382,6 +382,7 @@ export class SessionSync {
     this.writers.set(sessionId, set);
     const tracked = work
       .catch((error) => {
+        if (turn?.again && refusedForGood(error)) return this.dropRefused(turn, error);
         if (turn) this.failedOnce(turn);
         if (turn?.again) return;
         this.options.undelivered?.lost(1, `turn: ${describeError(error)}`);
@@ -454,6 +455,18 @@ export class SessionSync {
     this.stored(turn);
   }
 
+  /**
+   * The server refused a turn again when it was sent again (a 4xx that no retry changes): it
+   * leaves the outbox instead of being tried after every later turn and at every start, and it
+   * no longer holds its session's commit back. It was counted as undelivered when it first failed.
+   */
+  private dropRefused(turn: HeldTurn, error: unknown): void {
+    if (turn.outboxId !== undefined) this.options.outbox?.ack([turn.outboxId]);
+    this.options.logger.warn(
+      `OpenViking: a turn of ${turn.sessionId} was refused again (${describeError(error)}); it is dropped, not retried.`,
+    );
+  }
+
   /** A turn went out whole: the outage (held or lost turns) is over; it leaves the outbox. */
   private stored(turn: HeldTurn): void {
     // A turn not taken when written was not counted then; now it is in its session, which needs a commit.
@@ -508,6 +521,11 @@ async function sendBatches(
 
 export function isNotFound(error: unknown): boolean {
   return APICallError.isInstance(error) && (error.statusCode === 404 || error.statusCode === 410);
+}
+
+/** An answer no retry changes (a 4xx other than 408, 409 and 429). */
+function refusedForGood(error: unknown): boolean {
+  return APICallError.isInstance(error) && error.statusCode !== undefined && !error.isRetryable;
 }
 
 /** No answer at all (refused, reset, timed out): the plain form would fail the same way. */
