@@ -11,6 +11,11 @@ export interface StoredTurn {
   sessionId: string;
   parentSessionId: string;
   turn: string;
+  /**
+   * The bank the turn was for (a `bank_id_template` with `{session}` gives each initialize its
+   * own). Absent in journals of earlier versions: then the bank in use when it is replayed.
+   */
+  bankId?: string;
 }
 
 export function hindsightOutboxDir(hermesHome: string): string {

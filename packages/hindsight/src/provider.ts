@@ -685,7 +685,12 @@ export class HindsightProvider extends MemoryProvider {
     const index = log.turns.length - 1;
     try {
       const [entry] = this.outbox.add([
-        { sessionId: log.sessionId, parentSessionId: log.parentSessionId, turn: log.turns[index]! },
+        {
+          sessionId: log.sessionId,
+          parentSessionId: log.parentSessionId,
+          turn: log.turns[index]!,
+          bankId: log.bankId ?? this.bank,
+        },
       ]);
       log.outboxIds ??= [];
       log.outboxIds[index] = entry!.id;
@@ -703,6 +708,23 @@ export class HindsightProvider extends MemoryProvider {
     for (let i = from; i < log.retained; i++) if (ids[i] !== undefined) done.push(ids[i]!);
     log.settled = log.retained;
     this.outbox.ack(done);
+  }
+
+  /**
+   * Skip the log's next turns whose outbox entries are gone: another log holding the same turns
+   * retained them (a retain queued before a re-initialize, and the replay of what the new outbox
+   * took over from the old one; both run in order under the bank's lock), so none is sent twice.
+   */
+  private skipSettled(log: SessionLog): void {
+    const outbox = this.outbox;
+    const ids = log.outboxIds;
+    if (!outbox || !ids) return;
+    let i = log.retained;
+    while (i < log.turns.length && ids[i] !== undefined && !outbox.has(ids[i]!)) i++;
+    if (i === log.retained) return;
+    log.retained = i;
+    log.settled = Math.max(log.settled ?? 0, i);
+    log.dispatched = Math.max(log.dispatched, i);
   }
 
   /** Whether the breaker refuses requests now (half-open lets the trial through). */
@@ -842,15 +864,19 @@ export class HindsightProvider extends MemoryProvider {
     const upTo = log.turns.length;
     log.dispatched = upTo;
     const at = this.clock.now();
-    const bank = this.bank;
+    const bank = log.bankId ?? this.bank;
     const config = this.config;
     const identity = this.identity;
+    // What this provider holds now: a retain still queued from before a re-initialize leaves the
+    // new state alone (the new outbox carries its turns, replayed as their own log).
+    const held = this.held;
     this.writer.push(async () => {
       try {
         await exclusive(`${api.baseURL}|${bank}`, () =>
           withDeadline(
             async (signal) => {
               const bounded = this.signal(signal);
+              this.skipSettled(log);
               await this.ensureBank(api, bank, bounded);
               // Decided by the session's first retain that goes through, then kept: a probe that
               // failed during an outage must not turn a session whose retains all failed into an
@@ -889,7 +915,7 @@ export class HindsightProvider extends MemoryProvider {
               log.appends ??= appends;
               log.retained = Math.max(log.retained, upTo);
               this.settle(log);
-              this.held.delivered();
+              held.delivered();
               if (config.retainAsync)
                 for (const id of outcome.operationIds) this.pendingOps.push({ bankId: bank, id });
             },
@@ -903,9 +929,10 @@ export class HindsightProvider extends MemoryProvider {
         } else this.logger.warn(`Hindsight retain failed: ${describeError(error)}`);
         // The current session's turns are resent with its next retain; an earlier session's are
         // held for the next one (not after a client error, which a resend would only repeat).
+        if (held !== this.held) return;
         if (log !== this.log && (CircuitOpenError.isInstance(error) || isBackendFailure(error)))
-          this.held.hold(log);
-        this.held.cap(this.log);
+          held.hold(log);
+        held.cap(this.log);
       }
     }, 'retain');
   }
@@ -944,15 +971,20 @@ export class HindsightProvider extends MemoryProvider {
   }
 }
 
-/** An earlier run's journaled turns as one held log per session (first appearance order), already on disk. */
+/**
+ * An earlier run's journaled turns as one held log per session and bank (first appearance order),
+ * already on disk.
+ */
 function replayLogs(entries: readonly OutboxEntry<StoredTurn>[], nowMs: number): SessionLog[] {
   const logs = new Map<string, SessionLog>();
   for (const { id, data } of entries) {
-    let log = logs.get(data.sessionId);
+    const key = JSON.stringify([data.bankId ?? null, data.sessionId]);
+    let log = logs.get(key);
     if (!log) {
       log = newSessionLog(data.sessionId, data.parentSessionId, nowMs);
+      if (typeof data.bankId === 'string' && data.bankId !== '') log.bankId = data.bankId;
       log.outboxIds = [];
-      logs.set(data.sessionId, log);
+      logs.set(key, log);
     }
     log.turns.push(data.turn);
     log.outboxIds!.push(id);

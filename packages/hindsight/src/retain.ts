@@ -24,6 +24,8 @@ export interface SessionLog {
    * and kept, so a version probe that fails once never splits a session over two documents.
    */
   appends?: boolean;
+  /** The bank of a replayed log (its turns' `bankId`); otherwise the provider's bank. */
+  bankId?: string;
   /** Per turn, its outbox entry (decision 0115); acknowledged once below `retained`. */
   outboxIds?: Array<string | undefined>;
   /** Turns whose outbox entries are acknowledged (always ≤ `retained`). */

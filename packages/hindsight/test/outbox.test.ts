@@ -129,6 +129,110 @@ describe('hindsight outbox: held turns survive the process', () => {
     expect(hindsightTurnsOnDisk(hermesHome)).toBe(0);
   });
 
+  it("re-initialized during an outage: the old session's held turns go out in this run once the server answers, once, in order, to their own bank and document", async () => {
+    const server = await fake();
+    const clock = new ManualClock(Date.parse('2026-03-01T12:00:00Z'));
+    const hermesHome = home();
+    const options = { clock, breakerCooldownMs: 60_000, bankIdTemplate: 'hermes-{session}' };
+    const a = await started(server, options, { sessionId: 's-1', hermesHome });
+    a.provider.syncTurn('user turn 1', 'reply 1');
+    await pumped(clock, () => a.provider.idle());
+    await openBreaker(server, a.provider, clock);
+    a.provider.syncTurn('user turn 2', 'reply 2');
+    a.provider.syncTurn('user turn 3', 'reply 3');
+    // Initialized again at once (a new session, or the manager after a config change): the old
+    // journal's writes are still queued, its lock still stands.
+    a.provider.initialize('s-2', {
+      hermesHome,
+      platform: 'cli',
+      agentContext: 'primary',
+      logger: a.logs.logger,
+      env: { HOME: hermesHome },
+    });
+    expect(a.provider.turnsOnDisk).toBe(2);
+    expect(a.logs.messages('info').join('\n')).toMatch(/2 turn\(s\) an earlier run could not retain/);
+    // Still down: the replay fails and is held.
+    await pumped(clock, () => a.provider.idle());
+    expect(retainedTurns(server)).toEqual([['s-1', ['User: user turn 1']]]);
+    server.clearFaults();
+    await clock.advance(60_000);
+    a.provider.syncTurn('user turn 4', 'reply 4');
+    await pumped(clock, () => a.provider.idle());
+    await a.provider.journaled(); // real disk I/O: done before the clock is pumped
+    expect(retainedTurns(server)).toEqual([
+      ['s-1', ['User: user turn 1']],
+      ['s-1', ['User: user turn 2', 'User: user turn 3']],
+      ['s-2', ['User: user turn 4']],
+    ]);
+    const banks = server
+      .requestsTo('POST /v1/default/banks/:bank/memories')
+      .filter((r) => r.status === 200)
+      .map((r) => r.path.split('/')[4]);
+    expect(banks).toEqual(['hermes-s-1', 'hermes-s-1', 'hermes-s-2']);
+    expect(a.provider.turnsOnDisk).toBe(0);
+    await pumped(clock, () => a.provider.shutdown({ timeoutMs: 1_000 }));
+    expect(hindsightTurnsOnDisk(hermesHome)).toBe(0);
+    // Nothing is left for the next start, and nothing was sent twice.
+    const b = await started(
+      server,
+      { clock, bankIdTemplate: 'hermes-{session}' },
+      { sessionId: 's-3', hermesHome },
+    );
+    await pumped(clock, () => b.provider.idle());
+    expect(userTurns(server, 's-1')).toEqual(['User: user turn 1', 'User: user turn 2', 'User: user turn 3']);
+    expect(fs.readdirSync(hindsightOutboxDir(hermesHome)).filter((f) => f.endsWith('.lock'))).toHaveLength(1);
+  });
+
+  it('re-initialized while a retain is still queued: the turn goes out once, by the old retain or by the replay, never both', async () => {
+    const server = await fake();
+    const clock = new ManualClock(Date.parse('2026-03-01T12:00:00Z'));
+    const hermesHome = home();
+    const a = await started(server, { clock }, { sessionId: 's-1', hermesHome });
+    a.provider.syncTurn('user turn 1', 'reply 1');
+    a.provider.syncTurn('user turn 2', 'reply 2');
+    // The retains are queued, the journal writes too: the new outbox takes both turns over and
+    // replays them, while the old writer's retains still run.
+    a.provider.initialize('s-2', {
+      hermesHome,
+      platform: 'cli',
+      agentContext: 'primary',
+      logger: a.logs.logger,
+      env: { HOME: hermesHome },
+    });
+    expect(a.provider.turnsOnDisk).toBe(2);
+    a.provider.syncTurn('user turn 3', 'reply 3');
+    await pumped(clock, () => a.provider.idle());
+    expect(userTurns(server, 's-1')).toEqual(['User: user turn 1', 'User: user turn 2']);
+    expect(userTurns(server, 's-2')).toEqual(['User: user turn 3']);
+    expect(a.provider.turnsOnDisk).toBe(0);
+    await a.provider.journaled(); // real disk I/O: done before the clock is pumped
+    await pumped(clock, () => a.provider.shutdown({ timeoutMs: 1_000 }));
+    expect(hindsightTurnsOnDisk(hermesHome)).toBe(0);
+  });
+
+  it('a journal from before turns named their bank is replayed to the bank in use', async () => {
+    const server = await fake();
+    const hermesHome = home();
+    const dir = hindsightOutboxDir(hermesHome);
+    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const turn = JSON.stringify([
+      { role: 'user', content: 'User: old turn', timestamp: '2026-03-01T12:00:00+00:00' },
+      { role: 'assistant', content: 'Assistant: old reply', timestamp: '2026-03-01T12:00:00+00:00' },
+    ]);
+    const line = {
+      v: 1,
+      put: '1-aaaaaaaaaaaa-0',
+      at: 1,
+      data: { sessionId: 's-0', parentSessionId: '', turn },
+    };
+    fs.writeFileSync(path.join(dir, '1-aaaaaaaaaaaa.0.jsonl'), `${JSON.stringify(line)}\n`, { mode: 0o600 });
+    const b = await started(server, { bankIdTemplate: 'hermes-{session}' }, { sessionId: 's-1', hermesHome });
+    await b.provider.idle();
+    expect(retainedTurns(server)).toEqual([['s-0', ['User: old turn']]]);
+    const [retain] = server.requestsTo('POST /v1/default/banks/:bank/memories');
+    expect(retain?.path.split('/')[4]).toBe('hermes-s-1');
+  });
+
   it('kill -9 mid-outage: every turn the killed agent had on disk is retained by the next start, once, in order', async () => {
     const server = await fake();
     const hermesHome = home();

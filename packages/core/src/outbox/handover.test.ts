@@ -68,8 +68,11 @@ describe('Outbox handover within one process', () => {
     expect(() => a.add([{ n: 3 }])).toThrow(/closed/);
     const b = open(dir);
     // A delivery that finishes after the handover acknowledges through the old reference.
+    expect(b.has(first!.id)).toBe(true);
     a.ack([first!.id]);
     expect(ns(b)).toEqual([2]);
+    expect(b.has(first!.id)).toBe(false);
+    expect(a.has(second!.id)).toBe(false);
     await b.flushed();
     b.ack([second!.id]);
     expect(await b.close()).toBe(0);

@@ -180,6 +180,11 @@ export class Outbox<T> {
     return [...this.live.values()];
   }
 
+  /** Whether `id` is held here: added or adopted, and not acknowledged yet. */
+  has(id: string): boolean {
+    return this.live.has(id);
+  }
+
   /** Entries that came from earlier processes and are not acknowledged yet. */
   get adoptedPending(): number {
     let n = 0;
