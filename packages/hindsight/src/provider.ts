@@ -727,6 +727,18 @@ export class HindsightProvider extends MemoryProvider {
     log.dispatched = Math.max(log.dispatched, i);
   }
 
+  /**
+   * Whether every undelivered turn of `log` was journaled: each is then in an outbox (this one's,
+   * replayed as its own log, or, acknowledged there, already sent) or on disk for the next start.
+   */
+  private carried(log: SessionLog): boolean {
+    const ids = log.outboxIds;
+    if (!this.outbox || !ids) return false;
+    for (let i = log.retained; i < log.turns.length; i++)
+      if (log.turns[i] !== '' && ids[i] === undefined) return false;
+    return true;
+  }
+
   /** Whether the breaker refuses requests now (half-open lets the trial through). */
   private get circuitOpen(): boolean {
     return this.breaker.state === 'open';
@@ -867,8 +879,7 @@ export class HindsightProvider extends MemoryProvider {
     const bank = log.bankId ?? this.bank;
     const config = this.config;
     const identity = this.identity;
-    // What this provider holds now: a retain still queued from before a re-initialize leaves the
-    // new state alone (the new outbox carries its turns, replayed as their own log).
+    // Replaced by a re-initialize: this retain was queued before it (see the catch below).
     const held = this.held;
     this.writer.push(async () => {
       try {
@@ -915,7 +926,7 @@ export class HindsightProvider extends MemoryProvider {
               log.appends ??= appends;
               log.retained = Math.max(log.retained, upTo);
               this.settle(log);
-              held.delivered();
+              this.held.delivered();
               if (config.retainAsync)
                 for (const id of outcome.operationIds) this.pendingOps.push({ bankId: bank, id });
             },
@@ -929,10 +940,12 @@ export class HindsightProvider extends MemoryProvider {
         } else this.logger.warn(`Hindsight retain failed: ${describeError(error)}`);
         // The current session's turns are resent with its next retain; an earlier session's are
         // held for the next one (not after a client error, which a resend would only repeat).
-        if (held !== this.held) return;
+        // Queued before a re-initialize, with the turns in the new outbox: they are replayed as
+        // their own log, so holding this one too would send them twice.
+        if (held !== this.held && this.carried(log)) return;
         if (log !== this.log && (CircuitOpenError.isInstance(error) || isBackendFailure(error)))
-          held.hold(log);
-        held.cap(this.log);
+          this.held.hold(log);
+        this.held.cap(this.log);
       }
     }, 'retain');
   }

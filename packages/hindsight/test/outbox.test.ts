@@ -210,6 +210,36 @@ describe('hindsight outbox: held turns survive the process', () => {
     expect(hindsightTurnsOnDisk(hermesHome)).toBe(0);
   });
 
+  it('re-initialized while a retain is queued and the server fails: the turns are held once, by the replay', async () => {
+    const server = await fake();
+    const clock = new ManualClock(Date.parse('2026-03-01T12:00:00Z'));
+    const hermesHome = home();
+    const options = { clock, breakerThreshold: 1, breakerCooldownMs: 60_000 };
+    const a = await started(server, options, { sessionId: 's-1', hermesHome });
+    server.fail({ type: 'status', status: 500, count: 100_000 });
+    a.provider.syncTurn('user turn 1', 'reply 1');
+    a.provider.syncTurn('user turn 2', 'reply 2');
+    a.provider.initialize('s-2', {
+      hermesHome,
+      platform: 'cli',
+      agentContext: 'primary',
+      logger: a.logs.logger,
+      env: { HOME: hermesHome },
+    });
+    await pumped(clock, () => a.provider.idle());
+    // The old retains failed too; their turns are not held a second time beside the replay's.
+    expect(a.provider.health()?.reason).toMatch(/ 2 turn\(s\) held for delivery\./);
+    server.clearFaults();
+    await clock.advance(60_000);
+    a.provider.syncTurn('user turn 3', 'reply 3');
+    await pumped(clock, () => a.provider.idle());
+    expect(userTurns(server, 's-1')).toEqual(['User: user turn 1', 'User: user turn 2']);
+    expect(userTurns(server, 's-2')).toEqual(['User: user turn 3']);
+    await a.provider.journaled(); // real disk I/O: done before the clock is pumped
+    await pumped(clock, () => a.provider.shutdown({ timeoutMs: 1_000 }));
+    expect(hindsightTurnsOnDisk(hermesHome)).toBe(0);
+  });
+
   it('a journal from before turns named their bank is replayed to the bank in use', async () => {
     const server = await fake();
     const hermesHome = home();
