@@ -348,18 +348,20 @@ describe('ByteRover: automatic curation', () => {
     provider.syncTurn('The fourth turn is about jasmine tea.', 'Noted.');
     await provider.flush(); // the clock stands still: no turn waited
 
-    // Then the first turn, whose curate timed out, is curated again behind them (decision 0971);
-    // the skipped second turn waits on disk for the next start.
+    // Then the first turn, whose curate timed out, and the skipped second turn are curated again
+    // behind them, oldest first (decision 0971): nothing waits on disk.
     expect(
       brv
         .callsOf('curate')
-        .slice(-3)
+        .slice(-4)
         .map((c) => c.argv[4]!.split('\n')[0]),
     ).toEqual([
       'User: The third turn is about oolong.',
       'User: The fourth turn is about jasmine tea.',
       'User: The first turn is about green tea.',
+      'User: The second turn is about black coffee.',
     ]);
+    expect([provider.writesOnDisk, provider.notCuratedWrites]).toEqual([0, 0]);
   });
 
   it('§2.7.13 onMemoryWrite curates add and replace as "[User profile]" / "[Agent memory]"; remove and empty content are ignored', async () => {

@@ -97,7 +97,8 @@ interface Recall {
  *   PrefetchSlot); turn 1 waits for it at most 3 s (and the manager's budget), later turns are
  *   served from memory and never wait on a child (decision 0971).
  * - Writes: turns, mirrored memory writes and pre-compression flushes are curated one at a time on
- *   an ordered lane; a turn that waited more than 5 s for the previous curate is skipped.
+ *   an ordered lane; a turn that waited more than 5 s for the previous curate is skipped, then
+ *   curated again from the journal, behind the lane, once brv answers (as a failed curate is).
  * - Tools answer JSON, always; failures show in `health()` and the log, never as exceptions.
  */
 export class ByteroverProvider extends MemoryProvider {
@@ -121,11 +122,14 @@ export class ByteroverProvider extends MemoryProvider {
   /** Accepted writes on disk until brv curated them; the next start curates what is left. */
   private outbox: Outbox<StoredCurate> | undefined;
   /**
-   * Journaled writes whose curate failed in this run, by outbox id, oldest first: curated again,
-   * one at a time on the lane, once brv curates again (at most `MAX_WAITING_CURATES`; the rest
-   * wait on disk for the next start). Skipped turns are not here: they wait for the next start.
+   * Journaled writes this run could not curate — the curate failed, or the turn was skipped behind
+   * a slow one — by outbox id, oldest first: curated again, one at a time on the lane, once brv
+   * answers (at most `MAX_WAITING_CURATES`; the rest wait on disk for the next start). Each was
+   * counted in `notCurated` and leaves the count when it is curated.
    */
-  private failed = new Map<string, StoredCurate>();
+  private toCurateAgain = new Map<string, StoredCurate>();
+  /** Whether brv's last run succeeded: a turn skipped now is curated again at once only then. */
+  private brvAnswering = true;
   /** A redelivery curate is on the lane (one at a time). */
   private redelivering = false;
   /** Waiting writes dropped (the oldest) because more than `MAX_WAITING_CURATES` waited. */
@@ -196,7 +200,8 @@ export class ByteroverProvider extends MemoryProvider {
     this.prefetched = false;
     this.skippedTurns = 0;
     this.notCurated = new UndeliveredWrites({ now: () => this.clock.now(), missed: 'not curated' });
-    this.failed = new Map();
+    this.toCurateAgain = new Map();
+    this.brvAnswering = true;
     this.redelivering = false;
     this.droppedOverCap = 0;
     this.writable = canWrite(context.agentContext);
@@ -237,7 +242,7 @@ export class ByteroverProvider extends MemoryProvider {
         // the next start's replay stay bounded.
         const over = outbox.entries().slice(0, outbox.size - MAX_WAITING_CURATES);
         outbox.ack(over.map((e) => e.id));
-        for (const e of over) this.failed.delete(e.id);
+        for (const e of over) this.toCurateAgain.delete(e.id);
         if (this.droppedOverCap === 0)
           this.logger.warn(
             `ByteRover: more than ${MAX_WAITING_CURATES} writes wait to be curated; dropping the oldest (the count is in health()).`,
@@ -322,7 +327,8 @@ export class ByteroverProvider extends MemoryProvider {
     if (content === null) return;
     const queuedAt = this.clock.now();
     const label = `turn ${this.turnCount}`;
-    this.curateInBackground(label, content, this.journal(label, content), () => {
+    const id = this.journal(label, content);
+    this.curateInBackground(label, content, id, () => {
       const waited = this.clock.now() - queuedAt;
       if (waited <= TURN_CURATE_WAIT_MS) return true;
       this.skippedTurns += 1;
@@ -330,6 +336,10 @@ export class ByteroverProvider extends MemoryProvider {
       this.logger.warn(
         `ByteRover: a turn was not curated — the previous curate was still running after ${Math.round(waited / 1000)} s (${this.skippedTurns} skipped this session).`,
       );
+      // Not dropped: curated again from the journal, behind what the lane holds — now if brv
+      // answered the slow curate, else once it answers again.
+      this.keepToCurateAgain(id, { label, content });
+      if (this.brvAnswering) this.redeliverNext();
       return false;
     });
   }
@@ -473,7 +483,10 @@ export class ByteroverProvider extends MemoryProvider {
     await this.outbox?.flushed();
   }
 
-  /** Writes accepted since `initialize` that were not curated when tried (failed, skipped, abandoned). */
+  /**
+   * Writes accepted since `initialize` that are not curated (failed, skipped, abandoned); one
+   * curated again later in the run leaves the count.
+   */
   get notCuratedWrites(): number {
     return this.notCurated.total;
   }
@@ -639,12 +652,22 @@ export class ByteroverProvider extends MemoryProvider {
     flags: readonly string[] = [],
   ): Promise<BrvOutcome> {
     const outcome = await this.cli.run(command, text, { timeoutMs, signal }, flags);
-    if (outcome.ok) {
-      this.monitor.recordSuccess();
-      this.redeliverNext();
-    } else if (outcome.kind === 'not-found') this.monitor.markDown(outcome.error);
-    else if (outcome.kind !== 'aborted') this.monitor.recordFailure(`brv ${command}: ${outcome.error}`);
+    this.recordOutcome(command, outcome);
+    if (outcome.ok) this.redeliverNext();
     return outcome;
+  }
+
+  /** A brv run's outcome, into the health monitor and `brvAnswering` (our own aborts: neither). */
+  private recordOutcome(command: BrvCommand, outcome: BrvOutcome): void {
+    if (outcome.ok) {
+      this.brvAnswering = true;
+      this.monitor.recordSuccess();
+      return;
+    }
+    if (outcome.kind === 'aborted') return;
+    this.brvAnswering = false;
+    if (outcome.kind === 'not-found') this.monitor.markDown(outcome.error);
+    else this.monitor.recordFailure(`brv ${command}: ${outcome.error}`);
   }
 
   /** Automatic writes happen only for the primary agent, with auto_extract on, while running. */
@@ -666,7 +689,7 @@ export class ByteroverProvider extends MemoryProvider {
     onDone?: () => void,
   ): void {
     this.lane.push(async () => {
-      // A skipped write stays in the outbox: the next start curates it.
+      // A skipped write stays in the outbox until it is curated again (see `shouldRun`).
       if (shouldRun && !shouldRun()) return;
       const outcome = await this.brv('curate', content, this.settings.curateTimeoutMs, this.lifetime.signal);
       if (outcome.ok) {
@@ -674,8 +697,7 @@ export class ByteroverProvider extends MemoryProvider {
         this.notCurated.delivered();
         onDone?.();
       } else if (outcome.kind !== 'aborted') {
-        if (id !== undefined && this.failed.size < MAX_WAITING_CURATES)
-          this.failed.set(id, { label, content });
+        this.keepToCurateAgain(id, { label, content });
         this.notCurated.lost(1, `${label}: ${outcome.error}`);
         this.logger.warn(`ByteRover ${label} failed: ${outcome.error}`);
       }
@@ -683,14 +705,25 @@ export class ByteroverProvider extends MemoryProvider {
   }
 
   /**
-   * brv answered: the oldest write that failed earlier in this run is curated again, behind what
-   * the lane already holds; each success queues the next, the first failure stops (the next
-   * success resumes). One at a time, so new turns wait behind one curate at most, as ever.
+   * A journaled write this run could not curate, kept to be curated again — unless the cap is
+   * reached or it already left the journal (dropped over the cap while it ran).
+   */
+  private keepToCurateAgain(id: string | undefined, write: StoredCurate): void {
+    if (id === undefined || this.toCurateAgain.size >= MAX_WAITING_CURATES) return;
+    if (!this.outbox?.entries().some((e) => e.id === id)) return;
+    this.toCurateAgain.set(id, write);
+  }
+
+  /**
+   * brv answered: the oldest write that failed or was skipped earlier in this run is curated
+   * again, behind what the lane already holds; each success queues the next, the first failure
+   * stops (the next success resumes). One at a time, so new turns wait behind one curate at most,
+   * as ever.
    */
   private redeliverNext(): void {
-    if (this.redelivering || this.closed || this.failed.size === 0) return;
-    const [id, write] = this.failed.entries().next().value as [string, StoredCurate];
-    this.failed.delete(id);
+    if (this.redelivering || this.closed || this.toCurateAgain.size === 0) return;
+    const [id, write] = this.toCurateAgain.entries().next().value as [string, StoredCurate];
+    this.toCurateAgain.delete(id);
     this.redelivering = true;
     this.lane.push(async () => {
       let ok = false;
@@ -701,15 +734,16 @@ export class ByteroverProvider extends MemoryProvider {
           signal: this.lifetime.signal,
         });
         ok = outcome.ok;
+        this.recordOutcome('curate', outcome);
         if (outcome.ok) {
-          this.monitor.recordSuccess();
           this.outbox?.ack([id]);
+          // Counted when it failed or was skipped: curated after all, it leaves the count.
+          this.notCurated.recovered(1);
           this.notCurated.delivered();
-        } else if (outcome.kind === 'not-found') this.monitor.markDown(outcome.error);
-        else if (outcome.kind !== 'aborted') this.monitor.recordFailure(`brv curate: ${outcome.error}`);
+        }
       } finally {
         // Back in its place (oldest first) unless curated; counted when it first failed, not again.
-        if (!ok) this.failed = new Map([[id, write], ...this.failed]);
+        if (!ok) this.toCurateAgain = new Map([[id, write], ...this.toCurateAgain]);
         this.redelivering = false;
         if (ok) this.redeliverNext();
       }

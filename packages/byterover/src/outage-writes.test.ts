@@ -34,15 +34,26 @@ describe('ByteRover writes under outage and shutdown (§2.7.12, §2.7.18)', () =
     expect(health?.status).not.toBe('ok');
     expect(health?.reason).toMatch(/the last 3 write\(s\) were not curated \(mirror add: /);
     expect(health?.reason).toMatch(/3 write\(s\) not curated since start/);
-    // brv curates again: degraded clears; the total stays for the shutdown warning.
-    brv.clearFaults();
-    provider.syncTurn('The third turn is about oolong.', 'Noted.');
-    await provider.flush();
-    expect(provider.health()?.reason ?? '').not.toMatch(/were not curated/);
     await provider.shutdown();
     expect(warnings(logger.lines).join('\n')).toMatch(
       /ByteRover: 3 write\(s\) accepted this session were not curated \(0 abandoned at shutdown/,
     );
+  });
+
+  it('brv curates again: degraded clears, and the writes curated again from the journal leave the count', async () => {
+    const { provider, logger } = await openProvider({ brvPath: brv.path });
+    brv.fail({ type: 'status', status: 503 });
+    provider.syncTurn('The first turn is about green tea.', 'Noted.');
+    provider.onMemoryWrite('add', 'user', 'Prefers short answers.');
+    await provider.flush();
+    expect(provider.notCuratedWrites).toBe(2);
+    brv.clearFaults();
+    provider.syncTurn('The third turn is about oolong.', 'Noted.');
+    await provider.flush();
+    expect(provider.health()?.reason ?? '').not.toMatch(/were not curated/);
+    expect([provider.notCuratedWrites, provider.writesOnDisk]).toEqual([0, 0]);
+    await provider.shutdown();
+    expect(warnings(logger.lines).join('\n')).not.toMatch(/were not curated/);
   });
 
   it('a hung brv: the running and the queued curate abandoned at shutdown are counted in the warning', async () => {
@@ -170,7 +181,8 @@ describe('ByteRover curates again within the run once brv answers (decision 0971
     expect(after[1]).toContain('Turn A');
     expect(after[2]).toContain('Write B');
     expect(provider.writesOnDisk).toBe(0);
-    expect(provider.notCuratedWrites).toBe(2);
+    // Curated after all: no longer counted.
+    expect(provider.notCuratedWrites).toBe(0);
     expect(provider.health()?.reason ?? '').not.toMatch(/were not curated/);
     // Nothing is curated twice: another success finds nothing left.
     provider.syncTurn('Turn D is about rooibos.', 'Noted.');

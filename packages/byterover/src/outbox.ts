@@ -3,7 +3,8 @@
  * `${HERMES_HOME}/byterover-outbox`, one journal per process — beside brv's project directory, not
  * in it, so brv never reads it as project content. A turn, mirrored memory write or pre-compression
  * flush is journaled when it is accepted and crossed off once `brv curate` succeeded; what a
- * failure, a skip, a shutdown or a kill -9 left is curated by the next start. At least once: a
+ * failure, a skip, a shutdown or a kill -9 left is curated by the next start (failures and skips
+ * sooner, by this run, once brv answers again). At least once: a
  * curate killed after brv stored it is curated again (brv's curation merges what it knows).
  */
 import path from 'node:path';

@@ -2,7 +2,8 @@
  * Where Mem0's undelivered writes wait on disk (core's outbox, decision 0115):
  * `${HERMES_HOME}/mem0/outbox`, one journal per process. A synced turn or mirrored memory write is
  * journaled when it is accepted and crossed off once Mem0 confirmed it; what a failure, an open
- * breaker, a skip behind a stuck write, a shutdown or a kill -9 left is sent by the next start.
+ * breaker, a skip behind a stuck write, a shutdown or a kill -9 left is sent by the next start —
+ * or sooner, by this run, once Mem0 answers again (the provider's redelivery).
  * At least once: a write that timed out on our side may have landed, and is then sent again.
  */
 import path from 'node:path';

@@ -95,7 +95,8 @@ export const MAX_WAITING_WRITES = 1000;
  * Hot path: turn 1's prefetch may wait for its search (at most 3 s); every later prefetch serves
  * what is ready — this turn's search if it already finished, else the previous turn's, which
  * finished while the model answered — and never waits. Writes go through `TurnWriter` (skip, not
- * queue, behind a slow write); every call has a deadline and passes the circuit breaker.
+ * queue, behind a slow write; a skipped turn is sent later from the outbox, in the background);
+ * every call has a deadline and passes the circuit breaker.
  */
 export class Mem0Provider extends MemoryProvider {
   readonly name = 'mem0';
@@ -132,10 +133,18 @@ export class Mem0Provider extends MemoryProvider {
   /** Outbox ids whose add is running: never sent a second time while it runs. */
   private inFlight = new Set<string>();
   /**
-   * Outbox ids of turns skipped behind a stuck write: never sent by this process (the reference
-   * skips them rather than queue them, §3.8.19); they wait on disk for the next start.
+   * Outbox ids of turns skipped behind a write still running (the reference skips them rather
+   * than queue them, §3.8.19): not sent while it runs. Once it ended they are released to
+   * `redeliver`, which sends them from the journal in the background, in order.
    */
   private skippedIds = new Set<string>();
+  /**
+   * Outbox ids this run counted in `undelivered` (failed, refused by the open breaker, skipped):
+   * one later delivered from the journal leaves the count.
+   */
+  private countedIds = new Set<string>();
+  /** Whether the last add Mem0 answered went through: skipped turns are sent only then. */
+  private lastAddOk = true;
   /** The redelivery running in the background, if any (one at a time). */
   private replaying: Promise<void> | undefined;
   private lifetime = new AbortController();
@@ -259,6 +268,8 @@ export class Mem0Provider extends MemoryProvider {
     this.pushed = new Set();
     this.inFlight = new Set();
     this.skippedIds = new Set();
+    this.countedIds = new Set();
+    this.lastAddOk = true;
     this.replaying = undefined;
     this.writer = this.newWriter();
     const config = resolveMem0Config(this.settingsInput, {
@@ -316,14 +327,15 @@ export class Mem0Provider extends MemoryProvider {
       () => {
         this.pushed.delete(id);
         this.skippedIds.add(id);
+        this.countedIds.add(id);
       },
     );
   }
 
   /**
    * One add; acknowledged in the outbox once Mem0 confirmed it, else counted (it stays on disk).
-   * A replayed write (`replay`) was counted when it first failed: its failure is not counted again.
-   * Resolves whether Mem0 confirmed it.
+   * A replayed write (`replay`) was counted when it first failed or was skipped: its failure is not
+   * counted again, and its delivery takes it out of the count. Resolves whether Mem0 confirmed it.
    */
   private send(request: StoredWrite, id: string | undefined, replay = false): Promise<boolean> {
     const backend = this.backend;
@@ -332,17 +344,21 @@ export class Mem0Provider extends MemoryProvider {
     const what = request.metadata?.write_origin === 'builtin_memory_mirror' ? 'memory write' : 'turn';
     return this.call('add', (s) => backend.add(request, s)).then(
       () => {
+        this.lastAddOk = true;
         if (id !== undefined) {
           this.inFlight.delete(id);
           this.outbox?.ack([id]);
+          if (this.countedIds.delete(id)) this.undelivered.recovered(1);
         }
         this.undelivered.delivered();
         if (!replay) this.redeliver();
         return true;
       },
       (error: unknown) => {
+        this.lastAddOk = false;
         if (id !== undefined) this.inFlight.delete(id);
         if (replay) return false;
+        if (id !== undefined) this.countedIds.add(id);
         this.undelivered.lost(1, `${what}: ${describeError(error)}`);
         this.logger.warn(
           what === 'turn'
@@ -355,10 +371,11 @@ export class Mem0Provider extends MemoryProvider {
   }
 
   /**
-   * Mem0 is reachable again (a write went through, the breaker closed): send, in the background,
-   * the journaled writes an earlier failure, an open breaker or a skip left on disk — oldest first,
-   * one at a time, stopping at the first failure (the next success starts again). One replay runs
-   * at a time; a write the writer holds, one in flight or a skipped turn is not sent by it.
+   * Mem0 is reachable again (a write went through, the breaker closed, a stuck write ended well):
+   * send, in the background, the journaled writes an earlier failure, an open breaker or a skip
+   * left on disk — oldest first, one at a time, stopping at the first failure (the next success
+   * starts again). One replay runs at a time; a write the writer holds, one in flight or a turn
+   * skipped behind a write still running is not sent by it.
    */
   private redeliver(): void {
     const outbox = this.outbox;
@@ -378,6 +395,17 @@ export class Mem0Provider extends MemoryProvider {
     this.replaying = replaying;
   }
 
+  /**
+   * The write turns were skipped behind has ended: they may go now, from the journal, in the
+   * background (never on `syncTurn`'s path) — at once if that write went through, else with the
+   * next write that does or when the breaker closes.
+   */
+  private releaseSkipped(): void {
+    if (this.skippedIds.size === 0) return;
+    this.skippedIds.clear();
+    if (this.lastAddOk) this.redeliver();
+  }
+
   /** Journal an accepted write (when the outbox is open); its id, for the acknowledgement. */
   private journal(request: StoredWrite): string | undefined {
     const outbox = this.outbox;
@@ -389,7 +417,10 @@ export class Mem0Provider extends MemoryProvider {
         // next start's replay stay bounded.
         const over = outbox.entries().slice(0, outbox.size - MAX_WAITING_WRITES);
         outbox.ack(over.map((e) => e.id));
-        for (const e of over) this.skippedIds.delete(e.id);
+        for (const e of over) {
+          this.skippedIds.delete(e.id);
+          this.countedIds.delete(e.id);
+        }
         if (this.droppedOverCap === 0)
           this.logger.warn(
             `Mem0: more than ${MAX_WAITING_WRITES} writes wait for delivery; dropping the oldest (the count is in health()).`,
@@ -551,6 +582,7 @@ export class Mem0Provider extends MemoryProvider {
     const what = request.metadata?.write_origin === 'builtin_memory_mirror' ? 'memory write' : 'turn';
     if (this.breaker.state === 'open') {
       this.undelivered.lost(1, `${what} refused: circuit breaker open`);
+      if (id !== undefined) this.countedIds.add(id);
       return;
     }
     this.push(request, id);
@@ -854,9 +886,10 @@ export class Mem0Provider extends MemoryProvider {
   }
 
   /**
-   * Writes accepted since `initialize` that Mem0 did not confirm when they were sent: failed,
-   * refused by the open breaker, skipped behind a stuck write, or abandoned at shutdown. Those the
-   * outbox holds (`writesOnDisk`) are sent by the next start.
+   * Writes accepted since `initialize` that Mem0 has not confirmed: failed, refused by the open
+   * breaker, skipped behind a stuck write, or abandoned at shutdown. One this run later delivers
+   * from the outbox leaves the count; those the outbox still holds (`writesOnDisk`) are sent by
+   * the next start.
    */
   get undeliveredWrites(): number {
     return this.undelivered.total;
@@ -923,6 +956,7 @@ export class Mem0Provider extends MemoryProvider {
       clock: this.clock,
       logger: this.logger,
       onSkip: () => this.undelivered.lost(1, 'turn skipped: the previous write was still running'),
+      onUnstuck: () => this.releaseSkipped(),
     });
   }
 }

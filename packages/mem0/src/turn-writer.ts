@@ -20,8 +20,9 @@ export function settlesWithin(work: Promise<unknown>, ms: number, clock: Clock):
 /**
  * The per-turn writes of `syncTurn`, off the caller's path and in order. The reference's rule for a
  * slow backend: a turn waits up to `waitMs` for the previous write; if that is still running the turn
- * is skipped, not queued, so a backlog never builds up and nothing is ingested twice (a write that
- * timed out on our side may still land on the server).
+ * is skipped, not queued, so a backlog never builds up behind it and nothing is ingested twice (a
+ * write that timed out on our side may still land on the server). A skipped turn is not sent here;
+ * `onUnstuck` tells the provider when it may send it from its journal instead.
  */
 export class TurnWriter {
   private decisions: Promise<void> = Promise.resolve();
@@ -41,6 +42,11 @@ export class TurnWriter {
       logger?: Logger;
       /** Called for each skipped turn (the provider counts what it never delivered). */
       onSkip?: () => void;
+      /**
+       * Called once the write turns were skipped behind has ended (succeeded or failed): the
+       * provider may now send the skipped turns from its journal, in the background.
+       */
+      onUnstuck?: () => void;
     },
   ) {}
 
@@ -114,6 +120,7 @@ export class TurnWriter {
       (this.options.logger ?? silentLogger).warn(
         `Mem0: ${skipped} more turn(s) were skipped while a write was stuck; turns are sent again.`,
       );
+    this.options.onUnstuck?.();
   }
 
   /** Turns waiting for their decision plus the write in flight. */

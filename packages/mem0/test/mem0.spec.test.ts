@@ -297,31 +297,50 @@ describe('§3.8 Platform through the mem0ai SDK', () => {
     return { fake, provider, release };
   }
 
-  it('§3.8.19 when the previous sync still runs after 5 s, the new turn is skipped, not queued', async () => {
+  it('§3.8.19 when the previous sync still runs after 5 s, the new turn is skipped, not queued — and sent from the journal once that write ended', async () => {
     const { fake, provider, release } = await turnSkippedBehindHeldAdd();
+    const sent = () =>
+      fake.requestsTo('POST /v3/memories/add/').map((r) => JSON.stringify(bodyOf(r).messages));
+    // Skipped, not queued: nothing waits behind the held add, nothing more is sent while it runs.
+    expect(provider.pendingWork).toBe(1);
+    expect(sent()).toHaveLength(1);
+    expect(provider.undeliveredWrites).toBe(1);
     release();
+    await until(() => sent().length === 2, 'the skipped turn sent from the journal');
     await provider.idle();
     provider.syncTurn('Turn three is about watering basil.', 'ok');
     await provider.idle();
-    const sent = fake.requestsTo('POST /v3/memories/add/').map((r) => JSON.stringify(bodyOf(r).messages));
-    expect(sent).toHaveLength(2);
-    expect(sent.join()).not.toContain('roses');
-    expect(sent[1]).toContain('basil');
+    const all = sent();
+    expect(all).toHaveLength(3);
+    expect(all[0]).toContain('tomatoes');
+    expect(all[1]).toContain('roses');
+    expect(all[2]).toContain('basil');
+    // Delivered after all: no longer undelivered, nothing waits on disk, not degraded.
+    expect([provider.skippedTurns, provider.undeliveredWrites, provider.writesOnDisk]).toEqual([1, 0, 0]);
+    expect(provider.health()).toBeNull();
   });
 
-  it("§3.8.19 once a write has outlived one turn's 5 s wait, later turns are skipped at once until it ends: a hung backend queues nothing", async () => {
+  it("§3.8.19 once a write has outlived one turn's 5 s wait, later turns are skipped at once until it ends: a hung backend queues nothing; when it ends they go out in order, each once", async () => {
     const { fake, provider, release } = await turnSkippedBehindHeldAdd();
     for (let i = 0; i < 50; i++) provider.syncTurn(`Later turn ${i} about compost.`, 'ok');
     await new Promise((resolve) => setImmediate(resolve));
     expect(provider.skippedTurns).toBe(51);
     expect(provider.pendingWork).toBe(1); // the stuck write only: no turn waits behind it
+    expect(fake.requestsTo('POST /v3/memories/add/')).toHaveLength(1);
     release();
+    await until(() => provider.writesOnDisk === 0, 'the skipped turns delivered');
     await provider.idle();
     provider.syncTurn('Turn three is about watering basil.', 'ok');
     await provider.idle();
     const sent = fake.requestsTo('POST /v3/memories/add/').map((r) => JSON.stringify(bodyOf(r).messages));
-    expect(sent).toHaveLength(2);
-    expect(sent[1]).toContain('basil');
+    const later = Array.from({ length: 50 }, (_, i) => `Later turn ${i} about compost.`);
+    expect(sent.map((m) => (JSON.parse(m) as Array<{ content: string }>)[0]!.content)).toEqual([
+      'Turn one is about gardening tomatoes.',
+      'Turn two is about pruning roses.',
+      ...later,
+      'Turn three is about watering basil.',
+    ]);
+    expect(provider.undeliveredWrites).toBe(0);
   });
 
   it('§3.8.20 mem0_search clamps top_k (0 → 1, 500 → 50); results carry id, memory and score', async () => {

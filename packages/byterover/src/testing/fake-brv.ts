@@ -63,6 +63,14 @@ export interface FakeBrv {
   setLatency(ms: number): void;
   /** Answer the next runs with these raw replies (stdout, stderr, exit code, hang), in order. */
   reply(...replies: readonly FakeExecReply[]): void;
+  /**
+   * Hold the answers of runs of `command` (`curate`, `query`, …) until the returned function is
+   * called: a slow brv at a moment of the test's choosing, deterministic unlike a delay. Each held
+   * run then answers as it would have (faults included).
+   */
+  hold(command: string): () => void;
+  /** Runs waiting on a hold right now. */
+  heldRuns(): number;
   close(): Promise<void>;
 }
 
@@ -93,6 +101,8 @@ export async function startFakeBrv(options: FakeBrvOptions = {}): Promise<FakeBr
   let connected = options.providerConnected ?? true;
   let latencyMs = options.latencyMs ?? 0;
   const faults: Array<{ fault: FakeBrvFault; left: number }> = [];
+  const holds = new Set<{ command: string; released: Promise<void> }>();
+  let held = 0;
 
   const nextFault = (): FakeBrvFault | undefined => {
     const head = faults[0];
@@ -102,9 +112,19 @@ export async function startFakeBrv(options: FakeBrvOptions = {}): Promise<FakeBr
     return head.fault;
   };
 
-  const respond = (run: FakeInvocation): FakeExecReply => {
+  const respond = (run: FakeInvocation): FakeExecReply | Promise<FakeExecReply> => {
     const parsed = parseArgs(run.argv);
     if ('error' in parsed) return { stderr: parsed.error, exitCode: 2 };
+    const gate = [...holds].find((h) => h.command === parsed.command);
+    if (!gate) return answerRun(parsed, run);
+    held += 1;
+    return gate.released.then(() => {
+      held -= 1;
+      return answerRun(parsed, run);
+    });
+  };
+
+  const answerRun = (parsed: ParsedArgs, run: FakeInvocation): FakeExecReply => {
     const fault = nextFault();
     if (fault) return faultReply(parsed.command, fault);
     const json = parsed.flags.format === 'json';
@@ -146,6 +166,19 @@ export async function startFakeBrv(options: FakeBrvOptions = {}): Promise<FakeBr
     reply(...replies) {
       exe.script(...replies);
     },
+    hold(command) {
+      let release!: () => void;
+      const released = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      const entry = { command, released };
+      holds.add(entry);
+      return () => {
+        holds.delete(entry);
+        release();
+      };
+    },
+    heldRuns: () => held,
     close: () => exe.close(),
   };
 }

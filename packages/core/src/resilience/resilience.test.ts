@@ -508,6 +508,20 @@ describe('UndeliveredWrites', () => {
     // Sealed: what fails after the total was told is already in it.
     writes.lost(5, 'late');
     expect([writes.total, writes.lastReason]).toEqual([6, 'abandoned at shutdown']);
+    writes.recovered(2);
+    expect(writes.total).toBe(6);
+  });
+
+  it('a counted write delivered later (from the journal) leaves the total; never below zero', () => {
+    const writes = new UndeliveredWrites({ now: () => 0, missed: 'not delivered to Example' });
+    writes.lost(3, 'turn skipped: the previous write was still running');
+    writes.recovered(2);
+    expect([writes.total, writes.sinceDelivered]).toEqual([1, 1]);
+    writes.recovered(0);
+    writes.recovered(-1);
+    expect(writes.total).toBe(1);
+    writes.recovered(5);
+    expect([writes.total, writes.sinceDelivered, writes.note()]).toEqual([0, 0, '']);
   });
 });
 

@@ -10,7 +10,8 @@ export interface UndeliveredWritesOptions {
  * request that failed or timed out, a write refused while the breaker is open, a turn skipped
  * behind a stuck one, one abandoned at shutdown. `HeldLosses` counts what a hold cap dropped;
  * this counts every write that missed its backend, so `health()` can report degraded since the
- * last confirmed write and the shutdown warning can say the session's total.
+ * last confirmed write and the shutdown warning can say the session's total. A counted write the
+ * provider later delivers from its journal leaves the count (`recovered`).
  */
 export class UndeliveredWrites {
   /** Since the provider started. */
@@ -37,6 +38,16 @@ export class UndeliveredWrites {
   /** The backend confirmed a write: it is reachable again. */
   delivered(): void {
     this.sinceDelivered = 0;
+  }
+
+  /**
+   * `count` writes counted here were delivered after all (sent again from the provider's journal
+   * within the run): they leave the total. Not after `seal` — the total was told.
+   */
+  recovered(count: number): void {
+    if (this.sealed || count <= 0) return;
+    this.total = Math.max(0, this.total - count);
+    this.sinceDelivered = Math.min(this.sinceDelivered, this.total);
   }
 
   /** Count `abandoned` writes still in flight and stop counting: the total shutdown tells. */
