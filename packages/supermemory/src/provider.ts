@@ -388,6 +388,7 @@ export class SupermemoryProvider extends MemoryProvider {
     });
     const complete = conversation.length > 0;
     if (!complete) conversation = bufferToConversation(this.buffer);
+    const buffered = this.buffer;
     const taken = this.takeBuffer();
     if (
       conversation.length === 0 ||
@@ -398,7 +399,8 @@ export class SupermemoryProvider extends MemoryProvider {
       return;
     }
     const sessionId = this.sessionId;
-    this.ingest(sessionId, conversation, { message_count: conversation.length }, taken, complete);
+    if (complete) this.ingest(sessionId, conversation, { message_count: conversation.length }, taken, true);
+    else this.ingestBuffered(sessionId, buffered, { message_count: conversation.length });
     await this.queue.drain(undefined, options?.signal);
   }
 
@@ -406,14 +408,12 @@ export class SupermemoryProvider extends MemoryProvider {
   override onSessionSwitch(newSessionId: string, options: SessionSwitchOptions): undefined {
     const previous = this.sessionId;
     if (!this.closed && this.writable && this.buffer.length > 0 && previous !== '') {
-      const turns = this.buffer.length;
-      const conversation = bufferToConversation(this.buffer);
-      this.ingest(
-        previous,
-        conversation,
-        { message_count: 2 * turns, partial: !options.reset },
-        this.takeBuffer(),
-      );
+      const buffered = this.buffer;
+      this.takeBuffer();
+      this.ingestBuffered(previous, buffered, {
+        message_count: 2 * buffered.length,
+        partial: !options.reset,
+      });
     }
     this.buffer = [];
     this.turn = 0;
@@ -496,14 +496,9 @@ export class SupermemoryProvider extends MemoryProvider {
       this.logger.warn(
         `Supermemory: ${this.buffer.length} buffered turn(s) were not ingested at session end; ingesting them now (partial).`,
       );
-      const turns = this.buffer.length;
-      const conversation = bufferToConversation(this.buffer);
-      this.ingest(
-        this.sessionId,
-        conversation,
-        { message_count: 2 * turns, partial: true },
-        this.takeBuffer(),
-      );
+      const buffered = this.buffer;
+      this.takeBuffer();
+      this.ingestBuffered(this.sessionId, buffered, { message_count: 2 * buffered.length, partial: true });
     }
     this.buffer = [];
     this.closed = true;
@@ -689,7 +684,7 @@ export class SupermemoryProvider extends MemoryProvider {
     const own = new Set(ids);
     const older = this.waiting().filter(
       ({ id, data }) =>
-        data.sessionId === sessionId && !own.has(id) && (this.turnStamps.get(id) ?? 0) < ingest.stamp,
+        data.sessionId === sessionId && !own.has(id) && (this.turnStamps.get(id) ?? 0) <= ingest.stamp,
     );
     const lacking = new Set(
       missingFrom(
@@ -749,27 +744,48 @@ export class SupermemoryProvider extends MemoryProvider {
     sessionId: string,
     group: ReadonlyArray<StoredWrite & { id: string }>,
     containerTag: string,
+    /** Metadata when nothing is merged (a buffered ingest's `message_count`, `partial`). */
+    extra: Record<string, number | boolean> = { partial: true },
   ): PreparedIngest | null {
     const newest = this.ingests.get(sessionId);
+    const stampOf = (id: string) => this.turnStamps.get(id) ?? 0;
     let messages = turnsToConversation(group);
+    let metadata: Record<string, number | boolean> = { message_count: messages.length, ...extra };
     if (newest) {
-      const older = group.filter(({ id }) => (this.turnStamps.get(id) ?? 0) < newest.stamp);
-      const newer = group.filter(({ id }) => (this.turnStamps.get(id) ?? 0) >= newest.stamp);
+      const older = group.filter(({ id }) => stampOf(id) <= newest.stamp);
+      const newer = group.filter(({ id }) => stampOf(id) > newest.stamp);
       const lacking = missingFrom(newest, older);
       if (lacking.length === 0 && newer.length === 0) return null;
       messages = [...turnsToConversation(lacking), ...newest.messages, ...turnsToConversation(newer)];
+      metadata = { ...metadata, message_count: messages.length, partial: true };
     }
     if (messages.length === 0) return null;
     return {
-      body: this.ingestBody(
-        sessionId,
-        messages,
-        { message_count: messages.length, partial: true },
-        containerTag,
-      ),
-      stamp: ++this.stamp,
+      body: this.ingestBody(sessionId, messages, metadata, containerTag),
+      // As new as its newest part: a turn stamped no later and not in it is older, a later one newer.
+      stamp: Math.max(newest?.stamp ?? 0, ...group.map(({ id }) => stampOf(id))),
       complete: newest?.complete ?? false,
     };
+  }
+
+  /**
+   * An ingest of buffered turns alone (session switch, shutdown, a session end without the host's
+   * messages), built when it goes out like a re-sent one: after the newest ingest of the session
+   * the service took from this process (its messages, then these turns), so the document never
+   * loses the turns that ingest held (decision 0933).
+   */
+  private ingestBuffered(
+    sessionId: string,
+    turns: readonly BufferedTurn[],
+    extra: Record<string, number | boolean>,
+  ): void {
+    const group = turns.map(({ user, assistant, key }) => ({ sessionId, user, assistant, id: key }));
+    const containerTag = this.primaryTag;
+    this.sendIngest(
+      sessionId,
+      group.map(({ id }) => id),
+      () => this.rebuild(sessionId, group, containerTag, extra),
+    );
   }
 
   /** Journal `write` (in the background: the caller never waits on the disk); its id, if journaled. */

@@ -14,7 +14,7 @@ export interface TurnText {
 
 /** An ingest the service took: what the session's document now holds. */
 export interface DeliveredIngest {
-  /** When its content was taken, on the provider's ingest clock (turns stamped before are older). */
+  /** When its content was taken, on the provider's ingest clock (turns stamped no later are older). */
   stamp: number;
   messages: ConversationMessage[];
   /**
