@@ -3,6 +3,7 @@
  * its writes hands every entry to the next `open` of its folder, so a provider initialized again
  * delivers them in this run instead of leaving them for the next process.
  */
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -121,6 +122,41 @@ describe('Outbox handover within one process', () => {
     expect(c.size).toBe(0);
   });
 
+  it('kill -9 while re-opening over and over: every entry on disk survives once, in order, and no acked one comes back', async () => {
+    const dir = home();
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', new URL('./testing/handover-child.ts', import.meta.url).pathname, dir],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let out = '';
+    let err = '';
+    child.stderr.on('data', (d) => (err += d));
+    await new Promise<void>((resolve, reject) => {
+      child.stdout.on('data', (d: Buffer) => {
+        out += d.toString();
+        if ((out.match(/^ok /gm) ?? []).length >= 60) resolve();
+      });
+      child.on('exit', () => reject(new Error(`child exited early: ${err.slice(-400)}`)));
+    });
+    const exited = new Promise((resolve) => child.on('exit', resolve));
+    child.kill('SIGKILL');
+    await exited;
+    const numbers = (word: string) =>
+      (out.match(new RegExp(`^${word} (\\d+)$`, 'gm')) ?? []).map((l) => Number(l.slice(word.length + 1)));
+    const acked = new Set(numbers('acked'));
+    // Asked to be acknowledged: gone or not, depending on whether the ack reached the disk.
+    const asked = new Set(numbers('ack'));
+    const confirmed = numbers('ok').filter((n) => !asked.has(n));
+    const after = ns(open(dir));
+    // Each confirmed entry once, in order; beyond them at most the entries still in flight.
+    expect(new Set(after).size).toBe(after.length);
+    expect(after.filter((n) => confirmed.includes(n))).toEqual(confirmed);
+    expect(after.filter((n) => acked.has(n))).toEqual([]);
+    expect(after.length - confirmed.length).toBeLessThanOrEqual(3);
+    expect(after).toEqual([...after].sort((a, b) => a - b));
+  }, 20_000);
+
   it('an id acknowledged in one journal is not replayed from another (a handover cut short by a crash)', () => {
     const dir = home();
     const entry = { id: '111-aaaaaaaaaaaa-0', at: 1, data: { n: 1 } };
@@ -134,6 +170,7 @@ describe('Outbox handover within one process', () => {
       putLine(entry) + putLine(other) + ackLine([entry.id]),
       { mode: 0o600 },
     );
+    expect(Outbox.countOnDisk(dir)).toBe(1);
     expect(ns(open(dir))).toEqual([2]);
   });
 });

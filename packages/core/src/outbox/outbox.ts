@@ -166,9 +166,17 @@ export class Outbox<T> {
    */
   static countOnDisk(dir: string): number {
     try {
+      // Folded per owner, then across owners as `open` folds them: an entry in two journals (a
+      // handover or an adoption a crash cut short) counts once, and not at all if acked in either.
+      const ids = new Set<string>();
+      const acked = new Set<string>();
+      for (const files of listJournals(dir).values()) {
+        const folded = foldJournals(files.map((f) => readText(path.join(dir, f))));
+        for (const e of folded.entries) ids.add(e.id);
+        for (const id of folded.acked) acked.add(id);
+      }
       let count = 0;
-      for (const files of listJournals(dir).values())
-        count += foldJournals(files.map((f) => readText(path.join(dir, f)))).entries.length;
+      for (const id of ids) if (!acked.has(id)) count += 1;
       return count;
     } catch {
       return 0;
