@@ -96,6 +96,8 @@ describe('openviking redelivers within the run (decision 0982)', () => {
     );
     expect(second.turnsOnDisk).toBe(0);
     expect(second.health()?.reason ?? '').not.toMatch(/were not delivered/);
+    // Delivered after all: they leave the count the shutdown warning tells.
+    expect(second.undeliveredWrites).toBe(0);
     // Another stored turn sends nothing again.
     second.syncTurn('Ada keeps bees too.', 'Noted.');
     await settled(r, second.idle());
@@ -170,6 +172,8 @@ describe('openviking redelivers within the run (decision 0982)', () => {
     r.provider.syncTurn('Her boat is called Tern.', 'Noted.');
     await settled(r, r.provider.idle());
     expect(sessionLog(r, 's1')).toEqual(['batch: green', 'commit']);
+    // Never delivered: it stays in the count.
+    expect(r.provider.undeliveredWrites).toBe(1);
     expect(r.logs.messages('warn')).toContainEqual(
       expect.stringMatching(
         /^OpenViking: a turn of s1 was refused again \(.*422.*\); it is dropped, not retried\.$/,

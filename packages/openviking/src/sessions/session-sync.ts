@@ -473,6 +473,8 @@ export class SessionSync {
     if (turn.uncounted) this.turns.set(turn.sessionId, this.turnCount(turn.sessionId) + 1);
     this.held.delivered();
     this.options.undelivered?.delivered();
+    // Sent again after it was counted as undelivered in this run: it leaves the count.
+    if (turn.again) this.options.undelivered?.recovered(1);
     if (turn.outboxId !== undefined) this.options.outbox?.ack([turn.outboxId]);
     if (this.failed.size > 0 && !this.breakerOpen) this.resume();
   }
