@@ -220,7 +220,7 @@ export class SupermemoryProvider extends MemoryProvider {
     this.ingests = new SessionIngests();
     this.lifetime = new AbortController();
     this.breaker = this.newBreaker();
-    this.queue = new SerialQueue({ name: 'supermemory writes', logger: this.logger, clock: this.clock });
+    this.queue = this.nextQueue();
     this.slot = new PrefetchSlot<Profile>({
       concurrency: 'per-key',
       logger: this.logger,
@@ -249,6 +249,28 @@ export class SupermemoryProvider extends MemoryProvider {
     }
     // Inspection (status, doctor) never takes the outbox: what waits there is for the next writer.
     if (this.client && this.writable && !context.inspectionOnly) this.openOutbox(context.hermesHome);
+  }
+
+  /**
+   * The write queue of this initialize. Writes still queued or running from before (initialized
+   * again without a shutdown, or one whose drain gave up) run to their end first, in order: an
+   * ingest still in flight cannot then land after a newer one of its session, its turns (taken
+   * over by the new outbox) are not sent again once it went through, and the old mirrored memory
+   * writes, which are not journaled, still go out. Each of them is bounded by its own deadline.
+   */
+  private nextQueue(): SerialQueue {
+    const earlier = this.queue;
+    earlier.close();
+    const queue = new SerialQueue({ name: 'supermemory writes', logger: this.logger, clock: this.clock });
+    if (earlier.size > 0) {
+      this.logger.info(
+        `Supermemory: ${earlier.size} write(s) from before this initialize still running; newer writes follow them.`,
+      );
+      queue.push(async () => {
+        await earlier.drain();
+      }, 'earlier writes');
+    }
+    return queue;
   }
 
   getToolSchemas(): ToolSchema[] {
@@ -648,7 +670,9 @@ export class SupermemoryProvider extends MemoryProvider {
    * closes.
    */
   private sendIngest(sessionId: string, ids: readonly string[], prepare: () => PreparedIngest | null): void {
-    for (const id of ids) this.inFlight.add(id);
+    // This initialize's: an ingest from before a re-initialize leaves the new one's marks alone.
+    const inFlight = this.inFlight;
+    for (const id of ids) inFlight.add(id);
     let sent: PreparedIngest | null = null;
     const queued = this.background(
       'session ingest',
@@ -657,7 +681,7 @@ export class SupermemoryProvider extends MemoryProvider {
         if (sent) await client.ingestConversation(sent.body, signal);
       },
       (ok) => {
-        for (const id of ids) this.inFlight.delete(id);
+        for (const id of ids) inFlight.delete(id);
         if (!ok) {
           if (ids.length > 0) this.undelivered = true;
           return;
@@ -668,7 +692,7 @@ export class SupermemoryProvider extends MemoryProvider {
         this.resend();
       },
     );
-    if (!queued) for (const id of ids) this.inFlight.delete(id);
+    if (!queued) for (const id of ids) inFlight.delete(id);
   }
 
   /**
@@ -732,7 +756,14 @@ export class SupermemoryProvider extends MemoryProvider {
       this.sendIngest(
         sessionId,
         group.map(({ id }) => id),
-        () => this.rebuild(sessionId, group, containerTag),
+        // Only turns still waiting when it goes out: an ingest queued before a re-initialize may
+        // have delivered (and crossed off) some of those the new outbox took over.
+        () =>
+          this.rebuild(
+            sessionId,
+            group.filter(({ id }) => this.outbox?.has(id) ?? true),
+            containerTag,
+          ),
       );
   }
 

@@ -1,9 +1,8 @@
 import type { AgentContext, InitContext } from '@hermes-memory/core';
 import { type CollectedLogs, collectLogs, tempHermesHome } from '@hermes-memory/testkit';
-import type { FakeServer } from '@hermes-memory/testkit/http';
 import { afterAll } from 'vitest';
 import { SupermemoryProvider, type SupermemoryProviderOptions } from '../src';
-import { FAKE_SUPERMEMORY_KEY, type FakeSupermemoryState, startFakeSupermemory } from '../src/testing';
+import { FAKE_SUPERMEMORY_KEY, type FakeSupermemory, startFakeSupermemory } from '../src/testing';
 
 export const KEY = FAKE_SUPERMEMORY_KEY;
 /** Timestamps of everything the fake stores. */
@@ -14,7 +13,7 @@ afterAll(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-export type Fake = FakeServer<FakeSupermemoryState>;
+export type Fake = FakeSupermemory;
 
 export async function fake(): Promise<Fake> {
   const server = await startFakeSupermemory({ now: () => FAKE_NOW });

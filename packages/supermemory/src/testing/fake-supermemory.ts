@@ -42,6 +42,26 @@ export interface FakeSupermemoryOptions {
   server?: Pick<FakeServerOptions<FakeSupermemoryState>, 'faultFor' | 'secrets' | 'name'>;
 }
 
+/**
+ * A conversation ingest the fake holds: received and recorded, but neither applied nor answered
+ * until `release()` — a slow service that takes the request now and stores it later.
+ */
+export interface FakeSupermemoryHold {
+  /** Resolves once the held request arrived. */
+  readonly arrived: Promise<void>;
+  /**
+   * Apply the request and answer it (as the service would, late); with `status`, answer that
+   * error instead and store nothing.
+   */
+  release(status?: number): void;
+}
+
+/** The fake: testkit's server plus holding conversation ingests. */
+export type FakeSupermemory = FakeServer<FakeSupermemoryState> & {
+  /** Hold the next `POST /v4/conversations` (after any queued fault) until released. */
+  holdIngest(): FakeSupermemoryHold;
+};
+
 export const FAKE_SUPERMEMORY_KEY = 'test-supermemory-key';
 /** The service's rule for container tags: letters, digits, `-`, `_`, `.`; at most 100. */
 const TAG_PATTERN = /^[A-Za-z0-9_.-]{1,100}$/;
@@ -66,10 +86,11 @@ const DYNAMIC_FACTS = 5;
  * - `POST /v4/profile` `{containerTag, q?}` → `{profile: {static, dynamic}, searchResults?}`
  * - `DELETE /v4/memories` `{containerTag, id?|content?}` → `{id, forgotten: true}`
  * - `POST /v4/conversations` `{conversationId, messages, containerTags?, metadata?}` → `{id, status}` (upsert by conversationId)
+ *
+ * `holdIngest()` holds the next conversation ingest open: a service that takes a request and
+ * stores it only later, so a test can let newer requests overtake it.
  */
-export async function startFakeSupermemory(
-  options: FakeSupermemoryOptions = {},
-): Promise<FakeServer<FakeSupermemoryState>> {
+export async function startFakeSupermemory(options: FakeSupermemoryOptions = {}): Promise<FakeSupermemory> {
   const now = options.now ?? Date.now;
   const stamp = () => new Date(now()).toISOString();
   const server = await startFakeServer<FakeSupermemoryState>({
@@ -204,7 +225,27 @@ export async function startFakeSupermemory(
     return reply.json({ id: found.id, forgotten: true });
   });
 
-  server.route('POST', '/v4/conversations', (req, state) => {
+  const holds: Array<{ arrive: () => void; released: Promise<number | undefined> }> = [];
+  const holdIngest = (): FakeSupermemoryHold => {
+    let arrive = () => {};
+    let release: (status?: number) => void = () => {};
+    const arrived = new Promise<void>((resolve) => {
+      arrive = resolve;
+    });
+    const released = new Promise<number | undefined>((resolve) => {
+      release = resolve;
+    });
+    holds.push({ arrive, released });
+    return { arrived, release };
+  };
+
+  server.route('POST', '/v4/conversations', async (req, state) => {
+    const hold = holds.shift();
+    if (hold) {
+      hold.arrive();
+      const status = await hold.released;
+      if (status !== undefined) return reply.json({ error: `Injected late answer: HTTP ${status}` }, status);
+    }
     const body = record(req.body);
     if (typeof body.conversationId !== 'string' || body.conversationId === '')
       return invalid('conversationId is required');
@@ -248,7 +289,7 @@ export async function startFakeSupermemory(
     return reply.json({ id: doc.id, status: 'queued' });
   });
 
-  return server;
+  return Object.assign(server, { holdIngest });
 }
 
 function addMemory(

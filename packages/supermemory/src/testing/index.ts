@@ -5,7 +5,9 @@
  */
 export {
   FAKE_SUPERMEMORY_KEY,
+  type FakeSupermemory,
   type FakeSupermemoryDocument,
+  type FakeSupermemoryHold,
   type FakeSupermemoryMemory,
   type FakeSupermemoryOptions,
   type FakeSupermemoryState,
