@@ -673,9 +673,15 @@ export class HindsightProvider extends MemoryProvider {
     if (adopted.length === 0) return;
     for (const log of replayLogs(adopted, this.clock.now())) this.held.hold(log);
     this.held.cap(this.log);
-    this.logger.info(
-      `Hindsight: ${adopted.length} turn(s) an earlier run could not retain are on disk; they are sent once Hindsight answers.`,
-    );
+    // Taken over from this process's outbox before it was initialized again, or left by earlier runs.
+    const earlier = adopted.length - this.outbox.handedOver;
+    const parts = [
+      ...(this.outbox.handedOver > 0
+        ? [`${this.outbox.handedOver} turn(s) held before Hindsight was initialized again`]
+        : []),
+      ...(earlier > 0 ? [`${earlier} turn(s) an earlier run could not retain`] : []),
+    ];
+    this.logger.info(`Hindsight: ${parts.join(' and ')} are on disk; they are sent once Hindsight answers.`);
     this.dispatchHeld();
   }
 

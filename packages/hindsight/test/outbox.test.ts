@@ -150,7 +150,9 @@ describe('hindsight outbox: held turns survive the process', () => {
       env: { HOME: hermesHome },
     });
     expect(a.provider.turnsOnDisk).toBe(2);
-    expect(a.logs.messages('info').join('\n')).toMatch(/2 turn\(s\) an earlier run could not retain/);
+    expect(a.logs.messages('info').join('\n')).toMatch(
+      /: 2 turn\(s\) held before Hindsight was initialized again are on disk; they are sent once Hindsight answers\./,
+    );
     // Still down: the replay fails and is held.
     await pumped(clock, () => a.provider.idle());
     expect(retainedTurns(server)).toEqual([['s-1', ['User: user turn 1']]]);
