@@ -7,12 +7,27 @@
  */
 import path from 'node:path';
 import { type Logger, Outbox } from '@hermes-memory/core';
+import type { ConversationMessage } from './client';
 
-/** A captured turn, journaled until a conversation ingest that holds it went through. */
+/**
+ * A captured turn, journaled until a conversation ingest that holds it went through. With
+ * `document` (user and assistant empty): what the session's conversation document holds — the
+ * newest ingest of it the service took — journaled when the session goes on after that ingest, so
+ * the next start merges the turns left on disk onto it instead of replacing the document with
+ * them (decision 0933); crossed off once a newer ingest of the session went through.
+ */
 export interface StoredWrite {
   sessionId: string;
   user: string;
   assistant: string;
+  document?: ConversationMessage[];
+  /** With `document`: it is the host's whole transcript (0932). */
+  complete?: boolean;
+}
+
+/** Whether `write` is a session's document (a merge base), not a turn. */
+export function isDocument(write: StoredWrite): boolean {
+  return Array.isArray(write.document);
 }
 
 export function supermemoryOutboxDir(hermesHome: string): string {

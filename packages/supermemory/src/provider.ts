@@ -59,9 +59,9 @@ import {
 } from './config';
 import { containerWhitelist, resolveContainerTag } from './containers';
 import { DEFAULT_HELD_LIMITS, type HeldLimits, HeldTurns } from './held';
-import { openSupermemoryOutbox, type StoredWrite } from './outbox';
+import { isDocument, openSupermemoryOutbox, type StoredWrite } from './outbox';
 import { formatRecallBlock, includeProfile } from './recall';
-import { missingFrom, SessionIngests, turnsToConversation } from './session-ingests';
+import { missingFrom, REMEMBERED_SESSIONS, SessionIngests, turnsToConversation } from './session-ingests';
 import { cleanCapturedText, hermesMetadata, type MetadataValue } from './text';
 import { runTool, TOOL_NAMES, toolKind, toolSchemas } from './tools';
 
@@ -170,6 +170,8 @@ export class SupermemoryProvider extends MemoryProvider {
   private turnStamps = new Map<string, number>();
   /** The newest ingest of each session the service took (decision 0932). */
   private ingests = new SessionIngests();
+  /** Per session, the stamp of the ingest whose messages are journaled as its document (0933). */
+  private documents = new Map<string, number>();
 
   constructor(options: SupermemoryProviderOptions = {}, context: SupermemoryProviderContext = {}) {
     super();
@@ -218,6 +220,7 @@ export class SupermemoryProvider extends MemoryProvider {
     this.undelivered = false;
     this.turnStamps = new Map();
     this.ingests = new SessionIngests();
+    this.documents = new Map();
     this.lifetime = new AbortController();
     this.breaker = this.newBreaker();
     this.queue = this.nextQueue();
@@ -344,6 +347,7 @@ export class SupermemoryProvider extends MemoryProvider {
     const user = this.safe(cleanCapturedText(userContent), 'a user message');
     const assistant = this.safe(cleanCapturedText(assistantContent), 'an assistant message');
     if (user === '' && assistant === '') return;
+    this.journalDocument(this.sessionId);
     const key = this.journal({ sessionId: this.sessionId, user, assistant }) ?? `memory-${++this.memoryKeys}`;
     this.buffer.push({ user, assistant, key });
     this.turnStamps.set(key, ++this.stamp);
@@ -557,7 +561,10 @@ export class SupermemoryProvider extends MemoryProvider {
 
   /** Turns journaled and not yet delivered. */
   get writesOnDisk(): number {
-    return this.outbox?.size ?? 0;
+    if (!this.outbox) return 0;
+    let documents = 0;
+    for (const { data } of this.outbox.entries()) if (isDocument(data)) documents += 1;
+    return this.outbox.size - documents;
   }
 
   /** Journal writes queued and not on disk yet (background work besides `pendingWork`'s network writes). */
@@ -706,10 +713,13 @@ export class SupermemoryProvider extends MemoryProvider {
       return;
     }
     const own = new Set(ids);
-    const older = this.waiting().filter(
+    const earlier = this.waiting().filter(
       ({ id, data }) =>
         data.sessionId === sessionId && !own.has(id) && (this.turnStamps.get(id) ?? 0) <= ingest.stamp,
     );
+    // The session's journaled document: this ingest was built on it (or is the whole transcript).
+    this.settle(earlier.filter(({ data }) => isDocument(data)).map(({ id }) => id));
+    const older = earlier.filter(({ data }) => !isDocument(data));
     const lacking = new Set(
       missingFrom(
         { ...ingest, messages: ingest.body.messages },
@@ -747,6 +757,7 @@ export class SupermemoryProvider extends MemoryProvider {
   private ingestEntries(entries: readonly OutboxEntry<StoredWrite>[]): void {
     const turns = new Map<string, Array<StoredWrite & { id: string }>>();
     for (const { id, data } of entries) {
+      if (isDocument(data)) continue; // a merge base, not a turn
       const group = turns.get(data.sessionId) ?? [];
       group.push({ ...data, id });
       turns.set(data.sessionId, group);
@@ -873,19 +884,77 @@ export class SupermemoryProvider extends MemoryProvider {
       );
       return;
     }
-    const adopted = this.outbox.entries();
-    if (adopted.length === 0) return;
+    const entries = this.outbox.entries();
+    if (entries.length === 0) return;
     // Older than anything this run captures or ingests.
-    for (const { id } of adopted) this.turnStamps.set(id, ++this.stamp);
+    for (const { id } of entries) this.turnStamps.set(id, ++this.stamp);
+    const adopted = entries.filter(({ data }) => !isDocument(data));
     // Adopted turns count against this process's cap: beyond it the oldest are dropped, not sent.
     const dropped = new Set<string>();
     for (const { id, data } of adopted)
       for (const key of this.held.add(id, data.user.length + data.assistant.length)) dropped.add(key);
     if (dropped.size > 0) this.drop([...dropped]);
-    this.ingestEntries(adopted.filter(({ id }) => !dropped.has(id)));
+    const kept = adopted.filter(({ id }) => !dropped.has(id));
+    this.adoptDocuments(
+      entries.filter(({ data }) => isDocument(data)),
+      kept,
+    );
+    this.ingestEntries(kept);
     this.logger.info(
       `Supermemory: ${adopted.length} turn(s) an earlier run could not deliver are on disk; they are sent once Supermemory answers.`,
     );
+  }
+
+  /**
+   * Session documents an earlier run journaled (0933): each is what its session's conversation
+   * document holds, so the turns of the session replayed now are merged onto it. One whose session
+   * has no turn left to send is crossed off: the service holds it already.
+   */
+  private adoptDocuments(
+    documents: readonly OutboxEntry<StoredWrite>[],
+    turns: readonly OutboxEntry<StoredWrite>[],
+  ): void {
+    const pending = new Set(turns.map(({ data }) => data.sessionId));
+    const done: string[] = [];
+    for (const { id, data } of documents) {
+      if (!pending.has(data.sessionId)) {
+        done.push(id);
+        continue;
+      }
+      const stamp = this.turnStamps.get(id) ?? 0;
+      this.ingests.delivered(data.sessionId, {
+        stamp,
+        messages: data.document ?? [],
+        complete: data.complete === true,
+      });
+      this.documents.set(data.sessionId, stamp);
+    }
+    this.settle(done);
+  }
+
+  /**
+   * The session goes on after an ingest the service took: journal what its document holds now,
+   * once per ingest, so that if this run ends before the next ingest of the session went through,
+   * the next start merges the turns left on disk onto it rather than replacing it (0933).
+   */
+  private journalDocument(sessionId: string): void {
+    const newest = this.ingests.get(sessionId);
+    if (!newest || this.documents.get(sessionId) === newest.stamp) return;
+    const id = this.journal({
+      sessionId,
+      user: '',
+      assistant: '',
+      document: newest.messages,
+      complete: newest.complete,
+    });
+    if (id === undefined) return;
+    this.documents.delete(sessionId);
+    this.documents.set(sessionId, newest.stamp);
+    this.turnStamps.set(id, newest.stamp);
+    for (const oldest of this.documents.keys()) {
+      if (this.documents.size <= REMEMBERED_SESSIONS) break;
+      this.documents.delete(oldest);
+    }
   }
 
   /** `text` with fence markup escaped, or '' (logged) when the write scanner blocks it. */

@@ -41,7 +41,8 @@ describe('supermemory: a partial ingest never replaces a fuller one of its sessi
     'whole transcript 1..3 taken, turns 4..5 buffered, %s: the document holds 1..5',
     async (_label, partial) => {
       const server = await fake();
-      const { provider } = await started(server, NO_BREAKER, { sessionId: 's-1' });
+      const hermesHome = home();
+      const { provider } = await started(server, NO_BREAKER, { sessionId: 's-1', hermesHome });
       for (const n of [1, 2, 3]) provider.syncTurn(`user turn ${n}`, `reply ${n}`);
       await provider.onSessionEnd(transcript(3));
       expect(stored(server, 's-1')).toEqual(turns(1, 3));
@@ -58,6 +59,9 @@ describe('supermemory: a partial ingest never replaces a fuller one of its sessi
         ['s-1', turns(1, 5)],
       ]);
       expect(provider.writesOnDisk).toBe(0);
+      // The document journaled when the session went on is crossed off with the turns.
+      await provider.journaled();
+      expect(supermemoryWritesOnDisk(hermesHome)).toBe(0);
     },
   );
 
@@ -110,7 +114,7 @@ describe('supermemory: a partial ingest never replaces a fuller one of its sessi
     expect(stored(server, 's-1')).toEqual(['user turn 1']);
   });
 
-  it('across a restart the merge base is not on disk (known limit, 0933): the next start replays turns 4..5 alone over the document', async () => {
+  it('across a restart: the session’s document is journaled when the session goes on, so the next start merges turns 4..5 onto it', async () => {
     const server = await fake();
     const hermesHome = home();
     const a = await started(server, NO_BREAKER, { sessionId: 's-1', hermesHome });
@@ -118,15 +122,52 @@ describe('supermemory: a partial ingest never replaces a fuller one of its sessi
     await a.provider.onSessionEnd(transcript(3));
     a.provider.syncTurn('user turn 4', 'reply 4');
     a.provider.syncTurn('user turn 5', 'reply 5');
-    // The service is down at shutdown: turns 4..5 stay on disk; what the document holds does not.
+    // The service is down at shutdown: turns 4..5 stay on disk, with what the document holds.
     server.fail({ type: 'status', status: 503, count: 100_000, path: '/v4/conversations' });
     await a.provider.shutdown({ timeoutMs: 5_000 });
-    expect(supermemoryWritesOnDisk(hermesHome)).toBe(2);
+    expect(supermemoryWritesOnDisk(hermesHome)).toBe(3); // the document and two turns
+    expect(stored(server, 's-1')).toEqual(turns(1, 3));
     server.clearFaults();
 
     const b = await started(server, NO_BREAKER, { sessionId: 's-9', hermesHome });
+    expect(b.provider.writesOnDisk).toBe(2); // turns: the document is not one
     await b.provider.idle();
-    expect(stored(server, 's-1')).toEqual(turns(4, 5));
+    expect(stored(server, 's-1')).toEqual(turns(1, 5));
+    expect(ingests(server)).toEqual([
+      ['s-1', turns(1, 3)],
+      ['s-1', turns(1, 5)],
+    ]);
     expect(b.provider.writesOnDisk).toBe(0);
+    await b.provider.shutdown({ timeoutMs: 5_000 });
+    expect(supermemoryWritesOnDisk(hermesHome)).toBe(0);
+  });
+
+  it('across a restart, a journaled document with no turn of its session left to send is crossed off, not sent', async () => {
+    const server = await fake();
+    const hermesHome = home();
+    const a = await started(server, NO_BREAKER, { sessionId: 's-1', hermesHome });
+    a.provider.syncTurn('user turn 1', 'reply 1');
+    await a.provider.onSessionEnd(transcript(1));
+    server.fail({ type: 'status', status: 503, count: 100_000, path: '/v4/conversations' });
+    a.provider.syncTurn('user turn 2', 'reply 2'); // journals the document [1], then turn 2
+    a.provider.onSessionSwitch('s-2', {});
+    a.provider.syncTurn('user turn 9', 'reply 9');
+    await a.provider.shutdown({ timeoutMs: 5_000 });
+    expect(supermemoryWritesOnDisk(hermesHome)).toBe(3);
+    server.clearFaults();
+    // The next start holds one turn at most: the oldest (turn 2 of s-1) is dropped.
+    const b = await started(
+      server,
+      { ...NO_BREAKER, heldLimits: { turns: 1, chars: 1_000_000 } },
+      { sessionId: 's-3', hermesHome },
+    );
+    await b.provider.idle();
+    expect(ingests(server)).toEqual([
+      ['s-1', turns(1, 1)],
+      ['s-2', ['user turn 9']],
+    ]);
+    expect(stored(server, 's-1')).toEqual(turns(1, 1));
+    await b.provider.shutdown({ timeoutMs: 5_000 });
+    expect(supermemoryWritesOnDisk(hermesHome)).toBe(0);
   });
 });
