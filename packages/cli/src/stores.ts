@@ -1,7 +1,8 @@
 import fs from 'node:fs';
+import path from 'node:path';
 import { MemoryStore, SessionStore } from '@hermes-memory/builtin';
 import { loadHermesConfig } from '@hermes-memory/core';
-import { CliError } from './errors';
+import { CliError, oneLine } from './errors';
 import { homePaths } from './paths';
 
 export type Target = 'memory' | 'user';
@@ -26,13 +27,46 @@ export function openMemoryStore(home: string, options: { create?: boolean } = {}
 }
 
 /**
- * The session database. Read-only commands pass `create: false` so listing an empty home does not
- * create `state.db`; they get `undefined` instead.
+ * The session database, for reading: `sessions list|search|show` never write to it. Undefined when
+ * there is none yet (a fresh home stays empty). Opened read-only, so a Python agent's state.db is
+ * left as it is (no schema migration, no second search index, no journal-mode switch) and a
+ * read-only home can be listed. An older schema (before v6) cannot be read that way by the store,
+ * so it is opened for writing and migrated as the Python agent's own next start would; where even
+ * that is refused, the error says why.
  */
-export function openSessionStore(home: string, options: { create: boolean }): SessionStore | undefined {
+export function openSessionStore(home: string): SessionStore | undefined {
   const file = homePaths(home).stateDb;
-  if (!options.create && !fs.existsSync(file)) return undefined;
-  return new SessionStore({ hermesHome: home });
+  if (!fs.existsSync(file)) return undefined;
+  let readError: unknown;
+  try {
+    return new SessionStore({ hermesHome: home, readonly: true });
+  } catch (error) {
+    readError = error;
+  }
+  if (!/no (?:such )?column/i.test(oneLine(readError))) throw unreadable(file, readError);
+  try {
+    return new SessionStore({ hermesHome: home });
+  } catch (error) {
+    throw unreadable(file, error, ' (its schema predates v6 and must be migrated before it can be read)');
+  }
+}
+
+function unreadable(file: string, error: unknown, why = ''): CliError {
+  const hint = !accessible(file, fs.constants.R_OK)
+    ? '; check its owner and permissions'
+    : why === '' && !accessible(path.dirname(file), fs.constants.W_OK)
+      ? `; SQLite writes ${path.basename(file)}-wal / -shm beside a database in WAL mode, even to read it, so its folder must be writable`
+      : '';
+  return new CliError(`Cannot read ${file}${why}: ${oneLine(error)}${hint}.`);
+}
+
+function accessible(file: string, mode: number): boolean {
+  try {
+    fs.accessSync(file, mode);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** A store result that failed becomes a one-line CLI error carrying the store's own message. */

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { withFileLock } from '@hermes-memory/builtin';
+import Database from 'better-sqlite3';
 import { runUnderWriteLimit, type WriteLimitKind } from '@hermes-memory/testkit';
 import { describe, expect, it } from 'vitest';
 import { checkLocks } from '../src/doctor/checks';
@@ -97,6 +98,45 @@ describe('homes (§12)', () => {
     const empty = home();
     for (const args of [['memory', 'list'], ['status'], ['sessions', 'list'], ['export']]) run(empty, args);
     expect(fs.readdirSync(empty)).toEqual([]);
+  });
+
+  it("sessions list, search and show leave a Python agent's state.db as it was", () => {
+    // Before: they opened it for writing, so listing switched the journal mode, added a second
+    // search index and chmodded the file, and in a read-only home failed with "attempt to write a
+    // readonly database".
+    const h = home();
+    const file = path.join(h, 'state.db');
+    const db = new Database(file);
+    db.exec(PYTHON_V6_STATE_DB);
+    db.close();
+    fs.chmodSync(file, 0o644);
+    const before = fs.readFileSync(file);
+    const list = run(h, ['sessions', 'list', '--json']);
+    expect(list.code, list.stderr).toBe(0);
+    expect(JSON.parse(list.stdout).sessions.map((s: { id: string }) => s.id)).toEqual([
+      '20260301_101500_a1b2c3',
+    ]);
+    const search = run(h, ['sessions', 'search', 'nginx', '--json']);
+    expect(JSON.parse(search.stdout).count).toBe(1);
+    const show = run(h, ['sessions', 'show', 'Nginx setup', '--json']);
+    expect(JSON.parse(show.stdout).messages).toHaveLength(2);
+    expect(fs.readdirSync(h).sort()).toEqual(['state.db']);
+    expect(fs.readFileSync(file).equals(before)).toBe(true);
+    expect(fs.statSync(file).mode & 0o777).toBe(0o644);
+  });
+
+  it('sessions commands name the file and the cause when state.db cannot be read', () => {
+    const h = home();
+    fs.writeFileSync(path.join(h, 'state.db'), 'not a database, just text '.repeat(64));
+    for (const args of [
+      ['sessions', 'list'],
+      ['sessions', 'search', 'nginx'],
+      ['sessions', 'show', 'x'],
+    ]) {
+      const r = run(h, args);
+      expectOneLineError(r);
+      expect(r.stderr).toContain(`Cannot read ${path.join(h, 'state.db')}: file is not a database.`);
+    }
   });
 
   it('--home "" is an error, not ~/.hermes; --home /proc/self fails at once instead of spinning', () => {
@@ -209,3 +249,33 @@ describe('import under concurrent agent writes (§12)', () => {
     expect(JSON.parse(run(b, ['sessions', 'list', '--json']).stdout).sessions).toHaveLength(1);
   });
 });
+
+/** state.db as the Python agent leaves it at the classic schema v6 (hermes-core spec §8), one session. */
+const PYTHON_V6_STATE_DB = `
+CREATE TABLE schema_version (version INTEGER NOT NULL);
+CREATE TABLE sessions (
+  id TEXT PRIMARY KEY, source TEXT NOT NULL, user_id TEXT, model TEXT, model_config TEXT, system_prompt TEXT,
+  parent_session_id TEXT, started_at REAL NOT NULL, ended_at REAL, end_reason TEXT,
+  message_count INTEGER DEFAULT 0, tool_call_count INTEGER DEFAULT 0, input_tokens INTEGER DEFAULT 0,
+  output_tokens INTEGER DEFAULT 0, cache_read_tokens INTEGER DEFAULT 0, cache_write_tokens INTEGER DEFAULT 0,
+  reasoning_tokens INTEGER DEFAULT 0, billing_provider TEXT, billing_base_url TEXT, billing_mode TEXT,
+  estimated_cost_usd REAL, actual_cost_usd REAL, cost_status TEXT, cost_source TEXT, pricing_version TEXT,
+  title TEXT, FOREIGN KEY (parent_session_id) REFERENCES sessions(id)
+);
+CREATE TABLE messages (
+  id INTEGER PRIMARY KEY AUTOINCREMENT, session_id TEXT NOT NULL REFERENCES sessions(id), role TEXT NOT NULL,
+  content TEXT, tool_call_id TEXT, tool_calls TEXT, tool_name TEXT, timestamp REAL NOT NULL,
+  token_count INTEGER, finish_reason TEXT, reasoning TEXT, reasoning_details TEXT, codex_reasoning_items TEXT
+);
+CREATE UNIQUE INDEX idx_sessions_title_unique ON sessions(title) WHERE title IS NOT NULL;
+CREATE VIRTUAL TABLE messages_fts USING fts5(content, content=messages, content_rowid=id);
+CREATE TRIGGER messages_fts_insert AFTER INSERT ON messages BEGIN
+  INSERT INTO messages_fts(rowid, content) VALUES (new.id, new.content);
+END;
+INSERT INTO schema_version VALUES (6);
+INSERT INTO sessions (id, source, model, started_at, ended_at, end_reason, message_count, title)
+  VALUES ('20260301_101500_a1b2c3', 'cli', 'hermes-3', 1772360100.25, 1772360500.5, 'cli_close', 2, 'Nginx setup');
+INSERT INTO messages (session_id, role, content, timestamp) VALUES
+  ('20260301_101500_a1b2c3', 'user', 'Help me configure nginx reverse proxy for grafana', 1772360101.0),
+  ('20260301_101500_a1b2c3', 'assistant', 'Done: proxy_pass to http://127.0.0.1:3000', 1772360103.0);
+`;

@@ -27,7 +27,7 @@ export const sessionsCommand: Command = {
     if (!action)
       throw usageError('Missing action: list, search or show.', "See 'hermes-memory sessions --help'.");
     const limit = parseLimit(values.limit, action === 'list' ? 20 : 10);
-    const store = openSessionStore(ctx.home, { create: false });
+    const store = openSessionStore(ctx.home);
     const s = ctx.style;
     try {
       switch (action) {
