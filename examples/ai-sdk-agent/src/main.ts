@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import os from 'node:os';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
@@ -114,7 +115,7 @@ export async function runAgentDemo(options: AgentDemoOptions = {}): Promise<Agen
     }
     await s2.agent.end();
 
-    say(`\nExplore what was stored:  npx hermes-memory status --home ${home}`);
+    say(`\nExplore what was stored:  ${cliCommand()} status --home ${home}`);
     return {
       home,
       mode: live ? 'live' : 'scripted',
@@ -179,4 +180,14 @@ if (invokedDirectly) {
   main().then((code) => {
     process.exitCode = code;
   });
+}
+
+/**
+ * This workspace's `hermes-memory`, runnable from any folder. Not `npx hermes-memory`: a clone links
+ * no such bin where the user stands, so npx would fetch whatever the registry holds under that name.
+ */
+export function cliCommand(): string {
+  const manifest = createRequire(import.meta.url).resolve('@hermes-memory/cli/package.json');
+  const bin = path.join(path.dirname(manifest), 'dist', 'bin.js');
+  return `node ${/[\s"'$`\\]/.test(bin) ? JSON.stringify(bin) : bin}`;
 }

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -42,6 +43,17 @@ describe('ai-sdk-agent (scripted model)', () => {
     expect(result.answer).toContain('You are Maya');
     expect(result.answer).toContain('deploys to Fly.io every Tuesday at 14:00 UTC');
     expect(result.answer).toContain(result.sessionIds[0]);
+    // The closing "Explore" command runs as printed, from any folder (it said `npx hermes-memory`,
+    // which a clone does not link: npx would fetch an unrelated package from the registry).
+    const explore = /^Explore what was stored:\s+(node .+ --home .+)$/m.exec(out)?.[1];
+    expect(explore).toBeDefined();
+    const status = execFileSync('sh', ['-c', explore!], {
+      cwd: os.tmpdir(),
+      encoding: 'utf8',
+      env: { PATH: process.env.PATH, NO_COLOR: '1' },
+    });
+    expect(status).toContain(`home       ${home}`);
+    expect(status).toMatch(/state\.db\s+\S+ KB\s+2 sessions/);
 
     // What went over HTTP: session 2's requests carry the snapshot in the system message and the
     // recall on the question, on BOTH steps of the tool loop; earlier user messages stay clean.

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import os from 'node:os';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { createBuiltinProvider, newSessionId } from '@hermes-memory/builtin';
@@ -138,8 +139,8 @@ export async function runQuickstart(options: QuickstartOptions = {}): Promise<Qu
     ui.summary(
       whatHappened({ saved, systemPrompt: s2.systemPrompt, recall, sessionSearch, session1: s1.sessionId }),
     );
-    ui.note(`\nExplore what was stored:  npx hermes-memory status --home ${home}`);
-    ui.note(`                          npx hermes-memory sessions list --home ${home}`);
+    ui.note(`\nExplore what was stored:  ${cliCommand()} status --home ${home}`);
+    ui.note(`                          ${cliCommand()} sessions list --home ${home}`);
     return {
       home,
       mode,
@@ -243,4 +244,14 @@ if (invokedDirectly) {
   main().then((code) => {
     process.exitCode = code;
   });
+}
+
+/**
+ * This workspace's `hermes-memory`, runnable from any folder. Not `npx hermes-memory`: a clone links
+ * no such bin where the user stands, so npx would fetch whatever the registry holds under that name.
+ */
+export function cliCommand(): string {
+  const manifest = createRequire(import.meta.url).resolve('@hermes-memory/cli/package.json');
+  const bin = path.join(path.dirname(manifest), 'dist', 'bin.js');
+  return `node ${/[\s"'$`\\]/.test(bin) ? JSON.stringify(bin) : bin}`;
 }

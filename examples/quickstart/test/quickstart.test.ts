@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -46,6 +47,23 @@ describe('quickstart (scripted model)', () => {
     expect(fs.statSync(path.join(home, 'memories', 'USER.md')).mode & 0o777).toBe(0o600);
     // No ANSI codes when colour is off.
     expect(out).not.toMatch(/\u001b\[/);
+    // The closing "Explore" commands run as printed, from any folder (they said `npx hermes-memory`,
+    // which a clone does not link: npx would fetch an unrelated package from the registry).
+    const explore = [...out.matchAll(/^(?:Explore what was stored:)?\s+(node .+ --home .+)$/gm)].map(
+      (m) => m[1]!,
+    );
+    expect(explore).toHaveLength(2);
+    const [status, sessions] = explore.map((command) =>
+      execFileSync('sh', ['-c', command], {
+        cwd: os.tmpdir(),
+        encoding: 'utf8',
+        env: { PATH: process.env.PATH, NO_COLOR: '1' },
+      }),
+    );
+    expect(status).toContain(`home       ${home}`);
+    expect(status).toMatch(/USER\.md\s+\S+ B\s+1 entries/);
+    expect(sessions).toContain(result.sessionIds[0]);
+    expect(sessions).toContain(result.sessionIds[1]);
   });
 
   it('"What happened" reports what this run did: a model that used no tool gets no ✓ for saving or searching', async () => {
@@ -57,7 +75,12 @@ describe('quickstart (scripted model)', () => {
     try {
       const result = await runQuickstart({
         home,
-        env: { PATH: process.env.PATH, OPENAI_API_KEY: 'sk-quickstart-test', OPENAI_BASE_URL: model.url, OPENAI_MODEL: 'fake-chat' },
+        env: {
+          PATH: process.env.PATH,
+          OPENAI_API_KEY: 'sk-quickstart-test',
+          OPENAI_BASE_URL: model.url,
+          OPENAI_MODEL: 'fake-chat',
+        },
         write: (s) => (out += s),
         color: false,
       });
