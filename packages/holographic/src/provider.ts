@@ -45,7 +45,6 @@ import {
 } from './tools';
 import type { ScoredFact } from './types';
 
-
 export class HolographicProvider extends MemoryProvider {
   readonly name = 'holographic';
   private store: FactStore | null = null;
@@ -90,6 +89,9 @@ export class HolographicProvider extends MemoryProvider {
       trackRetrievals: this.writable,
       logger: this.logger,
     });
+    // A restarted agent searches as fast as the process that imported the facts once the caches
+    // are read in, in the background (decision 0406).
+    void this.store.warmUp();
     // Without a host embedder, `auto` and `true` both load the bundled default when the optional
     // package is installed; only `true` warns when there is none.
     if (resolved.embeddings !== false && !embedder && resolved.compat === 'default') {

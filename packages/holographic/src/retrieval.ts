@@ -80,6 +80,8 @@ const CONTEXT_WINDOW = 3;
 const CONTEXT_DECAY = 0.7;
 /** Facts whose token statistics stay in memory (oldest-first eviction past it). */
 const TOKEN_CACHE_MAX = 150_000;
+/** Facts whose parsed created_at stays in memory (cleared past it). */
+const CREATED_CACHE_MAX = 100_000;
 /** Interned stems kept before the vocabulary (and the token cache) start afresh. */
 const VOCABULARY_MAX = 1_000_000;
 const BM25_K1 = 1.2;
@@ -794,7 +796,7 @@ export class FactRetriever {
     const cached = this.createdAt.get(fact.fact_id);
     if (cached !== undefined && this.createdText.get(fact.fact_id) === fact.created_at) return cached;
     const t = Date.parse(`${String(fact.created_at).replace(' ', 'T')}Z`);
-    if (this.createdAt.size >= 100_000) {
+    if (this.createdAt.size >= CREATED_CACHE_MAX) {
       this.createdAt.clear();
       this.createdText.clear();
     }
@@ -842,6 +844,29 @@ export class FactRetriever {
     if (this.mode === 'reference' || this.tokenCache.size >= TOKEN_CACHE_MAX) return;
     this.boundVocabulary();
     this.computeTokens(factId, content, tags);
+  }
+
+  /**
+   * One step of the background warm-up (`FactStore.warmUp`): the next `limit` facts after `afterId`
+   * into the row cache, with their token statistics (computed exactly as a search would). Returns
+   * the last id read, or null when every fact has been read or the caches are full.
+   */
+  warmStep(afterId: number, limit: number): number | null {
+    if (this.mode === 'reference') return null;
+    this.boundVocabulary();
+    const rows = this.rowCache.readAfter(afterId, limit);
+    if (!rows) return null;
+    if (this.tokenCache.size >= TOKEN_CACHE_MAX && this.rowCache.full) return null;
+    for (const row of rows) {
+      if (this.tokenCache.size < TOKEN_CACHE_MAX) this.tokens(row);
+      if (this.createdAt.size < CREATED_CACHE_MAX) this.createdTime(row);
+    }
+    return rows[rows.length - 1]!.fact_id;
+  }
+
+  /** Facts whose token statistics and scoring rows are held in memory (for tests and probes). */
+  cacheSizes(): { tokens: number; rows: number } {
+    return { tokens: this.tokenCache.size, rows: this.rowCacheInstance?.size ?? 0 };
   }
 
   private tokens(fact: FactRow): TokenStats {

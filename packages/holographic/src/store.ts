@@ -21,7 +21,7 @@ import { BulkEncoder, PARALLEL_MIN_VECTORS } from './bulk-encoder';
 import { DenseIndex } from './dense';
 import { FactRetriever } from './retrieval';
 import { DEFAULT_MIN_RELEVANCE, RELATIVE_RELEVANCE } from './relevance';
-import { ROW_COLUMNS } from './row-cache';
+import { ROW_COLUMNS, type RowChanges } from './row-cache';
 import { indexText } from './text';
 import type {
   ContradictionPair,
@@ -109,6 +109,9 @@ const SMALL_STORE_FACTS = 200;
 /** addMany batches at least this large checkpoint the WAL afterwards. */
 const BULK_CHECKPOINT_ROWS = 1000;
 const UNHELPFUL_DELTA = -0.1;
+/** Background warm-up: time per slice before yielding, and rows read per statement. */
+const WARM_SLICE_MS = 4;
+const WARM_CHUNK_ROWS = 128;
 /** `recallRelevant` weighs at least this many of the best-ranked candidates. */
 const RELEVANT_POOL = 10;
 /** Write-behind retrieval counts: flush delay after the first unwritten increment. */
@@ -117,6 +120,8 @@ export const RETRIEVAL_FLUSH_MS = 1000;
 const RETRIEVAL_FLUSH_MAX_IDS = 20_000;
 const FACT_COLUMNS =
   'fact_id, content, category, tags, trust_score, retrieval_count, helpful_count, created_at, updated_at';
+
+const IGNORED_CHANGES: RowChanges = { put() {}, drop() {}, increment() {} };
 
 export function clampTrust(value: number): number {
   if (Number.isNaN(value)) return 0;
@@ -151,6 +156,7 @@ export class FactStore {
   /** Write-behind retrieval_count increments: fact_id → unwritten count. */
   private readonly pendingRetrievals = new Map<number, number>();
   private retrievalTimer: ReturnType<typeof setTimeout> | null = null;
+  private warming: Promise<void> | null = null;
 
   constructor(options: FactStoreOptions) {
     this.dbPath = options.dbPath;
@@ -173,6 +179,38 @@ export class FactStore {
       weights: options.weights,
       semanticThreshold: options.semanticThreshold,
     });
+  }
+
+  /**
+   * Read every fact into the retriever's caches (scoring rows and token statistics) in the
+   * background, so a freshly started process searches as fast as the one that imported the facts:
+   * otherwise each fact is read and tokenized the first time it is a candidate. Runs in slices of
+   * about `WARM_SLICE_MS` on unref'd timers (a search waits at most one slice; the process can exit
+   * meanwhile). Resolves when every fact was read (or the caches are full), the store closed, or a
+   * read failed (logged; searches then read rows as they need them). Started once per store; the
+   * provider starts it at `initialize` (decision 0406). No-op in reference mode.
+   */
+  warmUp(): Promise<void> {
+    this.warming ??= new Promise<void>((resolve) => {
+      let last = 0;
+      const slice = () => {
+        if (this.closed) return resolve();
+        const end = performance.now() + WARM_SLICE_MS;
+        try {
+          do {
+            const next = this.retriever.warmStep(last, WARM_CHUNK_ROWS);
+            if (next === null) return resolve();
+            last = next;
+          } while (performance.now() < end);
+        } catch (error) {
+          this.logger.debug?.('holographic: cache warm-up stopped', { error: String(error) });
+          return resolve();
+        }
+        setTimeout(slice, 0).unref?.();
+      };
+      setTimeout(slice, 0).unref?.();
+    });
+    return this.warming;
   }
 
   /** The embedder of the semantic signal (undefined = lexical only). */
@@ -218,75 +256,69 @@ export class FactStore {
       return { content, category: item.category ?? 'general', tags: item.tags ?? '', occurredAt };
     });
     const s = this.stmts;
-    // The default pipeline's row cache takes the inserted rows as they are written (reference
-    // mode keeps no row cache).
-    const insert = (keep: (row: FactRecord) => void) =>
-      this.db
-        .transaction(() => {
-          const entities = entityCacheFor(this.db);
-          // Plan first: existing contents keep their id, repeats within the batch share the first
-          // one's, and entities are resolved in input order (the ids the one-by-one path assigns).
-          const plan: PlanStep[] = [];
-          const firstIndex = new Map<string, number>();
-          const fresh: Array<{ step: number; item: (typeof prepared)[number]; entityIds: number[] }> = [];
-          for (const item of prepared) {
-            const existing = s.idByContent.get(item.content) as { fact_id: number } | undefined;
-            const earlier = firstIndex.get(item.content);
-            if (existing) plan.push({ id: existing.fact_id });
-            else if (earlier !== undefined) plan.push({ sameAs: earlier });
-            else {
-              firstIndex.set(item.content, plan.length);
-              fresh.push({
-                step: plan.length,
-                item,
-                entityIds: this.resolveEntities(entities, item.content),
-              });
-              plan.push({ id: 0 });
-            }
-          }
-          // Rows are inserted once, with their vector (an UPDATE would fire the reference FTS
-          // trigger a second time), in input order.
-          const written = new Map<number, { content: string; tags: string }>();
-          const insert = (index: number, vector: Buffer | null) => {
-            const { step, item, entityIds } = fresh[index]!;
-            const row = s.insertFact.get(
-              item.content,
-              item.category,
-              item.tags,
-              this.defaultTrust,
-              vector,
-              item.occurredAt,
-            ) as FactRecord;
-            keep(row);
-            for (const entityId of entityIds) s.link.run(row.fact_id, entityId);
-            this.dirtyBanks.add(item.category);
-            written.set(row.fact_id, item);
-            plan[step] = { id: row.fact_id };
-          };
-          const vectors = this.hrrEnabled
-            ? fresh.map((f) => ({
-                content: f.item.content,
-                entities: f.entityIds.map((id) => entities.name(id) ?? ''),
-              }))
-            : null;
-          if (!vectors) for (let i = 0; i < fresh.length; i++) insert(i, null);
-          else if (vectors.length >= PARALLEL_MIN_VECTORS && this.parallelIngest && BulkEncoder.available()) {
-            this.bulkEncoder ??= new BulkEncoder({ dim: this.hrrDim, format: this.vectorFormat });
-            this.bulkEncoder.encode(vectors, insert);
-            this.logger.debug?.('holographic: bulk import vectors encoded', {
-              facts: vectors.length,
-              ...this.bulkEncoder.lastStats,
-            });
-          } else
-            for (const [i, v] of vectors.entries())
-              insert(i, phasesToBytes(encodeFact(v.content, v.entities, this.hrrDim), this.vectorFormat));
-          const out = plan.map((p) => ('id' in p ? p.id : (plan[p.sameAs] as { id: number }).id));
-          this.syncSideIndex(written);
-          return out;
-        })
-        .immediate();
-    const ids =
-      this.retriever.mode === 'reference' ? insert(() => {}) : this.retriever.rowCache.insertWrite(insert);
+    // The default pipeline's row cache takes the inserted rows as they are written.
+    const ids = this.factsWrite((changes) => {
+      const entities = entityCacheFor(this.db);
+      // Plan first: existing contents keep their id, repeats within the batch share the first
+      // one's, and entities are resolved in input order (the ids the one-by-one path assigns).
+      const plan: PlanStep[] = [];
+      const firstIndex = new Map<string, number>();
+      const fresh: Array<{ step: number; item: (typeof prepared)[number]; entityIds: number[] }> = [];
+      for (const item of prepared) {
+        const existing = s.idByContent.get(item.content) as { fact_id: number } | undefined;
+        const earlier = firstIndex.get(item.content);
+        if (existing) plan.push({ id: existing.fact_id });
+        else if (earlier !== undefined) plan.push({ sameAs: earlier });
+        else {
+          firstIndex.set(item.content, plan.length);
+          fresh.push({
+            step: plan.length,
+            item,
+            entityIds: this.resolveEntities(entities, item.content),
+          });
+          plan.push({ id: 0 });
+        }
+      }
+      // Rows are inserted once, with their vector (an UPDATE would fire the reference FTS
+      // trigger a second time), in input order.
+      const written = new Map<number, { content: string; tags: string }>();
+      const insert = (index: number, vector: Buffer | null) => {
+        const { step, item, entityIds } = fresh[index]!;
+        const row = s.insertFact.get(
+          item.content,
+          item.category,
+          item.tags,
+          this.defaultTrust,
+          vector,
+          item.occurredAt,
+        ) as FactRecord;
+        changes.put(row);
+        for (const entityId of entityIds) s.link.run(row.fact_id, entityId);
+        this.dirtyBanks.add(item.category);
+        written.set(row.fact_id, item);
+        plan[step] = { id: row.fact_id };
+      };
+      const vectors = this.hrrEnabled
+        ? fresh.map((f) => ({
+            content: f.item.content,
+            entities: f.entityIds.map((id) => entities.name(id) ?? ''),
+          }))
+        : null;
+      if (!vectors) for (let i = 0; i < fresh.length; i++) insert(i, null);
+      else if (vectors.length >= PARALLEL_MIN_VECTORS && this.parallelIngest && BulkEncoder.available()) {
+        this.bulkEncoder ??= new BulkEncoder({ dim: this.hrrDim, format: this.vectorFormat });
+        this.bulkEncoder.encode(vectors, insert);
+        this.logger.debug?.('holographic: bulk import vectors encoded', {
+          facts: vectors.length,
+          ...this.bulkEncoder.lastStats,
+        });
+      } else
+        for (const [i, v] of vectors.entries())
+          insert(i, phasesToBytes(encodeFact(v.content, v.entities, this.hrrDim), this.vectorFormat));
+      const out = plan.map((p) => ('id' in p ? p.id : (plan[p.sameAs] as { id: number }).id));
+      this.syncSideIndex(written);
+      return out;
+    });
     this.flushBanksIfSmall();
     // A bulk import leaves a WAL as large as the data: fold it into the file now (reclaims the
     // disk, and reads no longer consult a large WAL index). Busy readers only make it partial.
@@ -300,48 +332,57 @@ export class FactStore {
     return ids;
   }
 
+  /**
+   * One IMMEDIATE write transaction of this store; `changes` tells the retriever's row cache which
+   * facts rows it wrote, so the other cached rows stay (reference mode keeps no row cache).
+   */
+  private factsWrite<T>(body: (changes: RowChanges) => T): T {
+    if (this.retriever.mode === 'reference')
+      return this.db.transaction(() => body(IGNORED_CHANGES)).immediate();
+    return this.retriever.rowCache.write(body);
+  }
+
   /** Partial update; trust is clamped. Content changes re-extract entities and re-encode. */
   update(factId: number, options: UpdateOptions): boolean {
     const s = this.stmts;
-    const done = this.db
-      .transaction(() => {
-        const row = s.factById.get(factId) as FactRecord | undefined;
-        if (!row) return false;
-        const sets = ['updated_at = CURRENT_TIMESTAMP'];
-        const params: unknown[] = [];
-        let content: string | undefined;
-        if (options.content !== undefined) {
-          content = options.content.trim();
-          if (!content) throw new Error('content must not be empty');
-          sets.push('content = ?');
-          params.push(content);
-        }
-        if (options.tags !== undefined) {
-          sets.push('tags = ?');
-          params.push(options.tags);
-        }
-        if (options.category !== undefined) {
-          sets.push('category = ?');
-          params.push(options.category);
-        }
-        if (options.trustDelta !== undefined) {
-          if (!Number.isFinite(options.trustDelta)) throw new Error('trust_delta must be a finite number');
-          sets.push('trust_score = ?');
-          params.push(clampTrust(row.trust_score + options.trustDelta));
-        }
-        params.push(factId);
-        this.db.prepare(`UPDATE facts SET ${sets.join(', ')} WHERE fact_id = ?`).run(...params);
-        if (content !== undefined) {
-          s.unlinkFact.run(factId);
-          const names = this.linkEntities(factId, content);
-          this.storeVector(factId, content, names);
-        }
-        this.dirtyBanks.add(row.category);
-        if (options.category !== undefined) this.dirtyBanks.add(options.category);
-        this.syncSideIndex();
-        return true;
-      })
-      .immediate();
+    const done = this.factsWrite((changes) => {
+      const row = s.factById.get(factId) as FactRecord | undefined;
+      if (!row) return false;
+      changes.drop(factId);
+      const sets = ['updated_at = CURRENT_TIMESTAMP'];
+      const params: unknown[] = [];
+      let content: string | undefined;
+      if (options.content !== undefined) {
+        content = options.content.trim();
+        if (!content) throw new Error('content must not be empty');
+        sets.push('content = ?');
+        params.push(content);
+      }
+      if (options.tags !== undefined) {
+        sets.push('tags = ?');
+        params.push(options.tags);
+      }
+      if (options.category !== undefined) {
+        sets.push('category = ?');
+        params.push(options.category);
+      }
+      if (options.trustDelta !== undefined) {
+        if (!Number.isFinite(options.trustDelta)) throw new Error('trust_delta must be a finite number');
+        sets.push('trust_score = ?');
+        params.push(clampTrust(row.trust_score + options.trustDelta));
+      }
+      params.push(factId);
+      this.db.prepare(`UPDATE facts SET ${sets.join(', ')} WHERE fact_id = ?`).run(...params);
+      if (content !== undefined) {
+        s.unlinkFact.run(factId);
+        const names = this.linkEntities(factId, content);
+        this.storeVector(factId, content, names);
+      }
+      this.dirtyBanks.add(row.category);
+      if (options.category !== undefined) this.dirtyBanks.add(options.category);
+      this.syncSideIndex();
+      return true;
+    });
     this.flushBanksIfSmall();
     return done;
   }
@@ -349,18 +390,17 @@ export class FactStore {
   /** Delete a fact and its entity links. */
   remove(factId: number): boolean {
     const s = this.stmts;
-    const done = this.db
-      .transaction(() => {
-        const row = s.factById.get(factId) as FactRecord | undefined;
-        if (!row) return false;
-        s.unlinkFact.run(factId);
-        s.deleteFact.run(factId);
-        this.pendingRetrievals.delete(factId);
-        this.dirtyBanks.add(row.category);
-        this.syncSideIndex();
-        return true;
-      })
-      .immediate();
+    const done = this.factsWrite((changes) => {
+      const row = s.factById.get(factId) as FactRecord | undefined;
+      if (!row) return false;
+      changes.drop(factId);
+      s.unlinkFact.run(factId);
+      s.deleteFact.run(factId);
+      this.pendingRetrievals.delete(factId);
+      this.dirtyBanks.add(row.category);
+      this.syncSideIndex();
+      return true;
+    });
     this.flushBanksIfSmall();
     return done;
   }
@@ -368,21 +408,20 @@ export class FactStore {
   /** helpful: trust +0.05 and helpful_count +1; unhelpful: trust −0.10. Unknown id throws. */
   feedback(factId: number, helpful: boolean): FeedbackResult {
     const s = this.stmts;
-    return this.db
-      .transaction(() => {
-        const row = s.factById.get(factId) as FactRecord | undefined;
-        if (!row) throw new Error(`fact_id ${factId} not found`);
-        const newTrust = clampTrust(row.trust_score + (helpful ? HELPFUL_DELTA : UNHELPFUL_DELTA));
-        const inc = helpful ? 1 : 0;
-        s.feedback.run(newTrust, inc, factId);
-        return {
-          fact_id: factId,
-          old_trust: row.trust_score,
-          new_trust: newTrust,
-          helpful_count: row.helpful_count + inc,
-        };
-      })
-      .immediate();
+    return this.factsWrite((changes) => {
+      const row = s.factById.get(factId) as FactRecord | undefined;
+      if (!row) throw new Error(`fact_id ${factId} not found`);
+      const newTrust = clampTrust(row.trust_score + (helpful ? HELPFUL_DELTA : UNHELPFUL_DELTA));
+      const inc = helpful ? 1 : 0;
+      s.feedback.run(newTrust, inc, factId);
+      changes.drop(factId);
+      return {
+        fact_id: factId,
+        old_trust: row.trust_score,
+        new_trust: newTrust,
+        helpful_count: row.helpful_count + inc,
+      };
+    });
   }
 
   // --- Reads --------------------------------------------------------------------------------------
@@ -609,20 +648,19 @@ export class FactStore {
     if (!this.hrrEnabled || this.dirtyBanks.size === 0 || this.closed) return;
     const categories = [...this.dirtyBanks];
     this.dirtyBanks.clear();
-    this.db
-      .transaction(() => {
-        for (const category of categories) {
-          const bank = this.categoryBank(category);
-          const name = `cat:${category}`;
-          if (!bank) {
-            this.stmts.deleteBank.run(name);
-            continue;
-          }
-          const n = (this.stmts.countVectors.get(category) as { n: number }).n;
-          this.stmts.upsertBank.run(name, phasesToBytes(bank, this.vectorFormat), this.hrrDim, n);
+    // Writes no facts row: the row cache stays.
+    this.factsWrite(() => {
+      for (const category of categories) {
+        const bank = this.categoryBank(category);
+        const name = `cat:${category}`;
+        if (!bank) {
+          this.stmts.deleteBank.run(name);
+          continue;
         }
-      })
-      .immediate();
+        const n = (this.stmts.countVectors.get(category) as { n: number }).n;
+        this.stmts.upsertBank.run(name, phasesToBytes(bank, this.vectorFormat), this.hrrDim, n);
+      }
+    });
   }
 
   /**
@@ -753,21 +791,20 @@ export class FactStore {
       const vectors = await embedder.embed(texts);
       if (!this.closed && batch.length > 0) {
         const dense = this.denseIndex();
-        this.db
-          .transaction(() => {
-            batch.forEach((r, i) => {
-              const v = vectors[i];
-              if (!v || !pending.has(r.fact_id)) return;
-              // Skip a fact whose content changed while the batch was being embedded.
-              const now = this.stmts.factText.get(r.fact_id) as { content: string } | undefined;
-              if (now?.content !== r.content) return;
-              const buf = Buffer.from(v.buffer, v.byteOffset, v.byteLength);
-              this.stmts.embeddingUpsert.run(r.fact_id, embedder.id, v.length, buf);
-              dense?.set(r.fact_id, v);
-              pending.delete(r.fact_id);
-            });
-          })
-          .immediate();
+        // Writes no facts row: the row cache stays.
+        this.factsWrite(() => {
+          batch.forEach((r, i) => {
+            const v = vectors[i];
+            if (!v || !pending.has(r.fact_id)) return;
+            // Skip a fact whose content changed while the batch was being embedded.
+            const now = this.stmts.factText.get(r.fact_id) as { content: string } | undefined;
+            if (now?.content !== r.content) return;
+            const buf = Buffer.from(v.buffer, v.byteOffset, v.byteLength);
+            this.stmts.embeddingUpsert.run(r.fact_id, embedder.id, v.length, buf);
+            dense?.set(r.fact_id, v);
+            pending.delete(r.fact_id);
+          });
+        });
       }
       return query === undefined ? undefined : vectors[batch.length];
     } finally {
@@ -829,13 +866,10 @@ export class FactStore {
     }
     try {
       // Only retrieval_count changes: the retriever's row cache applies the same increments.
-      this.retriever.rowCache.statisticsWrite(pending, () =>
-        this.db
-          .transaction(() => {
-            for (const [inc, list] of byIncrement) this.stmts.bumpRetrievals.run(inc, JSON.stringify(list));
-          })
-          .immediate(),
-      );
+      this.factsWrite((changes) => {
+        for (const [inc, list] of byIncrement) this.stmts.bumpRetrievals.run(inc, JSON.stringify(list));
+        for (const [id, inc] of pending) changes.increment(id, inc);
+      });
       pending.clear();
       return true;
     } catch (error) {

@@ -1,0 +1,177 @@
+/**
+ * A restarted process's caches: the background warm-up (`FactStore.warmUp`) must leave rankings
+ * exactly as a cold store computes them, and the cached rows and token statistics must follow
+ * writes by this store (only the rows it wrote are read again) and by other connections or
+ * processes (nothing is scored with a stale row or stale text).
+ */
+import { silentLogger } from '@hermes-memory/core';
+import Database from 'better-sqlite3';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { HolographicProvider } from './provider';
+import { RowCache } from './row-cache';
+import type { FactStore } from './store';
+import { tempDir, tempStore } from './test-helpers';
+
+const people = ['Ann', 'Bo', 'Cy', 'Di'];
+const topics = ['the garden', 'a pottery class', 'the night train', 'sourdough bread', 'the chess club'];
+const turns = Array.from({ length: 150 }, (_, i) => ({
+  content: `${people[i % 4]}: I went to ${topics[i % 5]} last week, note ${i}${i % 3 ? '.' : '?'}`,
+  tags: i % 7 === 0 ? 'weekly' : '',
+  occurredAt: Date.UTC(2024, 0, 1) + Math.floor(i / 10) * 7_200_000 + (i % 10) * 60_000,
+}));
+const queries = [
+  'What did Ann say about the garden?',
+  'pottery class',
+  'When did Cy take the night train?',
+  'weekly chess',
+];
+
+function ranking(store: FactStore, query: string) {
+  return store
+    .search(query, { limit: 10, minTrust: 0, countRetrievals: false })
+    .map((r) => ({ id: r.fact_id, score: r.score, relevance: r.relevance, content: r.content }));
+}
+
+/** A file with `turns` written by a store that is then closed (the importing process is gone). */
+function importedFile(): string {
+  const dbPath = path.join(tempDir(), 'memory_store.db');
+  const writer = tempStore({ dbPath });
+  writer.addMany(turns);
+  writer.close();
+  return dbPath;
+}
+
+describe('warm-up of a restarted store', () => {
+  it('reads every fact in and ranks exactly like a store that did not', async () => {
+    const dbPath = importedFile();
+    const cold = tempStore({ dbPath });
+    const coldResults = queries.map((q) => ranking(cold, q));
+    cold.close();
+    const warm = tempStore({ dbPath });
+    expect(warm.retriever.cacheSizes()).toEqual({ tokens: 0, rows: 0 });
+    const started = warm.warmUp();
+    expect(warm.warmUp()).toBe(started);
+    await started;
+    expect(warm.retriever.cacheSizes()).toEqual({ tokens: turns.length, rows: turns.length });
+    const warmResults = queries.map((q) => ranking(warm, q));
+    expect(coldResults.every((r) => r.length > 0)).toBe(true);
+    expect(warmResults).toEqual(coldResults);
+  });
+
+  it('is started by the provider and never runs inside initialize', async () => {
+    const dbPath = importedFile();
+    const provider = new HolographicProvider({ dbPath, embeddings: false });
+    provider.initialize('s1', {
+      hermesHome: tempDir(),
+      platform: 'cli',
+      agentContext: 'primary',
+      logger: silentLogger,
+    });
+    try {
+      const store = provider.factStore!;
+      expect(store.retriever.cacheSizes().rows).toBe(0);
+      await store.warmUp();
+      expect(store.retriever.cacheSizes().rows).toBe(turns.length);
+    } finally {
+      provider.shutdown();
+    }
+  });
+
+  it('stops when the store closes, and does nothing in reference mode', async () => {
+    const dbPath = importedFile();
+    const closing = tempStore({ dbPath });
+    const pending = closing.warmUp();
+    closing.close();
+    await pending;
+    const reference = tempStore({ dbPath, retrieval: 'reference' });
+    await reference.warmUp();
+    expect(reference.retriever.cacheSizes()).toEqual({ tokens: 0, rows: 0 });
+  });
+
+  it('scores a fact another connection rewrote (text, tags, trust) with what it holds now', async () => {
+    const dbPath = importedFile();
+    const store = tempStore({ dbPath });
+    await store.warmUp();
+    const kettle = store.add('Ann likes the blue kettle');
+    const shed = store.add('Bo fixed the garden shed door');
+    expect(ranking(store, 'kettle')[0]?.id).toBe(kettle);
+    // Another process (the Python plugin, a second agent) edits rows this store has cached.
+    const other = new Database(dbPath);
+    try {
+      other
+        .prepare('UPDATE facts SET content = ?, trust_score = 0.9 WHERE fact_id = ?')
+        .run('Ann likes the red lamp', kettle);
+      other.prepare("UPDATE facts SET tags = 'carpentry' WHERE fact_id = ?").run(shed);
+      other.prepare('DELETE FROM facts WHERE fact_id = 1').run();
+    } finally {
+      other.close();
+    }
+    expect(ranking(store, 'kettle').map((r) => r.content)).not.toContain('Ann likes the blue kettle');
+    const lamp = store.search('lamp', { minTrust: 0 })[0];
+    expect([lamp?.fact_id, lamp?.content, lamp?.trust_score]).toEqual([
+      kettle,
+      'Ann likes the red lamp',
+      0.9,
+    ]);
+    // The tags are part of a fact's token statistics: the new tag finds it, as in a cold store.
+    expect(ranking(store, 'carpentry')[0]?.id).toBe(shed);
+    expect(ranking(store, 'note 0').map((r) => r.id)).not.toContain(1);
+    const cold = tempStore({ dbPath });
+    for (const q of [...queries, 'lamp', 'carpentry']) expect(ranking(store, q)).toEqual(ranking(cold, q));
+  });
+
+  it("keeps the other cached rows through this store's own update, feedback and remove", async () => {
+    const dbPath = importedFile();
+    const store = tempStore({ dbPath });
+    await store.warmUp();
+    const all = turns.length;
+    const [a, b, c] = ranking(store, 'pottery class').map((r) => r.id);
+    expect(store.retriever.cacheSizes().rows).toBe(all);
+    store.update(a!, { content: 'Ann: I dropped the pottery class for a tango course', trustDelta: 0.2 });
+    // Only the written row leaves the cache (before: every row, read again by the next searches).
+    expect(store.retriever.cacheSizes().rows).toBe(all - 1);
+    store.feedback(b!, false);
+    store.remove(c!);
+    expect(store.retriever.cacheSizes().rows).toBe(all - 3);
+    const after = store.search('tango course', { minTrust: 0, countRetrievals: false })[0];
+    expect([after?.fact_id, after?.trust_score]).toEqual([a, 0.7]);
+    const pottery = store.search('pottery class', { limit: 50, minTrust: 0, countRetrievals: false });
+    expect(pottery.find((r) => r.fact_id === b)?.trust_score).toBeCloseTo(0.4, 12);
+    expect(pottery.map((r) => r.fact_id)).not.toContain(c);
+    // A store that never cached anything computes the same.
+    const cold = tempStore({ dbPath });
+    for (const q of [...queries, 'tango course']) expect(ranking(store, q)).toEqual(ranking(cold, q));
+  });
+
+  it('returns retrieval counts as stored after the write-behind flush keeps the warmed rows', async () => {
+    const dbPath = importedFile();
+    const store = tempStore({ dbPath });
+    await store.warmUp();
+    const first = store.search('night train', { limit: 3, minTrust: 0 });
+    store.flushRetrievalCounts();
+    expect(store.retriever.cacheSizes().rows).toBe(turns.length);
+    const again = store.search('night train', { limit: 3, minTrust: 0 });
+    expect(again.map((r) => r.fact_id)).toEqual(first.map((r) => r.fact_id));
+    expect(again.every((r) => r.retrieval_count === 1)).toBe(true);
+  });
+});
+
+describe('RowCache', () => {
+  it('evicts the oldest rows past its cap, never one a read asks for', () => {
+    const store = tempStore();
+    const ids = store.addMany(Array.from({ length: 12 }, (_, i) => ({ content: `row cache fact ${i}` })));
+    const cache = new RowCache(store.db, 5);
+    cache.validate();
+    expect(cache.get(ids.slice(0, 4)).map((r) => r.fact_id)).toEqual(ids.slice(0, 4));
+    // 3 more than fit: the oldest cached go, but ids[3] is asked for again and stays.
+    const wanted = [ids[3]!, ids[4]!, ids[5]!, ids[6]!];
+    expect(cache.get(wanted).map((r) => r.fact_id)).toEqual(wanted);
+    expect(cache.size).toBe(5);
+    expect(cache.full).toBe(true);
+    expect(cache.get(ids.slice(7)).map((r) => r.content)).toEqual(
+      ids.slice(7).map((_, i) => `row cache fact ${i + 7}`),
+    );
+    expect(cache.size).toBe(5);
+  });
+});
