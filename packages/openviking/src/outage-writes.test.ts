@@ -186,6 +186,41 @@ describe('openviking redelivers within the run (decision 0982)', () => {
     expect(r.backend.requests.slice(tries).map((q) => q.params.sid)).toEqual(['s2']);
     expect(r.provider.turnsOnDisk).toBe(0);
   });
+
+  it.each([
+    [500, 'a server error on a POST (not retryable as a request, yet not a refusal)'],
+    [401, 'a credential the user fixes before the next start'],
+  ])(
+    'a turn that fails again with HTTP %i when it is sent again is kept, not dropped (%s)',
+    async (status) => {
+      // The server fails every write holding this text, every way it is tried, until it is fixed.
+      let broken = true;
+      const faulty = (q: { method: string; path: string; body: unknown }) =>
+        broken &&
+        q.method === 'POST' &&
+        !q.path.endsWith('/commit') &&
+        JSON.stringify(q.body ?? '').includes('Ada')
+          ? { type: 'status' as const, status }
+          : null;
+      const r = await open({ fake: { server: { faultFor: faulty } } });
+      r.provider.syncTurn('The lighthouse keeper is called Ada.', 'Noted.');
+      await settled(r, r.provider.idle());
+      r.provider.syncTurn('Her boat is called Tern.', 'Noted.');
+      await settled(r, r.provider.idle());
+      // Sent again after the stored turn, it failed the same way: still undelivered, still on disk.
+      expect(r.logs.messages('warn').filter((m) => /refused again/.test(m))).toEqual([]);
+      expect(r.provider.turnsOnDisk).toBe(1);
+      expect(r.provider.undeliveredWrites).toBe(1);
+      // Fixed: the next stored turn sends it, once.
+      broken = false;
+      r.provider.syncTurn('Tern has a red sail.', 'Noted.');
+      await settled(r, r.provider.idle());
+      const texts = (r.backend.state.sessions.s1?.messages ?? []).map((m) => JSON.stringify(m.parts));
+      expect(texts.filter((t) => t.includes('called Ada'))).toHaveLength(1);
+      expect(r.provider.turnsOnDisk).toBe(0);
+      await settled(r, r.provider.shutdown({ timeoutMs: 1000 }));
+    },
+  );
 });
 
 /** What reached `sid`, in order: each accepted batch by its first user text's last word, each commit. */

@@ -4,6 +4,7 @@ import {
   CircuitOpenError,
   type Clock,
   describeError,
+  isRetryableStatus,
   type Logger,
   type Outbox,
   type UndeliveredWrites,
@@ -525,9 +526,15 @@ export function isNotFound(error: unknown): boolean {
   return APICallError.isInstance(error) && (error.statusCode === 404 || error.statusCode === 410);
 }
 
-/** An answer no retry changes (a 4xx other than 408, 409 and 429). */
+/**
+ * An answer no retry changes: a 4xx other than 408, 409 and 429, and other than 401 and 403 (a
+ * key the user fixes; the next start delivers the turn). Not `!isRetryable`: a POST's 5xx is not
+ * retryable as a request, yet the server may take the turn once it recovers.
+ */
 function refusedForGood(error: unknown): boolean {
-  return APICallError.isInstance(error) && error.statusCode !== undefined && !error.isRetryable;
+  if (!APICallError.isInstance(error) || error.statusCode === undefined) return false;
+  const status = error.statusCode;
+  return status >= 400 && status < 500 && !isRetryableStatus(status) && status !== 401 && status !== 403;
 }
 
 /** No answer at all (refused, reset, timed out): the plain form would fail the same way. */
