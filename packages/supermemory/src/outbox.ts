@@ -23,6 +23,11 @@ export interface StoredWrite {
   document?: ConversationMessage[];
   /** With `document`: it is the host's whole transcript (0932). */
   complete?: boolean;
+  /**
+   * The container it was written for (`{identity}` gives each agent identity its own): replayed
+   * there, not into the container of whoever starts next. Absent in earlier journals: the one in use.
+   */
+  containerTag?: string;
 }
 
 /** Whether `write` is a session's document (a merge base), not a turn. */

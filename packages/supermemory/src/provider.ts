@@ -348,7 +348,9 @@ export class SupermemoryProvider extends MemoryProvider {
     const assistant = this.safe(cleanCapturedText(assistantContent), 'an assistant message');
     if (user === '' && assistant === '') return;
     this.journalDocument(this.sessionId);
-    const key = this.journal({ sessionId: this.sessionId, user, assistant }) ?? `memory-${++this.memoryKeys}`;
+    const key =
+      this.journal({ sessionId: this.sessionId, user, assistant, containerTag: this.primaryTag }) ??
+      `memory-${++this.memoryKeys}`;
     this.buffer.push({ user, assistant, key });
     this.turnStamps.set(key, ++this.stamp);
     // Only an outage is capped: a long healthy session keeps every turn for its session-end ingest.
@@ -755,15 +757,17 @@ export class SupermemoryProvider extends MemoryProvider {
    * through, so it never replaces newer content with older.
    */
   private ingestEntries(entries: readonly OutboxEntry<StoredWrite>[]): void {
+    // Per session and container: a turn goes to the container it was written for.
     const turns = new Map<string, Array<StoredWrite & { id: string }>>();
     for (const { id, data } of entries) {
       if (isDocument(data)) continue; // a merge base, not a turn
-      const group = turns.get(data.sessionId) ?? [];
+      const key = JSON.stringify([data.containerTag ?? this.primaryTag, data.sessionId]);
+      const group = turns.get(key) ?? [];
       group.push({ ...data, id });
-      turns.set(data.sessionId, group);
+      turns.set(key, group);
     }
-    const containerTag = this.primaryTag;
-    for (const [sessionId, group] of turns)
+    for (const group of turns.values()) {
+      const { sessionId, containerTag = this.primaryTag } = group[0]!;
       this.sendIngest(
         sessionId,
         group.map(({ id }) => id),
@@ -776,6 +780,7 @@ export class SupermemoryProvider extends MemoryProvider {
             containerTag,
           ),
       );
+    }
   }
 
   /**

@@ -57,6 +57,30 @@ describe('supermemory outbox: held turns survive the process', () => {
     ]);
   });
 
+  it("restart replays a turn into the container it was written for, not the next agent identity's", async () => {
+    const server = await fake();
+    const hermesHome = home();
+    const perIdentity = { containerTag: 'hermes-{identity}' };
+    const a = await started(server, perIdentity, { sessionId: 's-1', hermesHome, agentIdentity: 'coder' });
+    server.fail({ type: 'status', status: 500, count: 100_000 });
+    a.provider.syncTurn('user turn 1', 'reply 1');
+    await a.provider.journaled();
+    await a.provider.shutdown({ timeoutMs: 5_000 });
+    expect(supermemoryWritesOnDisk(hermesHome)).toBe(1);
+
+    server.clearFaults();
+    const b = await started(server, perIdentity, { sessionId: 's-2', hermesHome, agentIdentity: 'writer' });
+    expect(b.provider.containerTag).toBe('hermes_writer');
+    await b.provider.idle();
+    expect(ingests(server)).toEqual([['s-1', ['user turn 1']]]);
+    const sent = server.requestsTo('/v4/conversations').filter((r) => r.status === 200);
+    expect(sent.map((r) => (r.body as { containerTags: string[] }).containerTags)).toEqual([
+      ['hermes_coder'],
+    ]);
+    await b.provider.journaled();
+    expect(supermemoryWritesOnDisk(hermesHome)).toBe(0);
+  });
+
   it('kill -9 mid-session: every turn the killed agent had on disk is ingested by the next start, in order', async () => {
     const server = await fake();
     const hermesHome = home();
