@@ -463,12 +463,14 @@ export class ByteroverProvider extends MemoryProvider {
       : health;
   }
 
-  /** ` N write(s) wait on disk for the next start.`, or ''. */
+  /** ` N write(s) wait in the outbox (…).`, or ''. */
   private diskNote(): string {
     const n = this.writesOnDisk;
     const dropped = this.droppedOverCap;
     return (
-      (n > 0 ? ` ${n} write(s) wait on disk for the next start.` : '') +
+      (n > 0
+        ? ` ${n} write(s) wait in the outbox (curated once brv answers; the next start curates what is left).`
+        : '') +
       (dropped > 0 ? ` ${dropped} older one(s) dropped over the cap of ${MAX_WAITING_CURATES}.` : '')
     );
   }

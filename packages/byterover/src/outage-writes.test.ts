@@ -87,7 +87,9 @@ describe('ByteRover outbox: accepted writes survive the process (decision 0115)'
     a.provider.onMemoryWrite('add', 'user', 'Prefers short answers.');
     await a.provider.flush();
     expect(a.provider.writesOnDisk).toBe(2);
-    expect(a.provider.health()?.reason).toMatch(/2 write\(s\) wait on disk for the next start/);
+    expect(a.provider.health()?.reason).toMatch(
+      /2 write\(s\) wait in the outbox \(curated once brv answers; the next start curates what is left\)/,
+    );
     await a.provider.shutdown();
     expect(warnings(a.logger.lines).join('\n')).toMatch(/2 stay on disk and are curated at the next start/);
     expect(byteroverWritesOnDisk(hermesHome)).toBe(2);

@@ -143,6 +143,15 @@ export class Mem0Provider extends MemoryProvider {
    * one later delivered from the journal leaves the count.
    */
   private countedIds = new Set<string>();
+  /**
+   * Outbox ids the writer reached while older writes still waited in the journal (failed, skipped,
+   * refused, or being sent again): handed to the redelivery, which sends in journal order, so a
+   * newer turn never reaches Mem0 before an older one (Mem0 decides ADD/UPDATE/DELETE against what
+   * it holds). Not counted as undelivered unless the redelivery stops before them.
+   */
+  private deferred = new Set<string>();
+  /** Why the last add failed (the reason deferred writes are counted with). */
+  private lastAddError = '';
   /** Whether the last add Mem0 answered went through: skipped turns are sent only then. */
   private lastAddOk = true;
   /** The redelivery running in the background, if any (one at a time). */
@@ -269,6 +278,8 @@ export class Mem0Provider extends MemoryProvider {
     this.inFlight = new Set();
     this.skippedIds = new Set();
     this.countedIds = new Set();
+    this.deferred = new Set();
+    this.lastAddError = '';
     this.lastAddOk = true;
     this.replaying = undefined;
     this.writer = this.newWriter();
@@ -322,6 +333,12 @@ export class Mem0Provider extends MemoryProvider {
     this.writer.push(
       () => {
         this.pushed.delete(id);
+        if (!this.isOldestWaiting(id)) {
+          // Older writes wait for redelivery: this one goes after them, never before.
+          this.deferred.add(id);
+          this.redeliver();
+          return Promise.resolve(false);
+        }
         return this.send(request, id);
       },
       () => {
@@ -333,6 +350,18 @@ export class Mem0Provider extends MemoryProvider {
   }
 
   /**
+   * Whether nothing older than `id` waits in the journal. The writer decides in order and only
+   * after the previous write settled, so any older entry still there is one Mem0 has not
+   * confirmed: failed, skipped, refused by the open breaker, deferred, or being sent again.
+   */
+  private isOldestWaiting(id: string): boolean {
+    const outbox = this.outbox;
+    if (!outbox) return true;
+    for (const entry of outbox.entries()) return entry.id === id;
+    return true;
+  }
+
+  /**
    * One add; acknowledged in the outbox once Mem0 confirmed it, else counted (it stays on disk).
    * A replayed write (`replay`) was counted when it first failed or was skipped: its failure is not
    * counted again, and its delivery takes it out of the count. Resolves whether Mem0 confirmed it.
@@ -341,12 +370,13 @@ export class Mem0Provider extends MemoryProvider {
     const backend = this.backend;
     if (!backend || (id !== undefined && this.inFlight.has(id))) return Promise.resolve(false);
     if (id !== undefined) this.inFlight.add(id);
-    const what = request.metadata?.write_origin === 'builtin_memory_mirror' ? 'memory write' : 'turn';
+    const what = writeKind(request);
     return this.call('add', (s) => backend.add(request, s)).then(
       () => {
         this.lastAddOk = true;
         if (id !== undefined) {
           this.inFlight.delete(id);
+          this.deferred.delete(id);
           this.outbox?.ack([id]);
           if (this.countedIds.delete(id)) this.undelivered.recovered(1);
         }
@@ -356,8 +386,10 @@ export class Mem0Provider extends MemoryProvider {
       },
       (error: unknown) => {
         this.lastAddOk = false;
+        this.lastAddError = describeError(error);
         if (id !== undefined) this.inFlight.delete(id);
         if (replay) return false;
+        this.countDeferred(`held behind an undelivered write (${this.lastAddError})`);
         if (id !== undefined) this.countedIds.add(id);
         this.undelivered.lost(1, `${what}: ${describeError(error)}`);
         this.logger.warn(
@@ -374,8 +406,10 @@ export class Mem0Provider extends MemoryProvider {
    * Mem0 is reachable again (a write went through, the breaker closed, a stuck write ended well):
    * send, in the background, the journaled writes an earlier failure, an open breaker or a skip
    * left on disk — oldest first, one at a time, stopping at the first failure (the next success
-   * starts again). One replay runs at a time; a write the writer holds, one in flight or a turn
-   * skipped behind a write still running is not sent by it.
+   * starts again). One replay runs at a time. It never sends past the oldest entry: one the
+   * writer holds, one in flight or a turn skipped behind a write still running stops it, so
+   * nothing overtakes them. Writes the writer deferred behind older ones go with it, in journal
+   * order; if it stops on a failure before them they are counted then.
    */
   private redeliver(): void {
     const outbox = this.outbox;
@@ -383,16 +417,35 @@ export class Mem0Provider extends MemoryProvider {
     if (outbox.size <= this.pushed.size + this.inFlight.size + this.skippedIds.size) return;
     const waiting = (id: string) =>
       !this.pushed.has(id) && !this.inFlight.has(id) && !this.skippedIds.has(id);
-    const run = async () => {
+    const run = async (): Promise<'sent' | 'failed' | 'stopped'> => {
       while (!this.closed && this.outbox === outbox) {
-        const next = outbox.entries().find((e) => waiting(e.id));
-        if (!next || !(await this.send(next.data, next.id, true))) return;
+        const next = outbox.entries()[0];
+        if (!next) return 'sent';
+        // Never past an older write the writer still holds or is sending: it goes first (its
+        // success starts this again; its failure counts what waits behind it).
+        if (!waiting(next.id)) return 'stopped';
+        if (!(await this.send(next.data, next.id, true))) return 'failed';
       }
+      return 'stopped';
     };
-    const replaying = run().finally(() => {
+    const replaying = run().then((outcome) => {
       if (this.replaying === replaying) this.replaying = undefined;
+      if (outcome === 'failed') this.countDeferred(`held behind an undelivered write (${this.lastAddError})`);
+      // A write deferred while this run was finishing would otherwise wait for the next trigger.
+      else if (outcome === 'sent' && [...this.deferred].some((id) => outbox.has(id))) this.redeliver();
     });
     this.replaying = replaying;
+  }
+
+  /** Deferred writes the redelivery did not reach are undelivered: counted (once), as failed ones. */
+  private countDeferred(reason: string): void {
+    if (this.deferred.size === 0) return;
+    for (const entry of this.outbox?.entries() ?? []) {
+      if (!this.deferred.has(entry.id)) continue;
+      this.countedIds.add(entry.id);
+      this.undelivered.lost(1, `${writeKind(entry.data)}: ${reason}`);
+    }
+    this.deferred.clear();
   }
 
   /**
@@ -420,6 +473,9 @@ export class Mem0Provider extends MemoryProvider {
         for (const e of over) {
           this.skippedIds.delete(e.id);
           this.countedIds.delete(e.id);
+          // Dropped before the redelivery reached it: undelivered for good.
+          if (this.deferred.delete(e.id))
+            this.undelivered.lost(1, `${writeKind(e.data)}: dropped over the cap`);
         }
         if (this.droppedOverCap === 0)
           this.logger.warn(
@@ -469,6 +525,8 @@ export class Mem0Provider extends MemoryProvider {
     // A redelivery stops after the add it is in; what it did not send stays on disk (counted).
     if (this.replaying)
       await settlesWithin(this.replaying, options?.timeoutMs ?? DEFAULT_SHUTDOWN_MS, this.clock);
+    // Writes deferred behind older ones and not reached yet stay on disk, undelivered.
+    this.countDeferred('waiting behind an undelivered write at shutdown');
     const lost = this.undelivered.seal(abandoned);
     const outbox = this.outbox;
     this.outbox = undefined;
@@ -579,7 +637,7 @@ export class Mem0Provider extends MemoryProvider {
    */
   private accept(request: StoredWrite): void {
     const id = this.journal(request);
-    const what = request.metadata?.write_origin === 'builtin_memory_mirror' ? 'memory write' : 'turn';
+    const what = writeKind(request);
     if (this.breaker.state === 'open') {
       this.undelivered.lost(1, `${what} refused: circuit breaker open`);
       if (id !== undefined) this.countedIds.add(id);
@@ -895,13 +953,14 @@ export class Mem0Provider extends MemoryProvider {
     return this.undelivered.total;
   }
 
-  /** ` N write(s) wait on disk for the next start.`, or ''. */
+  /** ` N write(s) wait in the outbox (…).`, or ''. */
   private diskNote(): string {
     const n = this.writesOnDisk;
     const dropped = this.droppedOverCap;
     return (
-      (n > 0 ? ` ${n} write(s) wait on disk for the next start.` : '') +
-      (dropped > 0 ? ` ${dropped} older one(s) dropped over the cap of ${MAX_WAITING_WRITES}.` : '')
+      (n > 0
+        ? ` ${n} write(s) wait in the outbox (sent once Mem0 answers; the next start sends what is left).`
+        : '') + (dropped > 0 ? ` ${dropped} older one(s) dropped over the cap of ${MAX_WAITING_WRITES}.` : '')
     );
   }
 
@@ -959,6 +1018,11 @@ export class Mem0Provider extends MemoryProvider {
       onUnstuck: () => this.releaseSkipped(),
     });
   }
+}
+
+/** How a write is named in counts and warnings. */
+function writeKind(request: StoredWrite): 'memory write' | 'turn' {
+  return request.metadata?.write_origin === 'builtin_memory_mirror' ? 'memory write' : 'turn';
 }
 
 /** The marker a call stopped by our own shutdown reports to the breaker (never counted). */

@@ -44,7 +44,9 @@ describe('mem0 outbox: accepted writes survive the process', () => {
     a.provider.onMemoryWrite('add', 'user', 'Prefers short answers.');
     await a.provider.idle();
     expect(a.provider.writesOnDisk).toBe(2);
-    expect(a.provider.health()?.reason).toMatch(/2 write\(s\) wait on disk for the next start/);
+    expect(a.provider.health()?.reason).toMatch(
+      /2 write\(s\) wait in the outbox \(sent once Mem0 answers; the next start sends what is left\)/,
+    );
     await a.provider.shutdown({ timeoutMs: 1000 });
     expect(a.messages('warn').join('\n')).toMatch(/2 stay on disk and are sent at the next start/);
     expect(a.messages('warn').join('\n')).not.toMatch(/user turn 1|short answers/);

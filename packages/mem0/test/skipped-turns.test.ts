@@ -5,7 +5,7 @@
  * the next start; the cap on waiting writes still bounds them. Official SDK, Platform fake,
  * injected clock.
  */
-import { ManualClock } from '@hermes-memory/core';
+import { createRecordingLogger, ManualClock } from '@hermes-memory/core';
 import { describe, expect, it } from 'vitest';
 import { Mem0Provider } from '../src';
 import { mem0WritesOnDisk } from '../src/outbox';
@@ -46,28 +46,29 @@ async function stuckWithSkippedTurns(fake: Fake, more: number) {
 }
 
 describe('mem0: turns skipped behind a stuck write are sent once it ended (§3.8.19)', () => {
-  it('§3.8.19 a stuck write that fails: the skipped turns wait until Mem0 answers again, then go out after it, in order, once', async () => {
+  it('§3.8.19 a stuck write that fails: the skipped turns wait until Mem0 answers again, then go out with it, before the newer turn, once', async () => {
     const fake = await platformFake();
     const { provider, clock } = await start(fake);
     fake.fail({ type: 'timeout', count: 1, path: '/v3/memories/add/' });
-    provider.syncTurn(turn(1), 'ok');
+    provider.syncTurn(turn(0), 'ok');
     await until(() => fake.hanging >= 1, 'the first add to hang');
-    provider.syncTurn(turn(2), 'ok');
-    provider.syncTurn(turn(3), 'ok');
+    for (let n = 1; n <= 3; n++) provider.syncTurn(turn(n), 'ok');
     await clock.advance(5000);
-    await until(() => provider.skippedTurns === 2, 'the skipped turns');
-    // Turn 1's add reaches its 30 s deadline: it failed, so nothing is sent on its heels.
+    await until(() => provider.skippedTurns === 3, 'the skipped turns');
+    // The stuck add reaches its 30 s deadline: it failed, so nothing is sent on its heels.
     await clock.advance(25_000);
-    await until(() => provider.undeliveredWrites === 3, 'the failed add');
+    await until(() => provider.undeliveredWrites === 4, 'the failed add');
     await provider.idle();
-    expect(requested(fake)).toEqual([turn(1)]);
-    expect(provider.writesOnDisk).toBe(3);
-    // A later turn goes through: the failed write and the skipped turns follow it, oldest first.
+    expect(requested(fake)).toEqual([turn(0)]);
+    expect(provider.writesOnDisk).toBe(4);
+    // Turn 4 is newer than everything waiting: it goes last, behind the failed write and the
+    // skipped turns, never before them (Mem0 would judge an older fact against a newer one).
     provider.syncTurn(turn(4), 'ok');
     await until(() => provider.writesOnDisk === 0, 'the journal to empty');
     await provider.idle();
-    expect(stored(fake)).toEqual([turn(4), turn(1), turn(2), turn(3)]);
-    expect([provider.undeliveredWrites, provider.skippedTurns]).toEqual([0, 2]);
+    expect(stored(fake)).toEqual([turn(0), turn(1), turn(2), turn(3), turn(4)]);
+    expect(requested(fake).slice(1)).toEqual([turn(0), turn(1), turn(2), turn(3), turn(4)]);
+    expect([provider.undeliveredWrites, provider.skippedTurns]).toEqual([0, 3]);
     expect(provider.health()).toBeNull();
     await provider.shutdown({ timeoutMs: 1000 });
   });
@@ -130,5 +131,105 @@ describe('mem0: turns skipped behind a stuck write are sent once it ended (§3.8
     // The two dropped skipped turns were never delivered: still counted, and told.
     expect(provider.undeliveredWrites).toBe(2);
     await provider.shutdown({ timeoutMs: 1000 });
+  });
+});
+
+describe('mem0: a late-delivered write is never overtaken by a newer one (decision 0910)', () => {
+  it('a stuck write that succeeds: turn 4, arriving while the skipped turns are being sent, goes after them, each once', async () => {
+    const fake = await platformFake();
+    const { provider, clock } = await start(fake);
+    const releaseStuck = fake.hold(ADD);
+    provider.syncTurn(turn(0), 'ok');
+    await until(() => fake.heldRequests() === 1, 'the held add');
+    for (let n = 1; n <= 3; n++) provider.syncTurn(turn(n), 'ok');
+    await clock.advance(5000);
+    await until(() => provider.skippedTurns === 3, 'the skipped turns');
+    // The stuck write goes through; the redelivery of turn 1 is held at the fake meanwhile.
+    const releaseFirst = fake.hold(ADD);
+    releaseStuck();
+    await until(() => fake.heldRequests() === 1 && requested(fake).length === 2, 'turn 1 resent and held');
+    provider.syncTurn(turn(4), 'ok');
+    await provider.journaled();
+    for (let i = 0; i < 20; i++) await new Promise((resolve) => setImmediate(resolve));
+    // syncTurn returned at once and sent nothing: turn 4 waits for the older turns.
+    expect(requested(fake)).toEqual([turn(0), turn(1)]);
+    releaseFirst();
+    await until(() => provider.writesOnDisk === 0, 'the journal to empty');
+    await provider.idle();
+    expect(requested(fake)).toEqual([turn(0), turn(1), turn(2), turn(3), turn(4)]);
+    expect(stored(fake)).toEqual([turn(0), turn(1), turn(2), turn(3), turn(4)]);
+    expect([provider.undeliveredWrites, provider.skippedTurns]).toEqual([0, 3]);
+    await provider.shutdown({ timeoutMs: 1000 });
+  });
+
+  it('a failed write goes out before the turn after it, which waits for it in the journal', async () => {
+    const fake = await platformFake();
+    const { provider } = await start(fake);
+    fake.fail({ type: 'status', status: 503, count: 1, path: '/v3/memories/add/' });
+    provider.syncTurn('I live in Paris.', 'ok');
+    await provider.idle();
+    expect(provider.undeliveredWrites).toBe(1);
+    provider.syncTurn('I moved to Berlin.', 'ok');
+    await until(() => provider.writesOnDisk === 0, 'the journal to empty');
+    await provider.idle();
+    expect(stored(fake)).toEqual(['I live in Paris.', 'I moved to Berlin.']);
+    expect(requested(fake)).toEqual(['I live in Paris.', 'I live in Paris.', 'I moved to Berlin.']);
+    expect([provider.undeliveredWrites, provider.health()]).toEqual([0, null]);
+    await provider.shutdown({ timeoutMs: 1000 });
+  });
+
+  it('Mem0 still down: a turn behind the failed write is not sent, and is counted once the retry of the older one fails', async () => {
+    const fake = await platformFake();
+    const { provider } = await start(fake);
+    fake.fail({ type: 'status', status: 503, count: 2, path: '/v3/memories/add/' });
+    provider.syncTurn('I live in Paris.', 'ok');
+    await provider.idle();
+    provider.syncTurn('I moved to Berlin.', 'ok');
+    await until(() => provider.undeliveredWrites === 2, 'the turn behind it counted');
+    await provider.idle();
+    // One request per turn, as before: the older write, tried again; the newer turn never went out.
+    expect(requested(fake)).toEqual(['I live in Paris.', 'I live in Paris.']);
+    expect(provider.health()?.reason).toMatch(
+      /last 2 write\(s\) were not delivered \(turn: held behind an undelivered write \(.*503/,
+    );
+    provider.syncTurn('I work from home.', 'ok');
+    await until(() => provider.writesOnDisk === 0, 'the journal to empty');
+    await provider.idle();
+    expect(stored(fake)).toEqual(['I live in Paris.', 'I moved to Berlin.', 'I work from home.']);
+    expect(provider.undeliveredWrites).toBe(0);
+    await provider.shutdown({ timeoutMs: 1000 });
+  });
+
+  it('a turn waiting behind an older write at shutdown is counted, stays on disk, and the next start sends both in order', async () => {
+    const fake = await platformFake();
+    const logger = createRecordingLogger();
+    const home = tempHome();
+    const clock = new ManualClock();
+    const a = new Mem0Provider(platformSettings(fake, { clock }));
+    await a.initialize('s1', initContext(home, { logger }));
+    fake.fail({ type: 'status', status: 503, count: 1, path: '/v3/memories/add/' });
+    a.syncTurn('I live in Paris.', 'ok');
+    await a.idle();
+    const release = fake.hold(ADD);
+    a.syncTurn('I moved to Berlin.', 'ok');
+    await until(() => fake.heldRequests() === 1, 'the older write resent and held');
+    const stopping = a.shutdown({ timeoutMs: 1000 });
+    await until(() => clock.nextTimerAt !== undefined, 'the shutdown wait');
+    await clock.advance(1000);
+    await stopping;
+    const warned = logger.records.filter((r) => r.level === 'warn').map((r) => r.message);
+    expect(warned.some((w) => /Mem0: 2 write\(s\) accepted this session were not delivered/.test(w))).toBe(
+      true,
+    );
+    expect(mem0WritesOnDisk(home)).toBe(2);
+    release();
+    await until(() => fake.heldRequests() === 0, 'the released add');
+    const b = await start(fake, home);
+    await until(() => b.provider.writesOnDisk === 0, 'the earlier run sent');
+    await b.provider.idle();
+    // At least once: the add abandoned at shutdown is sent again, and the newer turn after it.
+    expect(requested(fake).slice(-2)).toEqual(['I live in Paris.', 'I moved to Berlin.']);
+    expect(requested(fake).filter((t) => t === 'I moved to Berlin.')).toHaveLength(1);
+    await b.provider.shutdown({ timeoutMs: 1000 });
   });
 });
