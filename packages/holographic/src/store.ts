@@ -562,23 +562,26 @@ export class FactStore {
   /**
    * The format of the vectors already stored at this dimension: `float64` when every one is a raw
    * float64 blob (the older plugin's), `float32` when any is prefixed, null when there are none.
-   * `length()` of a blob reads no overflow page, so this stays cheap on large stores.
+   * `length()` of a blob reads no overflow page, and each EXISTS stops at its first match, so
+   * opening a float32 store reads a few rows, not all of them (counting them took ~150 ms at 100k).
    */
   storedVectorFormat(): VectorFormat | null {
     const f64 = this.hrrDim * 8;
     const f32 = HRR_BLOB_PREFIX.length + this.hrrDim * 4;
     if (f64 === f32) return null;
-    const counts = this.db
+    // CASE stops at the first true branch: a float32 store (the usual) finds its first row at once.
+    const found = this.db
       .prepare(
-        `SELECT
-           (SELECT COUNT(*) FROM facts WHERE length(hrr_vector) = @f64) +
-           (SELECT COUNT(*) FROM memory_banks WHERE length(vector) = @f64) AS legacy,
-           (SELECT COUNT(*) FROM facts WHERE length(hrr_vector) = @f32) +
-           (SELECT COUNT(*) FROM memory_banks WHERE length(vector) = @f32) AS prefixed`,
+        `SELECT CASE
+           WHEN EXISTS (SELECT 1 FROM memory_banks WHERE length(vector) = @f32)
+             OR EXISTS (SELECT 1 FROM facts WHERE length(hrr_vector) = @f32) THEN 'float32'
+           WHEN EXISTS (SELECT 1 FROM memory_banks WHERE length(vector) = @f64)
+             OR EXISTS (SELECT 1 FROM facts WHERE length(hrr_vector) = @f64) THEN 'float64'
+         END`,
       )
-      .get({ f64, f32 }) as { legacy: number; prefixed: number };
-    if (counts.prefixed > 0) return 'float32';
-    return counts.legacy > 0 ? 'float64' : null;
+      .pluck()
+      .get({ f64, f32 }) as VectorFormat | null;
+    return found ?? null;
   }
 
   private chooseVectorFormat(requested: VectorFormat | 'auto'): VectorFormat {
