@@ -7,6 +7,7 @@
 import type { ManualClock } from '@hermes-memory/core';
 import { describe, expect, it } from 'vitest';
 import { advanceUntil, type Rig, rigPerTest } from './test-support/rig';
+import { openvikingTurnsOnDisk } from './sessions/outbox';
 import { TOOL_NAMES } from './tools';
 
 const open = rigPerTest();
@@ -221,6 +222,41 @@ describe('openviking redelivers within the run (decision 0982)', () => {
       await settled(r, r.provider.shutdown({ timeoutMs: 1000 }));
     },
   );
+
+  it('a turn that fails again when it is sent again (a persistent 5xx) no longer holds its session commit back for the run; it stays on disk', async () => {
+    // The server fails any write holding this text, every time, with a 500 (kept: not a refusal).
+    const poison = (q: { method: string; path: string; body: unknown }) =>
+      q.method === 'POST' && !q.path.endsWith('/commit') && JSON.stringify(q.body ?? '').includes('Ada')
+        ? { type: 'status' as const, status: 500 }
+        : null;
+    const r = await open({ fake: { server: { faultFor: poison } } });
+    r.provider.syncTurn('The lamp is green.', 'Noted.');
+    r.provider.syncTurn('The lighthouse keeper is called Ada.', 'Noted.');
+    await settled(r, r.provider.idle());
+    await settled(r, r.provider.onSessionEnd([]));
+    r.provider.onSessionSwitch('s2', {});
+    // The next stored turn sends the failed one again; failed again, s1 is committed without it.
+    r.provider.syncTurn('Her boat is called Tern.', 'Noted.');
+    await settled(r, r.provider.idle());
+    expect(sessionLog(r, 's1')).toEqual(['batch: green', 'commit']);
+    expect(r.provider.turnsOnDisk).toBe(1);
+    expect(r.provider.undeliveredWrites).toBe(1);
+    await settled(r, r.provider.shutdown({ timeoutMs: 1000 }));
+  });
+
+  it('a turn that failed once is sent again at shutdown while the server answers, then its session is committed', async () => {
+    // This one turn fails every way it is tried the first time (a 500, not an outage); then the server takes it.
+    const r = await open();
+    r.backend.fail({ type: 'status', status: 500, count: 3, path: '/messages/batch' });
+    r.backend.fail({ type: 'status', status: 500, count: 1, path: '/messages' });
+    r.provider.syncTurn('The lighthouse keeper is called Ada.', 'Noted.');
+    await settled(r, r.provider.idle());
+    expect([r.provider.undeliveredWrites, r.provider.turnsOnDisk]).toEqual([1, 1]);
+    expect(sessionLog(r, 's1')).toEqual([]);
+    await settled(r, r.provider.shutdown({ timeoutMs: 5000 }));
+    expect(sessionLog(r, 's1')).toEqual(['batch: Ada', 'commit']);
+    expect(openvikingTurnsOnDisk(r.home)).toBe(0);
+  });
 });
 
 /** What reached `sid`, in order: each accepted batch by its first user text's last word, each commit. */

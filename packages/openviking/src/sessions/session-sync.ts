@@ -263,6 +263,9 @@ export class SessionSync {
     const left = () => Math.max(0, deadline - clock.now());
     const current = this.sessionId;
     let done = true;
+    // Turns that failed earlier in this run get one more try while the server answers (their
+    // sessions' commits wait for them): a one-task process has no later turn to send them with.
+    if (this.failed.size > 0 && !this.breakerOpen && this.options.connection.current()) this.resume();
     const delivering = this.delivering;
     if (delivering) done = await this.withinBudget(() => delivering.then(() => true), left(), signal);
     if (current.trim() !== '' && (this.turnCount(current) > 0 || this.writers.get(current)?.size)) {
@@ -366,8 +369,13 @@ export class SessionSync {
     return false;
   }
 
+  /**
+   * A turn of `sessionId` failed and was not sent again yet. One that failed again when sent
+   * again (a persistent 5xx) no longer holds the commit back: it stays on disk and is posted
+   * later (in the run, and by the next start, whose replay commits its session again).
+   */
   private hasFailed(sessionId: string): boolean {
-    for (const turn of this.failed.values()) if (turn.sessionId === sessionId) return true;
+    for (const turn of this.failed.values()) if (turn.sessionId === sessionId && !turn.again) return true;
     return false;
   }
 
