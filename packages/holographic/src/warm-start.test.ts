@@ -5,7 +5,9 @@
  * processes (nothing is scored with a stale row or stale text).
  */
 import { silentLogger } from '@hermes-memory/core';
+import { runPythonJson } from '@hermes-memory/testkit';
 import Database from 'better-sqlite3';
+import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { HolographicProvider } from './provider';
@@ -119,6 +121,39 @@ describe('warm-up of a restarted store', () => {
     expect(ranking(store, 'note 0').map((r) => r.id)).not.toContain(1);
     const cold = tempStore({ dbPath });
     for (const q of [...queries, 'lamp', 'carpentry']) expect(ranking(store, q)).toEqual(ranking(cold, q));
+  });
+
+  it('scores what a Python process (the reference plugin) wrote while every row was cached', async () => {
+    const dbPath = importedFile();
+    const store = tempStore({ dbPath });
+    await store.warmUp();
+    const [before] = ranking(store, 'sourdough bread');
+    const target = before!.id;
+    // The plugin's writes are plain SQL on the shared schema; our triggers queue them for the side index.
+    const script = path.join(tempDir(), 'edit.py');
+    fs.writeFileSync(
+      script,
+      [
+        'import json, sqlite3, sys',
+        'db = sqlite3.connect(sys.argv[1])',
+        'db.execute("UPDATE facts SET content = ?, trust_score = 0.95, updated_at = CURRENT_TIMESTAMP WHERE fact_id = ?",',
+        '           ("Di: the harbour ferry was late again", int(sys.argv[2])))',
+        `db.execute("INSERT INTO facts (content, category) VALUES ('Ann: the harbour lighthouse reopened', 'general')")`,
+        'db.commit()',
+        'print(json.dumps({"facts": db.execute("SELECT COUNT(*) FROM facts").fetchone()[0]}))',
+      ].join('\n'),
+    );
+    expect(await runPythonJson(script, dbPath, String(target))).toEqual({ facts: turns.length + 1 });
+    const harbour = store.search('harbour', { minTrust: 0, countRetrievals: false });
+    expect(harbour.map((r) => r.content).sort()).toEqual([
+      'Ann: the harbour lighthouse reopened',
+      'Di: the harbour ferry was late again',
+    ]);
+    expect(harbour.find((r) => r.fact_id === target)?.trust_score).toBe(0.95);
+    expect(ranking(store, 'sourdough bread').map((r) => r.content)).not.toContain(before!.content);
+    const cold = tempStore({ dbPath });
+    for (const q of [...queries, 'harbour', 'sourdough bread'])
+      expect(ranking(store, q)).toEqual(ranking(cold, q));
   });
 
   it("keeps the other cached rows through this store's own update, feedback and remove", async () => {
