@@ -7,7 +7,7 @@
  * At least once: a write that timed out on our side may have landed, and is then sent again.
  */
 import path from 'node:path';
-import { type Logger, Outbox } from '@hermes-memory/core';
+import { type Clock, type Logger, Outbox } from '@hermes-memory/core';
 import type { AddRequest } from './backend/types';
 
 /** One accepted write: the add request as it would have been sent. */
@@ -17,8 +17,20 @@ export function mem0OutboxDir(hermesHome: string): string {
   return path.join(hermesHome, 'mem0', 'outbox');
 }
 
-export function openMem0Outbox(hermesHome: string, logger: Logger): Outbox<StoredWrite> {
-  return Outbox.open<StoredWrite>({ dir: mem0OutboxDir(hermesHome), root: hermesHome, name: 'Mem0', logger });
+/** `clock` stamps each entry's `at`: a write delivered late tells the Platform when it was accepted. */
+export function openMem0Outbox(hermesHome: string, logger: Logger, clock?: Clock): Outbox<StoredWrite> {
+  return Outbox.open<StoredWrite>({
+    dir: mem0OutboxDir(hermesHome),
+    root: hermesHome,
+    name: 'Mem0',
+    logger,
+    ...(clock ? { clock } : {}),
+  });
+}
+
+/** A journaled write as it is sent late: stamped with when it was accepted (Unix seconds). */
+export function lateWrite(entry: { at: number; data: StoredWrite }): StoredWrite {
+  return { ...entry.data, timestamp: Math.max(0, Math.floor(entry.at / 1000)) };
 }
 
 /** Writes on disk waiting for Mem0 (every process's); 0 when unreadable. */

@@ -73,7 +73,7 @@ import {
   UPDATE_TOOL,
 } from './tools';
 import { settlesWithin, TurnWriter } from './turn-writer';
-import { openMem0Outbox, type StoredWrite } from './outbox';
+import { lateWrite, openMem0Outbox, type StoredWrite } from './outbox';
 import { importEmbeddings } from './embeddings-peer';
 
 const UNAVAILABLE = 'Mem0 temporarily unavailable (multiple consecutive failures). Will retry automatically.';
@@ -310,7 +310,7 @@ export class Mem0Provider extends MemoryProvider {
   /** Take this process's journal; writes an earlier run left are sent first, in the background. */
   private openOutbox(): void {
     try {
-      this.outbox = openMem0Outbox(this.hermesHome, this.logger);
+      this.outbox = openMem0Outbox(this.hermesHome, this.logger, this.clock);
     } catch (error) {
       this.logger.warn(
         `Mem0: no outbox (${describeError(error)}); writes not delivered die with the process.`,
@@ -320,7 +320,7 @@ export class Mem0Provider extends MemoryProvider {
     const earlier = this.outbox.entries();
     if (earlier.length === 0) return;
     this.logger.info(`Mem0: sending ${earlier.length} write(s) an earlier run could not deliver.`);
-    for (const entry of earlier) this.push(entry.data, entry.id);
+    for (const entry of earlier) this.push(lateWrite(entry), entry.id);
   }
 
   /** Hand a journaled write to the writer (which sends it in turn, or skips it behind a stuck one). */
@@ -424,7 +424,7 @@ export class Mem0Provider extends MemoryProvider {
         // Never past an older write the writer still holds or is sending: it goes first (its
         // success starts this again; its failure counts what waits behind it).
         if (!waiting(next.id)) return 'stopped';
-        if (!(await this.send(next.data, next.id, true))) return 'failed';
+        if (!(await this.send(lateWrite(next), next.id, true))) return 'failed';
       }
       return 'stopped';
     };

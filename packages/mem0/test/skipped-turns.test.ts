@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { Mem0Provider } from '../src';
 import { mem0WritesOnDisk } from '../src/outbox';
 import { MAX_WAITING_WRITES } from '../src/provider';
-import { initContext, platformFake, platformSettings, tempHome, until } from './helpers';
+import { initContext, PLATFORM_KEY, platformFake, platformSettings, tempHome, until } from './helpers';
 
 const ADD = 'POST /v3/memories/add/';
 type Fake = Awaited<ReturnType<typeof platformFake>>;
@@ -230,6 +230,51 @@ describe('mem0: a late-delivered write is never overtaken by a newer one (decisi
     // At least once: the add abandoned at shutdown is sent again, and the newer turn after it.
     expect(requested(fake).slice(-2)).toEqual(['I live in Paris.', 'I moved to Berlin.']);
     expect(requested(fake).filter((t) => t === 'I moved to Berlin.')).toHaveLength(1);
+    // Sent late by the next start: each carries when it was accepted.
+    const late = fake.requestsTo(ADD).slice(-2);
+    expect(late.map((r) => typeof (r.body as { timestamp?: unknown }).timestamp)).toEqual([
+      'number',
+      'number',
+    ]);
     await b.provider.shutdown({ timeoutMs: 1000 });
+  });
+
+  it('a write delivered late tells the Platform when it was accepted (timestamp); one sent on time does not', async () => {
+    const fake = await platformFake();
+    const t0 = Date.parse('2025-12-31T23:00:00Z');
+    const { provider, clock } = await start(fake, tempHome(), new ManualClock(t0));
+    fake.fail({ type: 'status', status: 503, count: 1, path: '/v3/memories/add/' });
+    provider.syncTurn('I live in Paris.', 'ok');
+    await provider.idle();
+    await clock.advance(60_000);
+    provider.syncTurn('I moved to Berlin.', 'ok');
+    await until(() => provider.writesOnDisk === 0, 'the journal to empty');
+    await provider.idle();
+    provider.syncTurn('I work from home.', 'ok');
+    await provider.idle();
+    const stamps = fake.requestsTo(ADD).map((r) => (r.body as { timestamp?: unknown }).timestamp);
+    expect(stamps).toEqual([undefined, t0 / 1000, t0 / 1000 + 60, undefined]);
+    const recorded = (text: string) => fake.state.memories.find((m) => m.memory.includes(text))?.created_at;
+    expect([recorded('Paris'), recorded('Berlin'), recorded('home')]).toEqual([
+      '2025-12-31T23:00:00.000Z',
+      '2025-12-31T23:01:00.000Z',
+      '2026-01-01T00:00:00.000Z',
+    ]);
+    await provider.shutdown({ timeoutMs: 1000 });
+  });
+
+  it('the fake Platform refuses a timestamp that is not Unix seconds, as a 400', async () => {
+    const fake = await platformFake();
+    const res = await fetch(`${fake.url}/v3/memories/add/`, {
+      method: 'POST',
+      headers: { authorization: `Token ${PLATFORM_KEY}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        messages: [{ role: 'user', content: 'x.' }],
+        user_id: 'u',
+        timestamp: 'yesterday',
+      }),
+    });
+    expect(res.status).toBe(400);
+    expect(fake.state.memories).toHaveLength(0);
   });
 });

@@ -51,6 +51,7 @@ export class PlatformBackend implements Mem0Backend {
       ...(request.metadata && Object.keys(request.metadata).length > 0
         ? { metadata: { ...request.metadata } }
         : {}),
+      ...(request.timestamp !== undefined ? { timestamp: request.timestamp } : {}),
     });
     // The SDK types this as Memory[]; the v3 endpoint answers {status: "PENDING", eventId}.
     const eventId =

@@ -19,6 +19,12 @@ export interface AddRequest {
   infer: boolean;
   /** Left out of the request entirely when empty, as the reference does for older servers. */
   metadata?: Readonly<Record<string, unknown>>;
+  /**
+   * When the write was accepted (Unix seconds), for one delivered late from the outbox: the
+   * Platform records the memory at that time (its documented `timestamp`). Never journaled; other
+   * backends do not send it (decision 0910).
+   */
+  timestamp?: number;
 }
 
 export interface AddResult {

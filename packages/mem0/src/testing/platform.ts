@@ -42,7 +42,8 @@ type Body = Record<string, unknown>;
 
 /**
  * A protocol-faithful fake of the Mem0 Platform API (api.mem0.ai), for the official `mem0ai`
- * `MemoryClient`: `GET /v1/ping/`, asynchronous `POST /v3/memories/add/` with events, `POST
+ * `MemoryClient`: `GET /v1/ping/`, asynchronous `POST /v3/memories/add/` with events (and the
+ * optional `timestamp`, Unix seconds, that memories are recorded at instead of now), `POST
  * /v3/memories/search/` (filters required), paginated `POST /v3/memories/`, `GET/PUT/DELETE
  * /v1/memories/{id}/` (ids are UUIDs), `DELETE /v1/memories/`, history. `Token` auth, FastAPI-style
  * `{detail}` errors. Extraction and search are simple stand-ins (sentences, word overlap).
@@ -84,6 +85,16 @@ export async function startFakeMem0Platform(
       return bad('At least one of user_id, agent_id, app_id or run_id is required.');
     const metadata =
       typeof input.metadata === 'object' && input.metadata !== null ? (input.metadata as Body) : null;
+    // Memory timestamps: a Unix time (seconds) the memories are recorded at instead of now.
+    const timestamp = input.timestamp;
+    if (
+      timestamp !== undefined &&
+      timestamp !== null &&
+      !(typeof timestamp === 'number' && Number.isFinite(timestamp) && timestamp >= 0)
+    )
+      return bad('timestamp must be a Unix timestamp in seconds');
+    const at =
+      typeof timestamp === 'number' ? new Date(Math.floor(timestamp) * 1000).toISOString() : undefined;
     const event = {
       id: nextUuid(state),
       status: 'PENDING' as 'PENDING' | 'SUCCEEDED',
@@ -96,7 +107,7 @@ export async function startFakeMem0Platform(
         infer: input.infer !== false,
         entities,
         metadata,
-        now: now(),
+        now: at ?? now(),
       });
       event.status = 'SUCCEEDED';
       event.results = added.map((m) => ({ id: m.id, event: 'ADD', data: { memory: m.memory } }));
