@@ -726,7 +726,9 @@ export class HindsightProvider extends MemoryProvider {
     const ids = log.outboxIds;
     if (!outbox || !ids) return;
     let i = log.retained;
-    while (i < log.turns.length && ids[i] !== undefined && !outbox.has(ids[i]!)) i++;
+    // Emptied as well (never sent, as the cap's): a server that replaces documents (< 0.5.0) gets
+    // the whole log each time, and those turns are in the other log's document already.
+    while (i < log.turns.length && ids[i] !== undefined && !outbox.has(ids[i]!)) log.turns[i++] = '';
     if (i === log.retained) return;
     log.retained = i;
     log.settled = Math.max(log.settled ?? 0, i);

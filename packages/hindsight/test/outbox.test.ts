@@ -212,6 +212,31 @@ describe('hindsight outbox: held turns survive the process', () => {
     expect(hindsightTurnsOnDisk(hermesHome)).toBe(0);
   });
 
+  it('re-initialized while a retain is queued, on a server that replaces documents (< 0.5.0): no turn is in two documents', async () => {
+    const server = await fake({ apiVersion: '0.4.2' });
+    const clock = new ManualClock(Date.parse('2026-03-01T12:00:00Z'));
+    const hermesHome = home();
+    const a = await started(server, { clock }, { sessionId: 's-1', hermesHome });
+    a.provider.syncTurn('user turn 1', 'reply 1');
+    a.provider.syncTurn('user turn 2', 'reply 2');
+    a.provider.initialize('s-2', {
+      hermesHome,
+      platform: 'cli',
+      agentContext: 'primary',
+      logger: a.logs.logger,
+      env: { HOME: hermesHome },
+    });
+    await pumped(clock, () => a.provider.idle());
+    // Each document is replaced whole by its next retain: what each holds is its last retain.
+    const last = new Map(retainedTurns(server));
+    const all = [...last.values()].flat();
+    expect(all.filter((t) => t === 'User: user turn 1')).toHaveLength(1);
+    expect(all.filter((t) => t === 'User: user turn 2')).toHaveLength(1);
+    expect(a.provider.turnsOnDisk).toBe(0);
+    await a.provider.journaled(); // real disk I/O: done before the clock is pumped
+    await pumped(clock, () => a.provider.shutdown({ timeoutMs: 1_000 }));
+  });
+
   it('re-initialized while a retain is queued and the server fails: the turns are held once, by the replay', async () => {
     const server = await fake();
     const clock = new ManualClock(Date.parse('2026-03-01T12:00:00Z'));
