@@ -277,4 +277,30 @@ describe('mem0: a late-delivered write is never overtaken by a newer one (decisi
     expect(res.status).toBe(400);
     expect(fake.state.memories).toHaveLength(0);
   });
+
+  it('the breaker closing while an older write is still running sends nothing past it: a turn refused meanwhile goes after it', async () => {
+    const fake = await platformFake();
+    const clock = new ManualClock();
+    const provider = new Mem0Provider(platformSettings(fake, { clock, breakerCooldownMs: 1000 }));
+    await provider.initialize('s1', initContext(tempHome()));
+    const release = fake.hold(ADD);
+    provider.syncTurn('I live in Paris.', 'ok');
+    await until(() => fake.heldRequests() === 1, 'the held add');
+    // Searches fail meanwhile: the breaker opens, and the next turn is refused (journaled).
+    fake.fail({ type: 'status', status: 503, count: 5, path: '/v3/memories/search/' });
+    for (let i = 0; i < 5; i++) await provider.handleToolCall('mem0_search', { query: 'tea' });
+    expect(provider.health()?.status).toBe('down');
+    provider.syncTurn('I moved to Berlin.', 'ok');
+    // The cooldown passes and a search goes through: the breaker closes with Paris still running.
+    await clock.advance(1000);
+    expect(JSON.parse(await provider.handleToolCall('mem0_search', { query: 'tea' })).error).toBeUndefined();
+    for (let i = 0; i < 20; i++) await new Promise((resolve) => setImmediate(resolve));
+    expect(requested(fake)).toEqual(['I live in Paris.']);
+    release();
+    await until(() => provider.writesOnDisk === 0, 'the journal to empty');
+    await provider.idle();
+    expect(stored(fake)).toEqual(['I live in Paris.', 'I moved to Berlin.']);
+    expect(provider.undeliveredWrites).toBe(0);
+    await provider.shutdown({ timeoutMs: 1000 });
+  });
 });
