@@ -38,6 +38,26 @@ const ns = (o: Outbox<Msg>) => o.entries().map((e) => e.data.n);
 const locks = (dir: string) => fs.readdirSync(dir).filter((f) => f.endsWith('.lock'));
 
 describe('Outbox handover within one process', () => {
+  it('a close that finished: the next open of this process adopts its files, and acks on the old outbox reach the new one', async () => {
+    const dir = home();
+    const a = open(dir);
+    const [one, two] = await a.append([{ n: 1 }, { n: 2 }]);
+    // Nothing queued: the close finishes at once and leaves its journal lock-less.
+    expect(await a.close()).toBe(2);
+    const b = open(dir);
+    expect(ns(b)).toEqual([1, 2]);
+    expect(b.handedOver).toBe(0);
+    // A delivery that was running on the old outbox ends now: it is not replayed by the new one.
+    a.ack([one!.id]);
+    expect(ns(b)).toEqual([2]);
+    await b.flushed();
+    expect(Outbox.countOnDisk(dir)).toBe(1);
+    expect(() => a.add([{ n: 3 }])).toThrow(/closed/);
+    b.ack([two!.id]);
+    await b.close();
+    expect(Outbox.countOnDisk(dir)).toBe(0);
+  });
+
   it('close without await, then open: every pending entry is taken, queued ones included, in order, once', async () => {
     const dir = home();
     const a = open(dir);

@@ -98,8 +98,9 @@ export class Outbox<T> {
    * from memory, writes them into the new journal (fsynced) and only then lets the old one stop:
    * its remaining queued writes are skipped, it removes its files and lock, later `ack`s on it
    * go to the new outbox and `add` on it throws. An old close that already finished left its
-   * files lock-less, and they are adopted from disk like a gone process's. An outbox that is
-   * still open (not closing) is never taken.
+   * files lock-less: they are adopted like a gone process's, but what it holds is taken from
+   * memory (an ack after its close is not replayed) and later `ack`s on it go to the new outbox
+   * too. An outbox that is still open (not closing) is never taken.
    */
   static open<T>(options: OutboxOptions): Outbox<T> {
     const dir = path.resolve(options.dir);
@@ -116,7 +117,14 @@ export class Outbox<T> {
     let skipped = 0;
     const taken: string[] = [];
     const acked = new Set<string>();
-    for (const [other, files] of listJournals(dir)) {
+    const listing = listJournals(dir);
+    // Outboxes of this process whose close finished with entries left: their files are adopted
+    // like a gone process's, but what they hold is taken from memory (acks since the close
+    // included), and later acks on them pass to this one.
+    const finished = closedHere.get(realDir);
+    for (const gone of finished?.keys() ?? []) if (!listing.has(gone)) finished!.delete(gone);
+    const handing: Outbox<T>[] = [];
+    for (const [other, files] of listing) {
       // A closing outbox of this process has a live lock (this pid): never adopted from disk here.
       if (other === owner || !ownerGone(dir, other)) continue;
       const mine = adoptOwner(dir, other, files, owner, () => seq++);
@@ -125,14 +133,22 @@ export class Outbox<T> {
       const folded = foldJournals<T>(mine.map((f) => readText(path.join(dir, f))));
       skipped += folded.skipped;
       for (const id of folded.acked) acked.add(id);
-      if (folded.entries.length > 0) groups.push(folded.entries);
+      const old = finished?.get(other) as Outbox<T> | undefined;
+      if (old) {
+        finished!.delete(other);
+        handing.push(old);
+      } else if (folded.entries.length > 0) groups.push(folded.entries);
     }
+    if (finished?.size === 0) closedHere.delete(realDir);
     // Closing outboxes of this process: what they hold in memory (queued writes included).
-    const handing = closingHere<T>(realDir);
+    const closingNow = closingHere<T>(realDir);
+    handing.push(...closingNow);
     let handedOver = 0;
     for (const old of handing) {
       const held = old.entries();
-      handedOver += held.length;
+      // Counted as handed over only from a close still running (a re-initialize); a finished
+      // one's are an earlier run's, as if another process had left them.
+      if (closingNow.includes(old)) handedOver += held.length;
       if (held.length > 0) groups.push(held);
     }
     // Writers in the order they started writing; each one's entries in its own order. An id
@@ -286,6 +302,11 @@ export class Outbox<T> {
     }
     const left = this.live.size;
     if (left === 0) removeQuietly(this.file);
+    else {
+      // Lock-less from now on: the next `open` here adopts the files and takes over from this one.
+      const here = closedHere.get(this.realDir) ?? new Map<string, Outbox<unknown>>();
+      closedHere.set(this.realDir, here.set(this.owner, this as Outbox<unknown>));
+    }
     removeQuietly(path.join(this.options.dir, lockName(this.owner)));
     return left;
   }
@@ -367,6 +388,12 @@ export class Outbox<T> {
  * locks stand until they finish). Module state: one per loaded copy of core.
  */
 const closing = new Map<string, Set<Outbox<unknown>>>();
+
+/**
+ * Outboxes of this process whose close finished with entries left, by real folder path and owner,
+ * until an `open` here adopts their files (or the files are gone: another process took them).
+ */
+const closedHere = new Map<string, Map<string, Outbox<unknown>>>();
 
 function closingHere<T>(realDir: string): Outbox<T>[] {
   return [...(closing.get(realDir) ?? [])] as unknown as Outbox<T>[];
