@@ -21,8 +21,9 @@ export interface OpenedManager {
 
 /**
  * A manager wired the way an agent wires it: builtin first, then the provider config.yaml names
- * (if it loads and is available), then each `memory.secondary` provider read-only. A secondary
- * that fails to load or is unavailable is warned about and left out; the rest carry on. Logs go
+ * (if it loads and is available), then each `memory.secondary` provider read-only. A provider
+ * that is not installed, fails to load or is unavailable is warned about and left out; the rest
+ * carry on. Logs go
  * to stderr, never stdout (stdout may carry MCP frames).
  */
 export async function openManager(
@@ -44,8 +45,15 @@ export async function openManager(
   const builtin = createBuiltinProvider({ hermesHome: home });
   manager.addProvider(builtin);
   let external: MemoryProvider | undefined;
-  if (config.memory.provider) {
-    const loaded = await loadProvider(config.memory.provider, options.cwd, home);
+  // A provider that is not installed or fails to load is warned about like an unavailable one:
+  // the agent keeps its built-in memory rather than not starting at all.
+  const loaded = config.memory.provider
+    ? await loadProvider(config.memory.provider, options.cwd, home).catch((error: unknown) => {
+        logger.warn(`${describeError(error)} Continuing with built-in memory only.`);
+        return undefined;
+      })
+    : undefined;
+  if (loaded) {
     if (loaded.provider.isAvailable()) {
       if (manager.addProvider(loaded.provider)) external = loaded.provider;
     } else {
@@ -61,7 +69,9 @@ export async function openManager(
       const loaded = await loadProvider(entry.provider, options.cwd, home);
       if (!loaded.provider.isAvailable()) {
         const why = loaded.provider.unavailableReason();
-        logger.warn(`Secondary memory provider '${loaded.name}' is not available${why ? `: ${why}` : ''}; skipped.`);
+        logger.warn(
+          `Secondary memory provider '${loaded.name}' is not available${why ? `: ${why}` : ''}; skipped.`,
+        );
         continue;
       }
       const added = manager.addProvider(loaded.provider, {
@@ -70,7 +80,9 @@ export async function openManager(
       });
       if (added) secondaries.push(loaded.provider);
     } catch (error) {
-      logger.warn(`Secondary memory provider '${entry.provider}' could not be loaded; skipped: ${describeError(error)}`);
+      logger.warn(
+        `Secondary memory provider '${entry.provider}' could not be loaded; skipped: ${describeError(error)}`,
+      );
     }
   }
   const sessionId = newSessionId();

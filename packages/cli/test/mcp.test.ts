@@ -68,6 +68,42 @@ describe('hermes-memory mcp (stdio, built binary)', () => {
   });
 });
 
+describe('hermes-memory mcp with a provider this install lacks', () => {
+  it('serves built-in memory and warns, instead of not starting (a Python home naming honcho)', async () => {
+    // Before: "hermes-memory: Memory provider 'honcho' not found …", exit 1, and the MCP client
+    // lost even MEMORY.md / USER.md.
+    const home = tempHome();
+    homes.push(home);
+    fs.writeFileSync(path.join(home, 'config.yaml'), 'memory:\n  provider: honcho-not-installed\n');
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [BIN, 'mcp', '--home', home],
+      env: { PATH: process.env.PATH ?? '', NO_COLOR: '1' },
+      stderr: 'pipe',
+    });
+    let stderr = '';
+    transport.stderr?.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString('utf8');
+    });
+    const client = new Client({ name: 'test', version: '1.0.0' });
+    await client.connect(transport);
+    try {
+      const { tools } = await client.listTools();
+      expect(tools.map((t) => t.name).sort()).toEqual(['memory', 'session_search']);
+      const added = await client.callTool({
+        name: 'memory',
+        arguments: { action: 'add', content: 'Uses pnpm' },
+      });
+      expect(added.isError).toBe(false);
+    } finally {
+      await client.close();
+    }
+    expect(stderr).toMatch(
+      /Memory provider 'honcho-not-installed' not found\..*Continuing with built-in memory only\./,
+    );
+  });
+});
+
 describe('hermes-memory mcp --http (built binary)', () => {
   it('prints a per-start bearer token and refuses requests without it (§12)', async () => {
     const home = tempHome();
