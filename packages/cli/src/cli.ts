@@ -1,10 +1,10 @@
-import type { ProviderPackage } from '@hermes-memory/core';
+import { type ProviderPackage, loadHermesConfig } from '@hermes-memory/core';
 import type { Command, CommandEntry } from './command';
 import type { ProviderAlias } from './commands/provider';
 import { type CommandContext, createContext, extractGlobalOptions } from './context';
 import { CliError, oneLine } from './errors';
 import { type CliIO, processIO } from './io';
-import { findProviderPackages } from './providers';
+import { findProviderPackages, loadProvider } from './providers';
 import { CLI_VERSION } from './version';
 
 /**
@@ -113,6 +113,9 @@ async function runProvider(
   const alias = PROVIDER_ALIASES.find((a) => a.name === name);
   const id = alias?.provider ?? name;
   if (!alias && !findProviderPackages(ctx.io.cwd, ctx.home).packages.some((p) => p.name === id)) {
+    // The provider config.yaml names but this install lacks (a Python home's honcho): say that, and
+    // where discovery looked, rather than "unknown command".
+    if (configuredProvider(ctx.home) === id) await loadProvider(id, ctx.io.cwd, ctx.home);
     const providers = providerCommandPackages(ctx).map((p) => p.name);
     throw new CliError(`Unknown command '${name}'.`, {
       exitCode: 2,
@@ -121,6 +124,15 @@ async function runProvider(
   }
   const { runProviderCommand } = await import('./commands/provider');
   return runProviderCommand(ctx, id, args, { help, globalHelp: GLOBAL_HELP, ...(alias ? { alias } : {}) });
+}
+
+/** `memory.provider` from config.yaml, or undefined when there is none or the file is unreadable. */
+function configuredProvider(home: string): string | undefined {
+  try {
+    return loadHermesConfig(home).memory.provider || undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /**

@@ -127,10 +127,18 @@ describe("providers' CLI modules through the seam (built binary, decision 0603)"
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain("'note' takes one <text>. See 'hermes-memory acme note --help'.");
     expectOneLineError(run(h, ['acme', 'frobnicate'], at()));
-    // From a directory where acme is not installed, it is an unknown command.
+    // From a directory where acme is not installed, the provider config.yaml names is reported
+    // missing, with where discovery looked (it said "Unknown command 'acme'", exit 2)...
     const elsewhere = run(h, ['acme', 'note', 'x']);
     expectOneLineError(elsewhere);
-    expect(elsewhere.stderr).toContain("Unknown command 'acme'");
+    expect(elsewhere.code).toBe(1);
+    expect(elsewhere.stderr).toMatch(
+      /^hermes-memory: Memory provider 'acme' not found\. Install it .*Discovery searched /,
+    );
+    // ...while a name config.yaml does not hold is an unknown command.
+    const typo = run(h, ['acmee', 'note', 'x']);
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toContain("Unknown command 'acmee'");
   });
 
   it('status and doctor include the active provider; an inactive remote provider is left alone', () => {
