@@ -51,7 +51,7 @@ import { buildRecall, type RecallResult } from './recall';
 import { recoverOrphanedSessions } from './sessions/recovery';
 import type { HeldLimits } from './sessions/held-turns';
 import { RunLock } from './sessions/run-lock';
-import { SessionSync } from './sessions/session-sync';
+import { FINALIZE_DRAIN_MS, SessionSync } from './sessions/session-sync';
 import { plainTurn, turnMessages } from './sessions/turn-messages';
 import { NOT_CONNECTED, runTool, TOOL_NAMES, toolSchemas } from './tools';
 import { openOpenvikingOutbox, type StoredTurn } from './sessions/outbox';
@@ -210,7 +210,11 @@ export class OpenvikingProvider extends MemoryProvider {
       clock: this.clock,
       onConnected: (client) => this.onConnected(client),
     });
+    // Initialized again: the old outbox closes first (not awaited), so the new one takes over its
+    // turns (core's handover) and they are posted in this run, not left for the next process.
+    void this.outbox?.close().catch(() => 0);
     this.outbox = this.writable && !problem ? this.openOutbox() : undefined;
+    const previous = this.sessions;
     this.sessions = new SessionSync({
       outbox: this.outbox,
       connection: this.connection,
@@ -223,6 +227,7 @@ export class OpenvikingProvider extends MemoryProvider {
       undelivered: this.undelivered,
     });
     this.sessions.sessionId = sessionId;
+    if (previous) this.sessions.after(previous.drainAll(FINALIZE_DRAIN_MS));
     const earlier = this.outbox?.entries() ?? [];
     if (earlier.length > 0) {
       this.logger.info(`OpenViking: posting ${earlier.length} turn(s) an earlier run could not deliver.`);

@@ -6,7 +6,7 @@
  */
 import type { ManualClock } from '@hermes-memory/core';
 import { describe, expect, it } from 'vitest';
-import { advanceUntil, type Rig, rigPerTest } from './test-support/rig';
+import { advanceUntil, initContext, type Rig, rigPerTest } from './test-support/rig';
 import { openvikingTurnsOnDisk } from './sessions/outbox';
 import { TOOL_NAMES } from './tools';
 
@@ -256,6 +256,45 @@ describe('openviking redelivers within the run (decision 0982)', () => {
     await settled(r, r.provider.shutdown({ timeoutMs: 5000 }));
     expect(sessionLog(r, 's1')).toEqual(['batch: Ada', 'commit']);
     expect(openvikingTurnsOnDisk(r.home)).toBe(0);
+  });
+
+  it('initialized again while the server is down: the turns of before go out in this run once it answers, once, in order, then their session is committed', async () => {
+    const r = await open();
+    r.backend.fail({ type: 'status', status: 503, count: 100_000 });
+    const second = await r.open({ sessionId: 's2' });
+    await settled(r, second.idle());
+    second.syncTurn('The lighthouse keeper is called Ada.', 'Noted.');
+    second.syncTurn('Her boat is called Tern.', 'Noted.');
+    await settled(r, second.idle());
+    expect(second.turnsOnDisk).toBe(2);
+    // Initialized again (the manager after a config change): the old journal is taken over.
+    await settled(r, second.initialize('s3', initContext(r.home, r.logs)));
+    expect(second.turnsOnDisk).toBe(2);
+    r.backend.clearFaults();
+    await (r.clock as ManualClock).advance(30_000);
+    await settled(r, second.handleToolCall(TOOL_NAMES.search, { query: 'lighthouse' }));
+    await settled(r, second.idle());
+    expect(sessionLog(r, 's2')).toEqual(['batch: Ada', 'batch: Tern', 'commit']);
+    expect(second.turnsOnDisk).toBe(0);
+    await settled(r, second.shutdown({ timeoutMs: 1000 }));
+    expect(openvikingTurnsOnDisk(r.home)).toBe(0);
+  });
+
+  it('initialized again while a turn is being posted: it reaches its session once, not again from the taken-over journal', async () => {
+    const r = await open({ realClock: true });
+    // The server takes the turn, but answers late: the re-initialize comes while it is in flight.
+    r.backend.fail({ type: 'delay', ms: 300, path: '/messages/batch' });
+    r.provider.syncTurn('The lighthouse keeper is called Ada.', 'Noted.');
+    await new Promise((resolve) => setImmediate(resolve));
+    await r.provider.initialize('s2', initContext(r.home, r.logs));
+    await r.provider.idle(5000);
+    // The old post answered too (it was not awaited by this provider's idle).
+    while (r.backend.requests.filter((q) => q.path.endsWith('/batch')).some((q) => q.status === undefined))
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    await r.provider.idle(5000);
+    expect(sessionLog(r, 's1').filter((e) => e === 'batch: Ada')).toHaveLength(1);
+    expect(r.provider.turnsOnDisk).toBe(0);
+    await r.provider.shutdown({ timeoutMs: 1000 });
   });
 });
 

@@ -81,6 +81,8 @@ export class SessionSync {
    * held cap's message count are kept here; the rest wait on disk for the next start.
    */
   private readonly failed = new Map<string, HeldTurn>();
+  /** Work of the session sync this one replaced (a re-initialize) that held turns wait for. */
+  private before: Promise<unknown> | undefined;
 
   constructor(options: SessionSyncOptions) {
     this.options = options;
@@ -188,8 +190,23 @@ export class SessionSync {
       });
   }
 
+  /**
+   * Initialized again: the replaced sync's posts still running may carry turns this one replays
+   * from the taken-over journal. Held turns go out after they ended (bounded by `work`), and one
+   * they delivered meanwhile — crossed off the outbox — is not posted again.
+   */
+  after(work: Promise<unknown>): void {
+    this.before = work.catch(() => undefined);
+  }
+
   private async deliver(): Promise<void> {
+    // Only after a re-initialize: otherwise the held turns are shifted on this turn of the loop.
+    if (this.before) await this.before;
+    const { outbox } = this.options;
     for (let turn = this.held.shift(); turn; turn = this.held.shift()) {
+      // Crossed off meanwhile: posted by an upload from before a re-initialize (its ack passed to
+      // this outbox), so not posted twice.
+      if (outbox && turn.outboxId !== undefined && !outbox.has(turn.outboxId)) continue;
       await this.track(turn.sessionId, this.upload(turn), turn);
       if (this.breakerOpen) return;
     }
