@@ -96,6 +96,10 @@ describe('providers through core discovery (built binary)', () => {
       health: { status: 'down', reason: expect.stringContaining('boom at import') },
     });
     expect(status.provider.health).toMatchObject({ status: 'down' });
+    // The human form says why once, not again on the health line (it printed the reason twice).
+    const text = run(h, ['status'], { cwd: project.cwd }).stdout;
+    expect(text.split('boom at import').length - 1).toBe(2); // the provider line, the package list
+    expect(text).toMatch(/\n {13}health down since \d{4}-\d\d-\d\d \d\d:\d\d\n/);
     fs.rmSync(dir, { recursive: true, force: true });
   });
 });

@@ -146,7 +146,12 @@ export const statusCommand: Command = {
         `  provider   ${s.bold(provider.name)}  installed ${yes(provider.installed)}  available ${yes(provider.available)}`,
       );
       if (provider.reason) ctx.out(`             ${s.yellow(provider.reason)}`);
-      if (provider.health) ctx.out(`             health ${healthText(provider.health, s)}`);
+      if (provider.health) {
+        // Not installed or failed to load: the health reason is the line above; say it once.
+        const { reason, ...rest } = provider.health;
+        const health = reason === provider.reason ? rest : provider.health;
+        ctx.out(`             health ${healthText(health, s)}`);
+      }
       if (provider.probe)
         ctx.out(
           `             probe ${provider.probe.status === 'ok' ? s.green('ok') : provider.probe.status === 'failed' ? s.red('failed') : s.gray(provider.probe.status)}${provider.probe.latencyMs !== undefined ? s.gray(` (${provider.probe.latencyMs} ms)`) : ''}: ${provider.probe.message}`,
@@ -164,14 +169,16 @@ export const statusCommand: Command = {
     for (const sec of secondary) {
       const state = !sec.installed
         ? s.red('not installed')
-        : `available ${yes(sec.available)}  health ${sec.health ? healthText(sec.health, s) : s.gray("unknown")}`;
+        : `available ${yes(sec.available)}  health ${sec.health ? healthText(sec.health, s) : s.gray('unknown')}`;
       const budget = sec.prefetchTimeoutMs ? s.gray(`  prefetch budget ${sec.prefetchTimeoutMs} ms`) : '';
       ctx.out(`  secondary  ${s.bold(sec.name)}  ${state}${budget}  ${s.gray('(read-only)')}`);
       for (const [key, value] of Object.entries(sec.details ?? {}))
         ctx.out(`             ${s.gray(`${key}:`)} ${String(value)}`);
     }
     if (secondary.length > 0)
-      ctx.out(`  ${s.gray(`recall budget ${m.recallBudgetChars.toLocaleString('en-US')} chars per turn across providers`)}`);
+      ctx.out(
+        `  ${s.gray(`recall budget ${m.recallBudgetChars.toLocaleString('en-US')} chars per turn across providers`)}`,
+      );
     ctx.out();
     ctx.out(s.bold('Installed providers'));
     if (providers.length === 0) {
