@@ -8,7 +8,7 @@
  * (pass 2), after 10 other queries warm the JIT. Prints one JSON line: open ms, the warm-up's wall
  * and CPU ms (`FactStore.warmUp`, when the module has it; PROBE_NO_WARM=1 skips it), first query
  * ms, p50/p95 (wall) and CPU p50 of each pass, and a digest of pass 1's ranked ids and scores (equal digests = identical
- * rankings).
+ * rankings). PROBE_WRITES=1 (search mode): time a search after each of 100 adds instead.
  */
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
@@ -67,6 +67,20 @@ async function timeSearches(store: Store, n: number): Promise<Record<string, unk
   };
 }
 
+/** PROBE_WRITES=1: an agent that adds a fact, then searches — 100 times; the searches are timed. */
+async function timeAfterWrites(store: Store, n: number): Promise<Record<string, unknown>> {
+  const queries = buildScaleCorpus(Math.max(n, 1), 210).queries;
+  for (const q of queries.slice(200)) await store.recall(q, { limit: 10, minTrust: 0 });
+  const times: number[] = [];
+  for (let i = 0; i < 100; i++) {
+    store.addMany([{ content: `probe note ${i}: the harbour ferry left at ${i % 12} o'clock` }]);
+    const t = performance.now();
+    await store.recall(queries[i]!, { limit: 10, minTrust: 0 });
+    times.push(performance.now() - t);
+  }
+  return { afterAdd: { p50: pct(times, 0.5), p95: pct(times, 0.95) } };
+}
+
 async function main(): Promise<void> {
   const [cmd, a, b, c] = process.argv.slice(2);
   if (cmd === 'build' && a && b) {
@@ -106,7 +120,10 @@ async function main(): Promise<void> {
         warmMs: +(performance.now() - w0).toFixed(1),
         warmCpuMs: +((cpu.user + cpu.system) / 1000).toFixed(1),
       };
-      const out = { ...warm, ...(await timeSearches(store, n)) };
+      const out = {
+        ...warm,
+        ...(await (process.env['PROBE_WRITES'] === '1' ? timeAfterWrites : timeSearches)(store, n)),
+      };
       store.close();
       console.log(JSON.stringify({ mode: 'restarted', module: c ?? 'src', n, openMs, ...out }));
     } finally {

@@ -127,6 +127,19 @@ interface TokenStats {
   asks: number;
 }
 
+/** Facts in the store, their total length in characters, and the BM25 average length in tokens. */
+interface CorpusStats {
+  n: number;
+  total: number;
+  avgLen: number;
+}
+
+function corpusStatsOf(n: number, total: number): CorpusStats {
+  // Token length is estimated from characters (≈5.5 per English token incl. the space).
+  const chars = n > 0 ? total / n : 0;
+  return { n, total, avgLen: Math.max(1, chars / 5.5) };
+}
+
 /** Raw lexical scores of one fact for one search (see `FactRetriever.lexicalScores`). */
 interface LexicalRow {
   bm25: number;
@@ -195,7 +208,7 @@ export class FactRetriever {
   /** Stem → term id, and back (ids index `termStems`). */
   private readonly termIds = new Map<string, number>();
   private readonly termStems: string[] = [];
-  private stats: { n: number; avgLen: number } | null = null;
+  private stats: CorpusStats | null = null;
   private vocabStmt: ReturnType<FactStore['db']['prepare']> | null = null;
   private entityIndex: { generation: number; rows: number; index: Map<string, number[]> } | null = null;
   private readonly dfCache = new Map<string, number>();
@@ -243,6 +256,22 @@ export class FactRetriever {
   invalidate(): void {
     this.stats = null;
     this.dfCache.clear();
+  }
+
+  /**
+   * This store inserted `count` facts of `chars` characters in all (SQLite's LENGTH of content
+   * plus tags), and nothing else changed since the last sync: the corpus statistics move by that
+   * much instead of being recounted (a full scan: ~60 ms at 100k facts, after every `add`). The
+   * same integers a recount would give, so the same average, bit for bit.
+   */
+  factsInserted(count: number, chars: number): void {
+    this.dfCache.clear();
+    if (this.stats) this.stats = corpusStatsOf(this.stats.n + count, this.stats.total + chars);
+  }
+
+  /** Whether the corpus statistics are held (false: the next search counts them). */
+  get corpusStatsCached(): boolean {
+    return this.stats !== null;
   }
 
   search(query: string, options: SearchOptions & { queryEmbedding?: Float32Array } = {}): ScoredFact[] {
@@ -938,16 +967,14 @@ export class FactRetriever {
     return id;
   }
 
-  private corpusStats(): { n: number; avgLen: number } {
+  private corpusStats(): CorpusStats {
     if (this.stats) return this.stats;
+    // SUM, not AVG: AVG over integers is (double)sum / count in SQLite, so the average below is the
+    // same number, and inserts can update the integers (`factsInserted`).
     const row = this.store.db
-      .prepare("SELECT COUNT(*) AS n, AVG(LENGTH(content) + LENGTH(COALESCE(tags, ''))) AS chars FROM facts")
-      .get() as {
-      n: number;
-      chars: number | null;
-    };
-    // Token length is estimated from characters (≈5.5 per English token incl. the space).
-    this.stats = { n: row.n, avgLen: Math.max(1, (row.chars ?? 0) / 5.5) };
+      .prepare("SELECT COUNT(*) AS n, SUM(LENGTH(content) + LENGTH(COALESCE(tags, ''))) AS total FROM facts")
+      .get() as { n: number; total: number | null };
+    this.stats = corpusStatsOf(row.n, row.total ?? 0);
     return this.stats;
   }
 

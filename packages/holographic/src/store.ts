@@ -705,7 +705,15 @@ export class FactStore {
         } else this.pendingEmbeds?.delete(fact_id);
         s.dirtyDelete.run(fact_id);
       }
-      this.retriever.invalidate();
+      // Only this transaction's inserts queued: the statistics take their lengths, no recount.
+      const inserted = fresh;
+      if (inserted && this.retriever.corpusStatsCached && ids.every(({ fact_id }) => inserted.has(fact_id))) {
+        const added = s.lengthsOf.get(JSON.stringify(ids.map((r) => r.fact_id))) as {
+          n: number;
+          total: number;
+        };
+        this.retriever.factsInserted(added.n, added.total);
+      } else this.retriever.invalidate();
     };
     if (this.db.inTransaction) run();
     else this.db.transaction(run).immediate();
@@ -973,6 +981,9 @@ function prepare(db: Db) {
       ON CONFLICT(bank_name) DO UPDATE SET vector = excluded.vector, dim = excluded.dim,
         fact_count = excluded.fact_count, updated_at = excluded.updated_at`),
     dirtyIds: db.prepare('SELECT fact_id FROM hm_dirty'),
+    lengthsOf: db.prepare(
+      "SELECT COUNT(*) AS n, COALESCE(SUM(LENGTH(content) + LENGTH(COALESCE(tags, ''))), 0) AS total FROM facts WHERE fact_id IN (SELECT value FROM json_each(?))",
+    ),
     dirtyDelete: db.prepare('DELETE FROM hm_dirty WHERE fact_id = ?'),
     ftsDelete: db.prepare('DELETE FROM hm_facts_fts WHERE rowid = ?'),
     ftsInsert: db.prepare('INSERT INTO hm_facts_fts (rowid, body, tags) VALUES (?, ?, ?)'),

@@ -192,6 +192,32 @@ describe('warm-up of a restarted store', () => {
   });
 });
 
+describe('corpus statistics', () => {
+  it("follow this store's inserts without a recount and rank like a store that recounted", () => {
+    const dbPath = importedFile();
+    const store = tempStore({ dbPath });
+    ranking(store, 'pottery class');
+    expect(store.retriever.corpusStatsCached).toBe(true);
+    store.add('Bo: the pottery class moved to Thursdays 🏺', { tags: 'schedule,pottery' });
+    store.addMany([{ content: 'Cy: a second pottery class opens in spring' }, { content: 'Di: ok' }]);
+    // Kept (moved by the inserted lengths), where every add used to drop them.
+    expect(store.retriever.corpusStatsCached).toBe(true);
+    const warm = queries.concat('pottery schedule').map((q) => ranking(store, q));
+    const recounted = tempStore({ dbPath });
+    expect(queries.concat('pottery schedule').map((q) => ranking(recounted, q))).toEqual(warm);
+    // Another connection's insert, update or delete is recounted.
+    const other = new Database(dbPath);
+    try {
+      other.prepare("INSERT INTO facts (content) VALUES ('Ann: pottery again')").run();
+    } finally {
+      other.close();
+    }
+    store.add('Bo: pottery once more');
+    expect(store.retriever.corpusStatsCached).toBe(false);
+    expect(ranking(store, 'pottery')).toEqual(ranking(tempStore({ dbPath }), 'pottery'));
+  });
+});
+
 describe('RowCache', () => {
   it('evicts the oldest rows past its cap, never one a read asks for', () => {
     const store = tempStore();
