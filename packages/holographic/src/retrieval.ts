@@ -364,7 +364,9 @@ export class FactRetriever {
     const minTrust = options.minTrust ?? 0.3;
     if (!query?.trim()) return [];
     this.store.syncSideIndex();
-    this.rowCache.validate();
+    // A change this store did not make (another process, another store on the connection) may have
+    // added or removed facts: recount the corpus statistics and document frequencies too.
+    if (this.rowCache.validate()) this.invalidate();
     this.searchRows = new Map();
     this.lexicalMemo = null;
     this.boundVocabulary();
@@ -883,6 +885,7 @@ export class FactRetriever {
   warmStep(afterId: number, limit: number): number | null {
     if (this.mode === 'reference') return null;
     this.boundVocabulary();
+    if (this.rowCache.validate()) this.invalidate();
     const rows = this.rowCache.readAfter(afterId, limit);
     if (!rows) return null;
     if (this.tokenCache.size >= TOKEN_CACHE_MAX && this.rowCache.full) return null;

@@ -65,12 +65,16 @@ export class RowCache {
     return this.rows.size >= this.maxRows;
   }
 
-  /** Drop the cache if the database changed since it was filled. Call once per search. */
-  validate(): void {
+  /**
+   * Drop the cache if the database changed since it was filled, other than through `write`. Call
+   * once per search. Returns whether it changed (callers drop what they derived from the data too).
+   */
+  validate(): boolean {
     const now = this.versionStmt.get() as string;
-    if (now === this.version) return;
+    if (now === this.version) return false;
     this.rows.clear();
     this.version = now;
+    return true;
   }
 
   /**
@@ -117,10 +121,9 @@ export class RowCache {
 
   /**
    * Read the next `limit` rows after `afterId` (ascending), caching those that fit; null when none
-   * are left. The background warm-up's step (`FactRetriever.warmStep`).
+   * are left. The background warm-up's step (`FactRetriever.warmStep`, which validates first).
    */
   readAfter(afterId: number, limit: number): FactRecord[] | null {
-    this.validate();
     const rows = this.rangeStmt.all(afterId, limit) as FactRecord[];
     if (rows.length === 0) return null;
     for (const row of rows) {

@@ -218,6 +218,21 @@ describe('corpus statistics', () => {
   });
 });
 
+describe('corpus statistics and other writers', () => {
+  it('are recounted after facts another store wrote and indexed itself (no queued ids left)', () => {
+    const dbPath = importedFile();
+    const reader = tempStore({ dbPath });
+    ranking(reader, 'zebra crossing');
+    // A second agent's store (here sharing the connection; a second process looks the same through
+    // data_version) inserts and indexes its facts in its own transaction: hm_dirty stays empty.
+    const writer = tempStore({ dbPath });
+    writer.addMany(Array.from({ length: 60 }, (_, i) => ({ content: `Ann: the zebra crossing ${i}` })));
+    const seen = ranking(reader, 'zebra crossing');
+    expect(seen.length).toBeGreaterThan(0);
+    expect(seen).toEqual(ranking(tempStore({ dbPath }), 'zebra crossing'));
+  });
+});
+
 describe('RowCache', () => {
   it('evicts the oldest rows past its cap, never one a read asks for', () => {
     const store = tempStore();
