@@ -186,6 +186,11 @@ export class ByteroverProvider extends MemoryProvider {
   }
 
   initialize(_sessionId: string, context: InitContext): void {
+    // Initialized again: the old outbox closes first (not awaited), so the new one takes over its
+    // writes (core's handover) and this run curates them, after the old lane's curates ended.
+    const previous = this.initialized && !this.closed ? this.lane : undefined;
+    void this.outbox?.close().catch(() => 0);
+    this.outbox = undefined;
     this.env = context.env ?? this.env;
     this.hermesHome = context.hermesHome || this.hermesHome;
     this.settings = resolveByteroverSettings(
@@ -210,6 +215,10 @@ export class ByteroverProvider extends MemoryProvider {
     this.lifetime = new AbortController();
     this.lane = new SerialQueue({ name: 'byterover curate', logger: this.logger, clock: this.clock });
     this.slot = this.newSlot();
+    if (previous)
+      this.lane.push(async () => {
+        await previous.drain(this.settings.curateTimeoutMs);
+      }, 'the curates of before');
     // The project directory is created by the first brv call (BrvCli.run), not here. The outbox
     // is a few small files: writes an earlier run left go first on the lane.
     if (this.writable && this.settings.autoExtract && !context.inspectionOnly) this.openOutbox();
@@ -227,8 +236,11 @@ export class ByteroverProvider extends MemoryProvider {
     const earlier = this.outbox.entries();
     if (earlier.length === 0) return;
     this.logger.info(`ByteRover: curating ${earlier.length} write(s) an earlier run could not.`);
+    // Not one a curate from before a re-initialize finished meanwhile (its ack reached this outbox).
     for (const entry of earlier)
-      this.curateInBackground(`earlier ${entry.data.label}`, entry.data.content, entry.id);
+      this.curateInBackground(`earlier ${entry.data.label}`, entry.data.content, entry.id, () =>
+        this.outbox ? this.outbox.has(entry.id) : true,
+      );
   }
 
   /** Journal an accepted write (when the outbox is open); its id, for the acknowledgement. */
