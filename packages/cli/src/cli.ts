@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import { type ProviderPackage, loadHermesConfig } from '@hermes-memory/core';
 import type { Command, CommandEntry } from './command';
 import type { ProviderAlias } from './commands/provider';
@@ -126,6 +127,22 @@ async function runProvider(
   return runProviderCommand(ctx, id, args, { help, globalHelp: GLOBAL_HELP, ...(alias ? { alias } : {}) });
 }
 
+/**
+ * A home that exists but is a file: one clear error up front, instead of each command's own
+ * ENOTDIR on config.yaml, or "No sessions recorded yet." as if the home were empty.
+ */
+function assertHomeIsDirectory(home: string): void {
+  let isDirectory = true;
+  try {
+    isDirectory = fs.statSync(home).isDirectory();
+  } catch {} // missing: created on first write; unreadable: the command says why
+  if (!isDirectory)
+    throw new CliError(`HERMES_HOME ${home} is not a directory.`, {
+      exitCode: 2,
+      hint: 'Point --home or HERMES_HOME at a directory.',
+    });
+}
+
 /** `memory.provider` from config.yaml, or undefined when there is none or the file is unreadable. */
 function configuredProvider(home: string): string | undefined {
   try {
@@ -157,12 +174,16 @@ export async function runCli(argv: readonly string[], io: CliIO = processIO()): 
       return name === undefined && !globals.help ? 2 : 0;
     }
     const entry = COMMAND_TABLE.find((c) => c.name === name);
-    if (!entry) return await runProvider(ctx, name, args, globals.help);
+    if (!entry) {
+      if (!globals.help) assertHomeIsDirectory(ctx.home);
+      return await runProvider(ctx, name, args, globals.help);
+    }
     const command = await entry.load();
     if (globals.help) {
       io.stdout(`${command.usage}\n\n${GLOBAL_HELP}\n`);
       return 0;
     }
+    if (entry.name !== 'doctor') assertHomeIsDirectory(ctx.home); // doctor reports it as a check
     return await command.run(ctx, args);
   } catch (error) {
     // Recognised by brand, so a provider module built against another copy of core keeps its exit code.

@@ -139,6 +139,31 @@ describe('homes (§12)', () => {
     }
   });
 
+  it('a home that is a file is one clear error for every command; doctor reports it as a check', () => {
+    // Before: "Cannot read <file>/config.yaml: ENOTDIR …", or "No sessions recorded yet." (exit 0).
+    const file = path.join(home(), 'not-a-dir');
+    fs.writeFileSync(file, 'x');
+    for (const args of [
+      ['status'],
+      ['memory', 'list'],
+      ['sessions', 'list'],
+      ['export'],
+      ['mcp'],
+      ['holographic', 'list'],
+    ]) {
+      const r = run(file, args);
+      expectOneLineError(r);
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.stderr).toBe(
+        `hermes-memory: HERMES_HOME ${file} is not a directory. Point --home or HERMES_HOME at a directory.\n`,
+      );
+    }
+    const doctor = run(file, ['doctor']);
+    expect(doctor.code).toBe(1);
+    expect(doctor.stdout).toContain(`HERMES_HOME: ${file} is not a directory`);
+    expect(fs.readFileSync(file, 'utf8')).toBe('x');
+  });
+
   it('--home "" is an error, not ~/.hermes; --home /proc/self fails at once instead of spinning', () => {
     for (const args of [
       ['--home', '', 'memory', 'list'],
