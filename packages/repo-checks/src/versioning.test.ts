@@ -1,7 +1,9 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import semver from 'semver';
 import { describe, expect, it } from 'vitest';
 import { type VersionedPackage, changesetDryRun } from './changeset-dry-run';
-import { publicPackages } from './workspace';
+import { publicPackages, repoRoot, workspacePackages } from './workspace';
 
 // Decision 0003: peers on internal packages accept every later minor of the same major, and
 // changesets bumps a peer's dependents only when the new version leaves that range.
@@ -52,6 +54,27 @@ describe('versioning policy (changeset version in a scratch copy)', () => {
     for (const pkg of peers) {
       const p = result.get(pkg.manifest['name'] as string)!;
       expect(releaseType(p), `${p.name}: ${p.before} → ${p.after}`).toBe('major');
+    }
+  });
+});
+
+describe('pending changesets', () => {
+  const dir = path.join(repoRoot, '.changeset');
+  const files = fs.readdirSync(dir).filter((f) => f.endsWith('.md') && f !== 'README.md');
+  const known = new Set(workspacePackages(repoRoot).map((p) => p.manifest['name'] as string));
+
+  // A formatter that reads one as Markdown turns its front matter into a heading, and the release
+  // (`changeset version`) then fails on it: caught here, not on release day.
+  it.each(files)('%s has front matter naming workspace packages and a bump', (file) => {
+    const text = fs.readFileSync(path.join(dir, file), 'utf8');
+    const match = /^---\n([\s\S]*?)\n---\n/.exec(text);
+    expect(match, 'starts with a front matter block between two --- lines').not.toBeNull();
+    const lines = match![1]!.split('\n').filter((l) => l.trim() !== '');
+    expect(lines.length).toBeGreaterThan(0);
+    for (const line of lines) {
+      const entry = /^["']([^"']+)["']:\s*(patch|minor|major)\s*$/.exec(line);
+      expect(entry, line).not.toBeNull();
+      expect(known.has(entry![1]!), `${entry![1]} is a workspace package`).toBe(true);
     }
   });
 });
