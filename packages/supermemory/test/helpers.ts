@@ -88,3 +88,25 @@ export function ingests(server: Fake): Array<[string, string[]]> {
       return [body.conversationId, body.messages.filter((m) => m.role === 'user').map((m) => m.content)];
     });
 }
+
+/** The user messages the session's stored conversation document holds. */
+export function stored(server: Fake, sessionId: string): string[] | undefined {
+  return server.state.documents
+    .find((d) => d.type === 'conversation' && d.customId === sessionId)
+    ?.messages?.filter((m) => m.role === 'user')
+    .map((m) => m.content);
+}
+
+/** A host transcript of `n` turns (`user turn i` / `reply i`). */
+export const transcript = (n: number) =>
+  Array.from({ length: n }, (_, i) => [
+    { role: 'user' as const, content: `user turn ${i + 1}` },
+    { role: 'assistant' as const, content: `reply ${i + 1}` },
+  ]).flat();
+
+/** The user lines of turns `from`..`to`. */
+export const turns = (from: number, to: number) =>
+  Array.from({ length: to - from + 1 }, (_, i) => `user turn ${from + i}`);
+
+/** A breaker that never opens in these tests: failures are about ordering, not outages. */
+export const NO_BREAKER = { breakerThreshold: 1000 };

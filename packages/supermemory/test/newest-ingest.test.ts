@@ -7,23 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { supermemoryWritesOnDisk } from '../src/outbox';
-import { type Fake, fake, home, ingests, started } from './helpers';
-
-/** The user messages the session's stored document holds. */
-function stored(server: Fake, sessionId: string): string[] | undefined {
-  return server.state.documents
-    .find((d) => d.type === 'conversation' && d.customId === sessionId)
-    ?.messages?.filter((m) => m.role === 'user')
-    .map((m) => m.content);
-}
-
-const transcript = (n: number) =>
-  Array.from({ length: n }, (_, i) => [
-    { role: 'user' as const, content: `user turn ${i + 1}` },
-    { role: 'assistant' as const, content: `reply ${i + 1}` },
-  ]).flat();
-
-const NO_BREAKER = { breakerThreshold: 1000 };
+import { fake, home, ingests, NO_BREAKER, started, stored, transcript } from './helpers';
 
 describe('supermemory: the newest ingest of a session wins', () => {
   it('a failed session-end ingest sent again after a newer one went through is dropped: the document keeps every turn', async () => {

@@ -8,26 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { supermemoryWritesOnDisk } from '../src/outbox';
 import type { SupermemoryProvider } from '../src/provider';
-import { type Fake, fake, home, ingests, started } from './helpers';
-
-/** The user messages the session's stored document holds. */
-function stored(server: Fake, sessionId: string): string[] | undefined {
-  return server.state.documents
-    .find((d) => d.type === 'conversation' && d.customId === sessionId)
-    ?.messages?.filter((m) => m.role === 'user')
-    .map((m) => m.content);
-}
-
-const transcript = (n: number) =>
-  Array.from({ length: n }, (_, i) => [
-    { role: 'user' as const, content: `user turn ${i + 1}` },
-    { role: 'assistant' as const, content: `reply ${i + 1}` },
-  ]).flat();
-
-const turns = (from: number, to: number) =>
-  Array.from({ length: to - from + 1 }, (_, i) => `user turn ${from + i}`);
-
-const NO_BREAKER = { breakerThreshold: 1000 };
+import { fake, home, ingests, NO_BREAKER, started, stored, transcript, turns } from './helpers';
 
 /** The three ways buffered turns alone are ingested. */
 const PARTIAL_INGESTS: Array<[string, (provider: SupermemoryProvider) => Promise<unknown>]> = [

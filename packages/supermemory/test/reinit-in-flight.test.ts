@@ -7,23 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { supermemoryWritesOnDisk } from '../src/outbox';
-import { type Fake, fake, home, ingests, type Started, started } from './helpers';
-
-function stored(server: Fake, sessionId: string): string[] | undefined {
-  return server.state.documents
-    .find((d) => d.type === 'conversation' && d.customId === sessionId)
-    ?.messages?.filter((m) => m.role === 'user')
-    .map((m) => m.content);
-}
-
-const transcript = (n: number) =>
-  Array.from({ length: n }, (_, i) => [
-    { role: 'user' as const, content: `user turn ${i + 1}` },
-    { role: 'assistant' as const, content: `reply ${i + 1}` },
-  ]).flat();
-
-const turns = (from: number, to: number) =>
-  Array.from({ length: to - from + 1 }, (_, i) => `user turn ${from + i}`);
+import { fake, home, ingests, type Started, started, stored, transcript, turns } from './helpers';
 
 /** A long client timeout: the held request is released by the test, never timed out. */
 const SLOW_OK = { apiTimeout: 60, breakerThreshold: 1000 };
