@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -57,6 +57,25 @@ describe('doctor and locks (§12)', () => {
     });
     expect(fs.existsSync(lock)).toBe(true); // persistent, as the Python agent's
   });
+
+  it.skipIf(!canMakeImmutable())(
+    'after --fix, a repair that failed does not end with "Run with --fix"',
+    () => {
+      const h = home();
+      expect(run(h, ['memory', 'add', 'A note']).code).toBe(0);
+      const file = path.join(h, 'memories', 'MEMORY.md');
+      fs.chmodSync(file, 0o644);
+      spawnSync('chattr', ['+i', file]); // even root cannot chmod it now
+      try {
+        const r = run(h, ['doctor', '--fix']);
+        expect(r.code).toBe(1);
+        expect(r.stdout).toMatch(/File permissions \(0600\): .* repair failed: EPERM/);
+        expect(r.stdout).toMatch(/\d+ problems? found\.\n$/);
+      } finally {
+        spawnSync('chattr', ['-i', file]);
+      }
+    },
+  );
 
   it('reports symbolic links it refuses, and --fix leaves them (and their targets) alone', () => {
     const h = home();
@@ -304,3 +323,17 @@ INSERT INTO messages (session_id, role, content, timestamp) VALUES
   ('20260301_101500_a1b2c3', 'user', 'Help me configure nginx reverse proxy for grafana', 1772360101.0),
   ('20260301_101500_a1b2c3', 'assistant', 'Done: proxy_pass to http://127.0.0.1:3000', 1772360103.0);
 `;
+
+/** Whether `chattr +i` works here (an ext4-like file system and the right to set the flag). */
+function canMakeImmutable(): boolean {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hm-cli-chattr-'));
+  const file = path.join(dir, 'probe');
+  fs.writeFileSync(file, '');
+  try {
+    return spawnSync('chattr', ['+i', file]).status === 0 && spawnSync('chattr', ['-i', file]).status === 0;
+  } catch {
+    return false;
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}

@@ -92,7 +92,7 @@ export const doctorCommand: Command = {
     else
       ctx.out(
         s.red(`${failures} problem${failures > 1 ? 's' : ''} found.`) +
-          (results.some((r) => r.status === 'fail' && r.repair)
+          (!values.fix && results.some((r) => r.status === 'fail' && r.repair)
             ? ' Run with --fix to repair what can be repaired.'
             : ''),
       );
