@@ -343,23 +343,23 @@ describe('ByteRover: automatic curation', () => {
     expect(logger.lines.join('\n')).toMatch(
       /a turn was not curated — the previous curate was still running after \d+ s/,
     );
-    // A turn behind a curate that finished in time runs.
+    // Later turns, which waited for no curate, are not skipped.
     provider.syncTurn('The third turn is about oolong.', 'Noted.');
     provider.syncTurn('The fourth turn is about jasmine tea.', 'Noted.');
     await provider.flush(); // the clock stands still: no turn waited
 
-    // Then the first turn, whose curate timed out, and the skipped second turn are curated again
-    // behind them, oldest first (decision 0971): nothing waits on disk.
+    // They go after the first turn, whose curate timed out, and the skipped second turn, which
+    // are curated again first, oldest first (decision 0971): nothing waits on disk.
     expect(
       brv
         .callsOf('curate')
         .slice(-4)
         .map((c) => c.argv[4]!.split('\n')[0]),
     ).toEqual([
-      'User: The third turn is about oolong.',
-      'User: The fourth turn is about jasmine tea.',
       'User: The first turn is about green tea.',
       'User: The second turn is about black coffee.',
+      'User: The third turn is about oolong.',
+      'User: The fourth turn is about jasmine tea.',
     ]);
     expect([provider.writesOnDisk, provider.notCuratedWrites]).toEqual([0, 0]);
   });

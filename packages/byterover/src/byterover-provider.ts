@@ -98,7 +98,8 @@ interface Recall {
  *   served from memory and never wait on a child (decision 0971).
  * - Writes: turns, mirrored memory writes and pre-compression flushes are curated one at a time on
  *   an ordered lane; a turn that waited more than 5 s for the previous curate is skipped, then
- *   curated again from the journal, behind the lane, once brv answers (as a failed curate is).
+ *   curated again from the journal, behind the lane, once brv answers (as a failed curate is);
+ *   a newer write the lane reaches meanwhile goes after it, never before.
  * - Tools answer JSON, always; failures show in `health()` and the log, never as exceptions.
  */
 export class ByteroverProvider extends MemoryProvider {
@@ -125,13 +126,19 @@ export class ByteroverProvider extends MemoryProvider {
    * Journaled writes this run could not curate — the curate failed, or the turn was skipped behind
    * a slow one — by outbox id, oldest first: curated again, one at a time on the lane, once brv
    * answers (at most `MAX_WAITING_CURATES`; the rest wait on disk for the next start). Each was
-   * counted in `notCurated` and leaves the count when it is curated.
+   * counted in `notCurated` and leaves the count when it is curated. A newer write the lane
+   * reaches while older ones wait here (or one is being curated again) joins them, uncounted
+   * (`countedIds`), so it is curated after them, never before (decision 0971).
    */
   private toCurateAgain = new Map<string, StoredCurate>();
+  /** Ids in `toCurateAgain` (or being curated again) counted in `notCurated`: each once. */
+  private countedIds = new Set<string>();
   /** Whether brv's last run succeeded: a turn skipped now is curated again at once only then. */
   private brvAnswering = true;
   /** A redelivery curate is on the lane (one at a time). */
   private redelivering = false;
+  /** The write that redelivery curates. */
+  private redeliveringId: string | undefined;
   /** Waiting writes dropped (the oldest) because more than `MAX_WAITING_CURATES` waited. */
   private droppedOverCap = 0;
   private lane: SerialQueue;
@@ -206,8 +213,10 @@ export class ByteroverProvider extends MemoryProvider {
     this.skippedTurns = 0;
     this.notCurated = new UndeliveredWrites({ now: () => this.clock.now(), missed: 'not curated' });
     this.toCurateAgain = new Map();
+    this.countedIds = new Set();
     this.brvAnswering = true;
     this.redelivering = false;
+    this.redeliveringId = undefined;
     this.droppedOverCap = 0;
     this.writable = canWrite(context.agentContext);
     this.closed = false;
@@ -254,7 +263,12 @@ export class ByteroverProvider extends MemoryProvider {
         // the next start's replay stay bounded.
         const over = outbox.entries().slice(0, outbox.size - MAX_WAITING_CURATES);
         outbox.ack(over.map((e) => e.id));
-        for (const e of over) this.toCurateAgain.delete(e.id);
+        for (const e of over) {
+          // A write waiting behind older ones, dropped before it was curated: not curated, now.
+          if (this.toCurateAgain.delete(e.id) && !this.countedIds.delete(e.id))
+            this.notCurated.lost(1, `${e.data.label}: dropped over the cap`);
+          this.countedIds.delete(e.id);
+        }
         if (this.droppedOverCap === 0)
           this.logger.warn(
             `ByteRover: more than ${MAX_WAITING_CURATES} writes wait to be curated; dropping the oldest (the count is in health()).`,
@@ -345,6 +359,7 @@ export class ByteroverProvider extends MemoryProvider {
       if (waited <= TURN_CURATE_WAIT_MS) return true;
       this.skippedTurns += 1;
       this.notCurated.lost(1, 'turn skipped: the previous curate was still running');
+      if (id !== undefined) this.countedIds.add(id);
       this.logger.warn(
         `ByteRover: a turn was not curated — the previous curate was still running after ${Math.round(waited / 1000)} s (${this.skippedTurns} skipped this session).`,
       );
@@ -595,8 +610,14 @@ export class ByteroverProvider extends MemoryProvider {
         `ByteRover: shutdown did not wait for ${this.lane.size} running and ${dropped.length} queued curate(s).`,
       );
     }
+    // A write curated again was counted when it first failed or was skipped: not again here.
+    const again = this.redeliveringId;
+    if (abandoned > 0 && again !== undefined && this.countedIds.has(again)) abandoned -= 1;
     // Counted before the running curate is killed below (its 'aborted' outcome is not counted).
     this.notCurated.lost(abandoned, 'abandoned at shutdown');
+    if (again !== undefined) this.countedIds.add(again);
+    // Writes waiting behind an uncurated one stay on disk for the next start, not curated.
+    this.countWaiting('waiting behind an uncurated write at shutdown');
     const outbox = this.outbox;
     this.outbox = undefined;
     const onDisk = outbox ? await outbox.close().catch(() => 0) : 0;
@@ -705,12 +726,22 @@ export class ByteroverProvider extends MemoryProvider {
     this.lane.push(async () => {
       // A skipped write stays in the outbox until it is curated again (see `shouldRun`).
       if (shouldRun && !shouldRun()) return;
+      if (id !== undefined && (this.toCurateAgain.size > 0 || this.redelivering)) {
+        // Older writes wait to be curated again (the lane is in order, so any waiting is older):
+        // this one goes after them, from the journal — brv's LLM would let an older fact curated
+        // last overwrite this newer one. The oldest is tried now, so brv is asked once per write.
+        if (!this.keepToCurateAgain(id, { label, content }))
+          this.notCurated.lost(1, `${label}: not kept to be curated behind older writes`);
+        this.redeliverNext();
+        return;
+      }
       const outcome = await this.brv('curate', content, this.settings.curateTimeoutMs, this.lifetime.signal);
       if (outcome.ok) {
         if (id !== undefined) this.outbox?.ack([id]);
         this.notCurated.delivered();
         onDone?.();
       } else if (outcome.kind !== 'aborted') {
+        if (id !== undefined) this.countedIds.add(id);
         this.keepToCurateAgain(id, { label, content });
         this.notCurated.lost(1, `${label}: ${outcome.error}`);
         this.logger.warn(`ByteRover ${label} failed: ${outcome.error}`);
@@ -722,23 +753,37 @@ export class ByteroverProvider extends MemoryProvider {
    * A journaled write this run could not curate, kept to be curated again — unless the cap is
    * reached or it already left the journal (dropped over the cap while it ran).
    */
-  private keepToCurateAgain(id: string | undefined, write: StoredCurate): void {
-    if (id === undefined || this.toCurateAgain.size >= MAX_WAITING_CURATES) return;
-    if (!this.outbox?.entries().some((e) => e.id === id)) return;
+  private keepToCurateAgain(id: string | undefined, write: StoredCurate): boolean {
+    if (id === undefined || this.toCurateAgain.size >= MAX_WAITING_CURATES) return false;
+    if (!this.outbox?.has(id)) return false;
     this.toCurateAgain.set(id, write);
+    return true;
+  }
+
+  /**
+   * Writes waiting behind an older one that brv did not curate are not curated either: counted
+   * now (once each), as the failed one was; one curated later leaves the count.
+   */
+  private countWaiting(reason: string): void {
+    for (const [id, write] of this.toCurateAgain) {
+      if (this.countedIds.has(id)) continue;
+      this.countedIds.add(id);
+      this.notCurated.lost(1, `${write.label}: ${reason}`);
+    }
   }
 
   /**
    * brv answered: the oldest write that failed or was skipped earlier in this run is curated
    * again, behind what the lane already holds; each success queues the next, the first failure
    * stops (the next success resumes). One at a time, so new turns wait behind one curate at most,
-   * as ever.
+   * as ever; a write the lane reaches while this runs joins the waiting ones (journal order).
    */
   private redeliverNext(): void {
     if (this.redelivering || this.closed || this.toCurateAgain.size === 0) return;
     const [id, write] = this.toCurateAgain.entries().next().value as [string, StoredCurate];
     this.toCurateAgain.delete(id);
     this.redelivering = true;
+    this.redeliveringId = id;
     this.lane.push(async () => {
       let ok = false;
       try {
@@ -752,13 +797,21 @@ export class ByteroverProvider extends MemoryProvider {
         if (outcome.ok) {
           this.outbox?.ack([id]);
           // Counted when it failed or was skipped: curated after all, it leaves the count.
-          this.notCurated.recovered(1);
+          if (this.countedIds.delete(id)) this.notCurated.recovered(1);
           this.notCurated.delivered();
+        } else if (outcome.kind !== 'aborted') {
+          if (!this.countedIds.has(id)) {
+            // A write that waited behind older ones, tried now for the first time.
+            this.countedIds.add(id);
+            this.notCurated.lost(1, `${write.label}: ${outcome.error}`);
+          }
+          this.countWaiting(`held behind an uncurated write (${outcome.error})`);
         }
       } finally {
         // Back in its place (oldest first) unless curated; counted when it first failed, not again.
         if (!ok) this.toCurateAgain = new Map([[id, write], ...this.toCurateAgain]);
         this.redelivering = false;
+        this.redeliveringId = undefined;
         if (ok) this.redeliverNext();
       }
     }, `again ${write.label}`);

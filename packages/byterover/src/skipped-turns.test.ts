@@ -113,3 +113,90 @@ describe('ByteRover: turns skipped behind a slow curate are curated once brv ans
     expect(a.logger.lines.join('\n')).toMatch(/3 older one\(s\) were dropped over the cap of 1000/);
   });
 });
+
+describe('ByteRover: a write curated late is never overtaken by a newer turn (decision 0971)', () => {
+  it('a turn skipped behind a slow curate goes before the later turn that was not skipped', async () => {
+    const clock = new ManualClock();
+    const { provider } = await openProvider({ brvPath: brv.path }, { clock });
+    const before = curated().length;
+    const release = brv.hold('curate');
+    provider.syncTurn(turn(1), 'Noted.');
+    await waitFor(() => brv.heldRuns() === 1, 'the held curate');
+    provider.syncTurn(turn(2), 'Noted.');
+    await clock.advance(6000);
+    // Turn 3 waited for nothing: not skipped, but it waits for turn 2, which is.
+    provider.syncTurn(turn(3), 'Noted.');
+    release();
+    await provider.flush();
+    expect(curated().slice(before)).toEqual([userLine(1), userLine(2), userLine(3)]);
+    expect([provider.writesOnDisk, provider.notCuratedWrites]).toEqual([0, 0]);
+    expect(provider.health()?.status).toBe('ok');
+    await provider.shutdown();
+  });
+
+  it('a failed curate is curated again before the turn after it, which waits for it; each once', async () => {
+    const { provider } = await openProvider({ brvPath: brv.path });
+    const before = curated().length;
+    brv.fail({ type: 'status', status: 503, count: 1 });
+    provider.syncTurn(turn(1), 'Noted.');
+    await provider.flush();
+    expect(provider.notCuratedWrites).toBe(1);
+    provider.syncTurn(turn(2), 'Noted.');
+    await provider.flush();
+    expect(curated().slice(before)).toEqual([userLine(1), userLine(1), userLine(2)]);
+    expect([provider.writesOnDisk, provider.notCuratedWrites]).toEqual([0, 0]);
+    expect(provider.health()?.status).toBe('ok');
+    await provider.shutdown();
+  });
+
+  it('brv still down: the turn behind the failed curate is not sent, and is counted (once) when the retry fails', async () => {
+    const { provider } = await openProvider({ brvPath: brv.path });
+    const before = curated().length;
+    brv.fail({ type: 'status', status: 503, count: 2 });
+    provider.syncTurn(turn(1), 'Noted.');
+    await provider.flush();
+    provider.syncTurn(turn(2), 'Noted.');
+    await provider.flush();
+    // One curate per turn, as before: the older write, tried again; the newer turn never went out.
+    expect(curated().slice(before)).toEqual([userLine(1), userLine(1)]);
+    expect([provider.writesOnDisk, provider.notCuratedWrites]).toEqual([2, 2]);
+    expect(provider.health()?.reason).toMatch(
+      /the last 2 write\(s\) were not curated \(turn 2: held behind an uncurated write \(.*503/,
+    );
+    provider.syncTurn(turn(3), 'Noted.');
+    await provider.flush();
+    expect(curated().slice(before)).toEqual([
+      userLine(1),
+      userLine(1),
+      userLine(1),
+      userLine(2),
+      userLine(3),
+    ]);
+    expect([provider.writesOnDisk, provider.notCuratedWrites]).toEqual([0, 0]);
+    await provider.shutdown();
+  });
+
+  it('a turn waiting behind an uncurated one at shutdown is counted once, stays on disk, and the next start curates both in order', async () => {
+    const hermesHome = tempDir('hm-brv-order-');
+    const a = await openProvider({ brvPath: brv.path }, { hermesHome });
+    const before = curated().length;
+    brv.fail({ type: 'status', status: 503, count: 1 });
+    a.provider.syncTurn(turn(1), 'Noted.');
+    await a.provider.flush();
+    const release = brv.hold('curate');
+    a.provider.syncTurn(turn(2), 'Noted.');
+    await waitFor(() => brv.heldRuns() === 1, 'turn 1 curated again, held');
+    await a.provider.shutdown({ timeoutMs: 0 });
+    release();
+    expect(a.logger.lines.join('\n')).toMatch(
+      /ByteRover: 2 write\(s\) accepted this session were not curated/,
+    );
+    expect(byteroverWritesOnDisk(hermesHome)).toBe(2);
+    const b = await openProvider({ brvPath: brv.path }, { hermesHome });
+    await b.provider.flush();
+    await b.provider.shutdown();
+    expect(byteroverWritesOnDisk(hermesHome)).toBe(0);
+    expect(curated().slice(before).slice(-2)).toEqual([userLine(1), userLine(2)]);
+    eachOnceInOrder(curated().slice(before + 2), [userLine(1), userLine(2)]);
+  });
+});
