@@ -36,7 +36,21 @@ function install() {
         'from source when no prebuilt binary can be downloaded: that takes a minute or two, once.',
     );
   }
-  run(['install', '--frozen-lockfile', '--reporter=silent']);
+  // Quiet when it works; when it fails, what pnpm said is the only clue, so it is shown then.
+  const result = runPnpm(['install', '--frozen-lockfile', '--reporter=append-only'], {
+    cwd: root,
+    env,
+    stdio: ['inherit', 'pipe', 'pipe'],
+    encoding: 'utf8',
+    maxBuffer: 256 * 1024 * 1024,
+  });
+  if (result.status === 0) return;
+  const said = `${result.stdout ?? ''}${result.stderr ?? ''}`.trim().split('\n').slice(-40).join('\n');
+  console.error(said || `pnpm install failed${result.error ? `: ${result.error.message}` : ''}`);
+  console.error(
+    `\npnpm install --frozen-lockfile failed (exit ${result.status ?? 'none'}); its last lines are above.`,
+  );
+  process.exit(result.status || 1);
 }
 
 if (job === 'quickstart') {

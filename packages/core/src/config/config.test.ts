@@ -97,6 +97,8 @@ describe('loadHermesConfig', () => {
     const message = (error as Error).message;
     expect(message).toContain(file);
     expect(message).not.toContain('\n');
+    // The parser's "…at line 3, column 3:" introduced an excerpt the one-line message leaves out.
+    expect(message).toMatch(/at line \d+, column \d+$/);
   });
   it('rejects a top level that is not a mapping', () => {
     fs.writeFileSync(path.join(home, 'config.yaml'), '- a\n- b\n');

@@ -79,6 +79,14 @@ export function configPath(hermesHome: string): string {
   return path.join(hermesHome, 'config.yaml');
 }
 
+/**
+ * The parser's first line, which ends "at line L, column C:" before the excerpt it quotes: the
+ * excerpt is left out (one-line messages) and so is the colon that introduced it.
+ */
+function yamlDetail(message: unknown): string {
+  return String(message).split('\n')[0]!.trim().replace(/:$/, '');
+}
+
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
@@ -102,8 +110,13 @@ function parseYamlFile(file: string): Record<string, unknown> {
   try {
     parsed = YAML.parse(text.replace(/^\uFEFF/, ''));
   } catch (error) {
-    const detail = String((error as Error).message ?? error).split('\n')[0];
-    throw new SettingsError(file, `Invalid YAML in ${file}: ${detail}`, { cause: error });
+    throw new SettingsError(
+      file,
+      `Invalid YAML in ${file}: ${yamlDetail((error as Error).message ?? error)}`,
+      {
+        cause: error,
+      },
+    );
   }
   if (parsed === null || parsed === undefined) return {};
   if (!isRecord(parsed))
@@ -171,7 +184,8 @@ function parseSecondaries(
       if (timeout !== undefined) {
         const ms = toInt(timeout, Number.NaN);
         if (ms > 0) entry.prefetchTimeoutMs = ms;
-        else problem(`'${id}': prefetch_timeout_ms must be a positive integer (got ${JSON.stringify(timeout)})`);
+        else
+          problem(`'${id}': prefetch_timeout_ms must be a positive integer (got ${JSON.stringify(timeout)})`);
       }
       entries.push(entry);
     }
@@ -228,8 +242,10 @@ export function saveConfigValues(hermesHome: string, patch: Readonly<Record<stri
   }
   const doc = YAML.parseDocument(text);
   if (doc.errors.length > 0) {
-    const detail = String(doc.errors[0]?.message ?? 'parse error').split('\n')[0];
-    throw new SettingsError(file, `Invalid YAML in ${file}: ${detail}`);
+    throw new SettingsError(
+      file,
+      `Invalid YAML in ${file}: ${yamlDetail(doc.errors[0]?.message ?? 'parse error')}`,
+    );
   }
   // An empty (or comment-only) file has no contents yet: setIn creates the mapping.
   if (doc.contents !== null && !YAML.isMap(doc.contents))
