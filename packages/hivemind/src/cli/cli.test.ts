@@ -195,6 +195,11 @@ describe('hermes-memory hivemind (the ./cli module)', () => {
     // The module's doctor hook, as `hermes-memory doctor` calls it.
     const unset = await hivemindCli.doctor!(providerCliTestContext(hivemindCli, { home: home.path }).ctx);
     expect(unset.find((c) => c.id === 'matrix')).toMatchObject({ status: 'fail' });
+    // Not "configured" beside the Matrix check that says it is not.
+    expect(unset.find((c) => c.id === 'role')).toMatchObject({
+      status: 'warn',
+      detail: 'installed, but named in neither memory.provider nor memory.secondary',
+    });
     fs.writeFileSync(
       path.join(home.path, 'config.yaml'),
       `memory:\n  provider: holographic\n  hivemind:\n    homeserver: http://matrix.example.org\n    user_id: "@bob:example.org"\n    access_token: syt_token_kept_in_config\n`,
@@ -210,7 +215,10 @@ describe('hermes-memory hivemind (the ./cli module)', () => {
     expect(byId.tls).toMatchObject({ status: 'warn', detail: expect.stringMatching(/unencrypted/) });
     expect(byId['secrets-in-config']!.status).toBe('warn');
     expect(byId['private-files']!.status).not.toBe('ok');
-    expect(byId.role!.status).toBe('warn');
+    expect(byId.role).toMatchObject({
+      status: 'warn',
+      detail: 'installed and configured, but named in neither memory.provider nor memory.secondary',
+    });
     expect(JSON.stringify(checks)).not.toContain('syt_token_kept_in_config');
     const mark = homeserver.requests.length;
     const status = JSON.parse((await run(['status'])).stdout);

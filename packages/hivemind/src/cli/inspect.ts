@@ -140,13 +140,15 @@ export function hivemindChecks(ctx: ProviderCliContext): ProviderCheck[] {
     }),
   );
   const role = roleOf(ctx);
+  // "Configured" only when the Matrix check above found an account: never beside its failure.
+  const configured = checks.some((c) => c.id === 'matrix' && c.status === 'ok');
   checks.push(
     role === 'inactive'
       ? {
           id: 'role',
           title: 'Hivemind enabled',
           status: 'warn',
-          detail: 'installed and configured, but neither memory.provider nor in memory.secondary',
+          detail: `${configured ? 'installed and configured' : 'installed'}, but named in neither memory.provider nor memory.secondary`,
           fix: "Add it beside your provider: memory.secondary: [hivemind] in config.yaml (or 'hermes-memory hivemind setup').",
         }
       : { id: 'role', title: 'Hivemind enabled', status: 'ok', detail: `as ${role}` },
