@@ -48,7 +48,7 @@ export function openSupermemoryOutbox(hermesHome: string, logger: Logger): Outbo
   });
 }
 
-/** Writes on disk waiting for Supermemory (every process's); 0 when unreadable. */
+/** Turns on disk waiting for Supermemory (every process's; a session's document is not one); 0 when unreadable. */
 export function supermemoryWritesOnDisk(hermesHome: string): number {
-  return Outbox.countOnDisk(supermemoryOutboxDir(hermesHome));
+  return Outbox.countOnDisk<StoredWrite>(supermemoryOutboxDir(hermesHome), (write) => !isDocument(write));
 }

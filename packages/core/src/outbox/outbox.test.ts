@@ -57,6 +57,16 @@ describe('Outbox', () => {
     expect(Outbox.countOnDisk(path.join(dir, 'file'))).toBe(0);
   });
 
+  it('counts on disk only the entries the filter picks (a provider that journals more than writes)', async () => {
+    const dir = path.join(home(), 'p', 'outbox');
+    const a = open(dir);
+    const [first] = await a.append([{ n: 1 }, { n: 2 }, { n: 3 }, { n: 4 }]);
+    a.ack([first!.id]);
+    await a.flushed();
+    expect(Outbox.countOnDisk(dir)).toBe(3);
+    expect(Outbox.countOnDisk<Msg>(dir, (m) => m.n % 2 === 0)).toBe(2);
+  });
+
   it('creates the folder 0700 and its files 0600', async () => {
     const dir = path.join(home(), 'p', 'outbox');
     const a = open(dir);

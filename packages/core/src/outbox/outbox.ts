@@ -178,17 +178,18 @@ export class Outbox<T> {
   /**
    * Count the undelivered entries on disk without taking anything (for status and doctor):
    * every journal in `dir`, live processes' included; 0 when the folder is missing or unreadable,
-   * so a status line never fails on it.
+   * so a status line never fails on it. `counts` picks the entries that count (a provider that
+   * journals more than writes, e.g. a merge base, leaves those out).
    */
-  static countOnDisk(dir: string): number {
+  static countOnDisk<T = unknown>(dir: string, counts?: (data: T) => boolean): number {
     try {
       // Folded per owner, then across owners as `open` folds them: an entry in two journals (a
       // handover or an adoption a crash cut short) counts once, and not at all if acked in either.
       const ids = new Set<string>();
       const acked = new Set<string>();
       for (const files of listJournals(dir).values()) {
-        const folded = foldJournals(files.map((f) => readText(path.join(dir, f))));
-        for (const e of folded.entries) ids.add(e.id);
+        const folded = foldJournals<T>(files.map((f) => readText(path.join(dir, f))));
+        for (const e of folded.entries) if (!counts || counts(e.data)) ids.add(e.id);
         for (const id of folded.acked) acked.add(id);
       }
       let count = 0;
