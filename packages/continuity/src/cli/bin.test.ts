@@ -94,10 +94,13 @@ describe('hermes-memory continuity through the built binary', () => {
       .filter((l) => l.provider === 'continuity');
     expect(records.some((r) => JSON.stringify(r.data).includes('versioned in the URL path'))).toBe(true);
 
-    // Outside the project the package is not installed: an unknown command, in one line.
+    // Outside the project the package is not installed, and config.yaml names it: one line that
+    // says so and how to install it (31782bd; an unknown command before).
     const elsewhere = run(tempDir(), home, ['continuity', 'search', 'API']);
     expect(elsewhere.code).not.toBe(0);
     expect(elsewhere.stderr.trimEnd().split('\n')).toHaveLength(1);
-    expect(elsewhere.stderr).toContain("Unknown command 'continuity'");
+    expect(elsewhere.stderr).toContain(
+      "Memory provider 'continuity' not found. Install it (npm install @hermes-memory/continuity)",
+    );
   }, 120_000);
 });
