@@ -214,10 +214,11 @@ export class HonchoProvider extends MemoryProvider {
     });
     // Initialized again: the old writer gives up its outbox (lock, handle) first; its undelivered
     // messages stay on disk under a lock-less owner, so the next outbox opened (below, or
-    // by the next process) adopts them.
+    // by the next process) adopts them. Its request in flight finishes (by its own deadline):
+    // the new writer waits for it before sending and leaves out what it delivered.
     const old = this.writer;
     this.writer = undefined;
-    await old?.close();
+    await old?.close({ finishSending: true });
     if (this.cronSkipped || !isConfigured(this.config)) {
       this.active = false;
       return;
@@ -265,6 +266,7 @@ export class HonchoProvider extends MemoryProvider {
         : {}),
       ...(this.settings.heldLimits ? { heldLimits: this.settings.heldLimits } : {}),
       ...(outbox ? { outbox } : {}),
+      ...(old ? { previous: old } : {}),
     });
     if (outbox && outbox.size > 0) this.adoptReplay(outbox.entries());
     this.recall = this.createRecall(timeoutMs);

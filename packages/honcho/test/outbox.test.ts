@@ -162,6 +162,32 @@ describe('honcho outbox: held writes survive the process', () => {
     expect(fs.readdirSync(honchoOutboxDir(rig.home.path))).toEqual([]);
   });
 
+  it('initialize again while a send is in flight: the send completes after the re-initialize and the message is delivered once', async () => {
+    rig = await startRig();
+    const a = rig.provider({ writeFrequency: 'turn' });
+    await rig.init(a, 'session-1');
+    await a.idle();
+    const release = rig.fake.holdWrites();
+    const saving = a.syncTurn('user turn 1', 'assistant reply 1');
+    for (let i = 0; i < 2000 && rig.fake.heldWrites() < 1; i++) await tick();
+    expect(rig.fake.heldWrites()).toBe(1);
+    // The journal has the turn, so the next outbox takes it over (in-process handover).
+    for (let i = 0; i < 200 && honchoMessagesOnDisk(rig.home.path) < 2; i++) await tick();
+    await rig.init(a, 'session-1');
+    // The send of before is still held at the server: it is let through, and it succeeds.
+    release();
+    await saving;
+    await a.idle();
+    await a.syncTurn('user turn 2', 'assistant reply 2');
+    await a.idle();
+    await a.shutdown({ timeoutMs: 5_000 });
+    expect(stored('demo')).toEqual(turnTexts(1, 2));
+    // One write per turn, each answered: the held one was not aborted, nor sent again.
+    const writes = rig.fake.requestsTo('POST /v3/workspaces/:workspace/sessions/:session/messages');
+    expect(writes.map((r) => r.status)).toEqual([200, 200]);
+    expect(honchoMessagesOnDisk(rig.home.path)).toBe(0);
+  });
+
   it('the outbox is private: folder 0700, journal and lock 0600', async () => {
     rig = await startRig();
     rig.fake.fail({ type: 'status', status: 500, count: 100_000 });

@@ -60,6 +60,12 @@ export interface MessageWriterOptions {
   heldLimits?: HeldLimits;
   /** Where buffered messages are journaled until Honcho has them (absent: memory only). */
   outbox?: Outbox<StoredMessage>;
+  /**
+   * The writer this one replaced (a re-initialize), closed with `finishSending`: before sending,
+   * this one waits for its request in flight and leaves out what that delivered (acknowledged in
+   * the outbox), so a message both hold is not sent twice.
+   */
+  previous?: MessageWriter;
 }
 
 /** The most held while the breaker is open: the newest messages within both limits are kept. */
@@ -82,8 +88,15 @@ export class MessageWriter {
   private readonly queue: SerialQueue;
   private readonly clock: Clock;
   private readonly logger: Logger;
-  /** Aborted by `close()`: background sends stop waiting on the network. */
+  /** Aborted by `close()`: background sends stop waiting (for the session, for a retry). */
   private readonly lifetime = new AbortController();
+  /** Aborted by `close()` unless it lets the request in flight finish (a re-initialize). */
+  private readonly requests = new AbortController();
+  /** Set by `close()`: no request starts any more. */
+  private closed = false;
+  /** The request in flight, if any (settled: never rejects). */
+  private sending: Promise<void> | undefined;
+  private previous: MessageWriter | undefined;
   /** Messages the async writer gave up on (after its retry). */
   dropped = 0;
   private readonly heldLimits: HeldLimits;
@@ -102,6 +115,7 @@ export class MessageWriter {
       logger: () => this.logger,
     });
     this.queue = new SerialQueue({ name: 'honcho writer', logger: this.logger, clock: this.clock });
+    this.previous = options.previous;
   }
 
   get frequency(): WriteFrequency {
@@ -244,9 +258,19 @@ export class MessageWriter {
     return this.queue.drain(timeoutMs);
   }
 
-  /** Stop; resolves to how many messages stay on disk for the next process (0 without an outbox). */
-  async close(): Promise<number> {
-    this.lifetime.abort(new Error('Honcho writer closed'));
+  /**
+   * Stop; resolves to how many messages stay on disk for the next process (0 without an outbox).
+   * With `finishSending` (a re-initialize) the request in flight is not aborted: it ends by its
+   * own deadline and its acknowledgement reaches the outbox that took over; no other starts.
+   */
+  async close(options: { finishSending?: boolean } = {}): Promise<number> {
+    this.closed = true;
+    const reason = new Error('Honcho writer closed');
+    this.lifetime.abort(reason);
+    if (!options.finishSending) {
+      this.requests.abort(reason);
+      for (let w = this.previous; w; w = w.previous) w.requests.abort(reason);
+    }
     this.queue.close();
     return (await this.options.outbox?.close()) ?? 0;
   }
@@ -273,11 +297,19 @@ export class MessageWriter {
 
   /** Send per session in order; `sent` collects what the server accepted (a failure keeps the rest). */
   private async sendAll(
-    batch: readonly OutgoingMessage[],
+    all: readonly OutgoingMessage[],
     sent: Set<OutgoingMessage>,
-    signal: AbortSignal = this.lifetime.signal,
+    signal?: AbortSignal,
   ): Promise<void> {
-    await this.options.ready(signal);
+    await this.options.ready(signal ?? this.lifetime.signal);
+    await this.previousSettled();
+    const outbox = this.options.outbox;
+    const batch: OutgoingMessage[] = [];
+    for (const m of all) {
+      // Acknowledged meanwhile (delivered by the replaced writer): done, not sent again.
+      if (outbox && m.outboxId !== undefined && !outbox.has(m.outboxId)) sent.add(m);
+      else batch.push(m);
+    }
     const bySession = new Map<string, OutgoingMessage[]>();
     for (const m of batch) {
       const list = bySession.get(m.sessionId) ?? [];
@@ -288,11 +320,36 @@ export class MessageWriter {
       // Honcho takes at most 100 messages per request.
       for (let i = 0; i < list.length; i += 100) {
         const part = list.slice(i, i + 100);
-        await this.options.send(sessionId, part, signal);
+        if (this.closed) throw new Error('Honcho writer closed');
+        const request = this.options.send(sessionId, part, signal ?? this.requests.signal);
+        const settled = request.then(
+          () => undefined,
+          () => undefined,
+        );
+        this.sending = settled;
+        try {
+          await request;
+        } finally {
+          if (this.sending === settled) this.sending = undefined;
+        }
         this.settle(part);
         this.heldLosses.delivered();
         for (const m of part) sent.add(m);
       }
+    }
+  }
+
+  /**
+   * Wait for the requests in flight of the writers this one replaced (what they send may be in
+   * this batch too: their outbox handed it over); forget them once none is (closed, they start none).
+   */
+  private async previousSettled(): Promise<void> {
+    while (this.previous) {
+      const inFlight: Promise<void>[] = [];
+      for (let w: MessageWriter | undefined = this.previous; w; w = w.previous)
+        if (w.sending) inFlight.push(w.sending);
+      if (inFlight.length === 0) this.previous = undefined;
+      else await Promise.all(inFlight);
     }
   }
 

@@ -45,6 +45,13 @@ export interface FakeHoncho extends FakeServer<FakeHonchoState> {
   messages(workspace: string, session: string): FakeMessage[];
   /** Give a session the summary Honcho's deriver would write in the background. */
   setSummary(workspace: string, session: string, content: string): void;
+  /**
+   * Hold message writes (`POST …/sessions/:session/messages`) before they are stored, until the
+   * returned function is called: a slow Honcho at a moment of the test's choosing.
+   */
+  holdWrites(): () => void;
+  /** Message writes waiting on a hold right now. */
+  heldWrites(): number;
   /** The authorization server (`/authorize`, `/oauth/token`, `/oauth/device_authorization`). */
   oauth: FakeHonchoOAuth;
 }
@@ -64,11 +71,13 @@ export async function startFakeHoncho(options: FakeHonchoOptions = {}): Promise<
     ...(options.faultFor ? { faultFor: options.faultFor } : {}),
   });
   registerCoreRoutes(server);
-  registerMessageRoutes(server);
+  const writes = registerMessageRoutes(server);
   registerPeerRoutes(server);
   oauth = registerOAuthRoutes(server);
   const fake = server as FakeHoncho;
   fake.oauth = oauth;
+  fake.holdWrites = () => writes.hold();
+  fake.heldWrites = () => writes.held();
   fake.messages = (workspace, session) =>
     (server.state.workspaces[workspace]?.messages ?? []).filter((m) => m.session_id === session);
   fake.setSummary = (workspace, session, content) => {

@@ -63,11 +63,27 @@ function recentWithin(messages: readonly FakeMessage[], tokens: number | undefin
   return out;
 }
 
-export function registerMessageRoutes(server: FakeServer<FakeHonchoState>): void {
+/** Holds message writes (`POST …/messages`) before they are stored, for tests. */
+export interface MessageHold {
+  /** Hold every write from now until the returned function is called; then each is stored and answered. */
+  hold(): () => void;
+  /** Writes waiting on a hold right now. */
+  held(): number;
+}
+
+export function registerMessageRoutes(server: FakeServer<FakeHonchoState>): MessageHold {
+  let gate: Promise<void> | undefined;
+  let held = 0;
   server.route(
     'POST',
     `${WS}/sessions/:session/messages`,
-    guard((req, state) => {
+    guard(async (req, state) => {
+      if (gate) {
+        held += 1;
+        await gate.finally(() => {
+          held -= 1;
+        });
+      }
       const workspace = workspaceOf(state, req);
       const session = sessionOf(workspace, req.params.session);
       const list = body(req).messages;
@@ -248,6 +264,19 @@ export function registerMessageRoutes(server: FakeServer<FakeHonchoState>): void
       });
     }),
   );
+  return {
+    hold() {
+      let release!: () => void;
+      gate = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      return () => {
+        gate = undefined;
+        release();
+      };
+    },
+    held: () => held,
+  };
 }
 
 function limitOf(value: unknown): number {
