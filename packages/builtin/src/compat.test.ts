@@ -4,7 +4,7 @@ import { silentLogger } from '@hermes-memory/core';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { tempHome } from '../test/helpers/temp';
-import { createBuiltinProvider } from './index';
+import { SessionStore, createBuiltinProvider } from './index';
 
 /**
  * A HERMES_HOME written by hand from the reference's formats (hermes-core spec §4, §8, §12), as a
@@ -172,4 +172,49 @@ describe('compatibility with a reference HERMES_HOME', () => {
     expect(fts.map((r) => r.session_id).sort()).toEqual(['20260301_101500_a1b2c3', '20260302_090000_d4e5f6']);
     db.close();
   });
+
+  it.each([
+    ['v4', REFERENCE_V4_DDL],
+    ['v1', referenceV1Ddl()],
+  ])('a read-only SessionStore reads a %s state.db as it is, without migrating it', (_v, ddl) => {
+    // Before: it prepared the insert statements at open, so a schema before v6 failed with
+    // "table messages has no column named reasoning" (and v1–v2 also lack titles).
+    const home = tempHome();
+    const file = path.join(home, 'state.db');
+    const db = new Database(file);
+    db.exec(ddl);
+    const titled = (db.prepare('PRAGMA table_info(sessions)').all() as Array<{ name: string }>).some(
+      (c) => c.name === 'title',
+    );
+    expect(titled).toBe(ddl === REFERENCE_V4_DDL);
+    db.close();
+    const before = fs.readFileSync(file);
+    const store = new SessionStore({ hermesHome: home, readonly: true });
+    try {
+      const id = '20260301_101500_a1b2c3';
+      expect(store.listSessionsRich({ limit: 5 }).map((s) => s.id)).toEqual([id]);
+      expect(store.searchMessages('grafana', { limit: 5 }).map((m) => m.session_id)).toEqual([id]);
+      const conv = store.getMessagesAsConversation(id);
+      expect(conv.map((m) => m.role)).toEqual(['user', 'assistant', 'assistant']);
+      expect(store.resolveSessionByTitle('Nginx setup')).toBe(ddl === REFERENCE_V4_DDL ? id : null);
+      expect(() => store.appendMessage(id, { role: 'user', content: 'x' })).toThrow(/opened read-only/);
+    } finally {
+      store.close();
+    }
+    expect(fs.readFileSync(file).equals(before)).toBe(true);
+    expect(fs.readdirSync(home)).toEqual(['state.db']);
+  });
 });
+
+/** The reference's first schema (v1): before finish_reason (v2) and session titles (v3, v4's index). */
+function referenceV1Ddl(): string {
+  return REFERENCE_V4_DDL.replace(
+    'output_tokens INTEGER DEFAULT 0, title TEXT,',
+    'output_tokens INTEGER DEFAULT 0,',
+  )
+    .replace(', token_count INTEGER, finish_reason TEXT', ', token_count INTEGER')
+    .replace(/CREATE UNIQUE INDEX idx_sessions_title_unique[^;]*;/, '')
+    .replace('end_reason, message_count, title)', 'end_reason, message_count)')
+    .replace(", 3, 'Nginx setup')", ', 3)')
+    .replace('VALUES (4)', 'VALUES (1)');
+}

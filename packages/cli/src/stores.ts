@@ -29,35 +29,26 @@ export function openMemoryStore(home: string, options: { create?: boolean } = {}
 /**
  * The session database, for reading: `sessions list|search|show` never write to it. Undefined when
  * there is none yet (a fresh home stays empty). Opened read-only, so a Python agent's state.db is
- * left as it is (no schema migration, no second search index, no journal-mode switch) and a
- * read-only home can be listed. An older schema (before v6) cannot be read that way by the store,
- * so it is opened for writing and migrated as the Python agent's own next start would; where even
- * that is refused, the error says why.
+ * left as it is (no schema migration, no second search index, no journal-mode switch), whatever
+ * schema version the agent left it at, and a read-only home can be listed.
  */
 export function openSessionStore(home: string): SessionStore | undefined {
   const file = homePaths(home).stateDb;
   if (!fs.existsSync(file)) return undefined;
-  let readError: unknown;
   try {
     return new SessionStore({ hermesHome: home, readonly: true });
   } catch (error) {
-    readError = error;
-  }
-  if (!/no (?:such )?column/i.test(oneLine(readError))) throw unreadable(file, readError);
-  try {
-    return new SessionStore({ hermesHome: home });
-  } catch (error) {
-    throw unreadable(file, error, ' (its schema predates v6 and must be migrated before it can be read)');
+    throw unreadable(file, error);
   }
 }
 
-function unreadable(file: string, error: unknown, why = ''): CliError {
+function unreadable(file: string, error: unknown): CliError {
   const hint = !accessible(file, fs.constants.R_OK)
     ? '; check its owner and permissions'
-    : why === '' && !accessible(path.dirname(file), fs.constants.W_OK)
+    : !accessible(path.dirname(file), fs.constants.W_OK)
       ? `; SQLite writes ${path.basename(file)}-wal / -shm beside a database in WAL mode, even to read it, so its folder must be writable`
       : '';
-  return new CliError(`Cannot read ${file}${why}: ${oneLine(error)}${hint}.`);
+  return new CliError(`Cannot read ${file}: ${oneLine(error)}${hint}.`);
 }
 
 function accessible(file: string, mode: number): boolean {

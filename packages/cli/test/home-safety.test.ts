@@ -4,10 +4,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { withFileLock } from '@hermes-memory/builtin';
 import Database from 'better-sqlite3';
-import { runUnderWriteLimit, type WriteLimitKind } from '@hermes-memory/testkit';
+import { runUnderWriteLimit, tmpfsMountPrefix, type WriteLimitKind } from '@hermes-memory/testkit';
 import { describe, expect, it } from 'vitest';
 import { checkLocks } from '../src/doctor/checks';
-import { expectOneLineError, run, runInProcess, useTempHomes } from './helpers';
+import { BIN, expectOneLineError, run, runInProcess, useTempHomes } from './helpers';
 
 // §12 (red team): doctor --fix removed a lock a live writer held; read-only commands created files
 // in a fresh home; --home "" meant ~/.hermes and --home /proc/self spun forever; export --out wrote
@@ -142,6 +142,70 @@ describe('homes (§12)', () => {
     expect(fs.readdirSync(h).sort()).toEqual(['state.db']);
     expect(fs.readFileSync(file).equals(before)).toBe(true);
     expect(fs.statSync(file).mode & 0o777).toBe(0o644);
+  });
+
+  it("looking at a Python home mounted read-only: sessions on a pre-v6 state.db, holographic on the plugin's store", () => {
+    // Before: sessions migrated a state.db older than v6 first (and failed in a read-only home);
+    // holographic list/search added their side index ("attempt to write a readonly database").
+    const prefix = tmpfsMountPrefix();
+    const h = home();
+    const state = path.join(h, 'state.db');
+    const db = new Database(state);
+    db.exec(PYTHON_V6_STATE_DB);
+    db.exec(`ALTER TABLE messages DROP COLUMN reasoning; ALTER TABLE messages DROP COLUMN reasoning_details;
+      ALTER TABLE messages DROP COLUMN codex_reasoning_items; UPDATE schema_version SET version = 5;`);
+    db.close();
+    const facts = path.join(h, 'memory_store.db');
+    fs.copyFileSync(path.resolve(__dirname, '../../holographic/test/fixtures/older-float64-store.db'), facts);
+    const before = [fs.readFileSync(state), fs.readFileSync(facts)];
+    // Without a private mount namespace the home stays writable: the byte-for-byte checks still hold.
+    if (!prefix) console.warn('no private mount namespace here: the home is not mounted read-only');
+    const look = (args: string[]) => {
+      const r = spawnSync(
+        prefix?.[0] ?? 'sh',
+        [
+          ...(prefix?.slice(1) ?? []),
+          ...(prefix ? ['sh'] : []),
+          '-c',
+          prefix
+            ? 'mount --bind "$1" "$1" && mount -o remount,bind,ro "$1" && shift && exec "$@"'
+            : 'shift && exec "$@"',
+          'sh',
+          h,
+          process.execPath,
+          BIN,
+          '--home',
+          h,
+          ...args,
+          '--json',
+        ],
+        { encoding: 'utf8', env: { PATH: process.env.PATH ?? '', NO_COLOR: '1' }, timeout: 30_000 },
+      );
+      expect(r.status, `${args.join(' ')}: ${r.stderr}`).toBe(0);
+      return JSON.parse(r.stdout);
+    };
+    if (prefix) {
+      // The mount really is read-only: a write through it fails.
+      const probe = spawnSync(prefix[0]!, [
+        ...prefix.slice(1),
+        'sh',
+        '-c',
+        'mount --bind "$1" "$1" && mount -o remount,bind,ro "$1" && touch "$1/x"',
+        'sh',
+        h,
+      ]);
+      expect(probe.status).not.toBe(0);
+    }
+    expect(look(['sessions', 'list']).sessions.map((s: { id: string }) => s.id)).toEqual([
+      '20260301_101500_a1b2c3',
+    ]);
+    expect(look(['sessions', 'search', 'nginx']).count).toBe(1);
+    expect(look(['sessions', 'show', 'Nginx setup']).messages).toHaveLength(2);
+    expect(look(['holographic', 'list']).count).toBe(8);
+    expect(look(['holographic', 'search', 'blue-green rollback']).results[0].fact_id).toBe(2);
+    expect(fs.readdirSync(h).sort()).toEqual(['memory_store.db', 'state.db']);
+    expect(fs.readFileSync(state).equals(before[0]!)).toBe(true);
+    expect(fs.readFileSync(facts).equals(before[1]!)).toBe(true);
   });
 
   it('sessions commands name the file and the cause when state.db cannot be read', () => {

@@ -69,6 +69,67 @@ export function acquireConnection(dbPath: string): SharedConnection {
   };
 }
 
+/**
+ * A private in-memory copy of a database file, migrated like a shared connection (side index and
+ * all), for commands that only look: the file is opened read-only just long enough to copy it
+ * (WAL content included), so it stays byte for byte as it was, even a Python plugin's store that
+ * was never migrated, and a read-only home can be searched. Writes go to the copy and are dropped
+ * on release (decision 0407).
+ */
+export function acquireSnapshot(dbPath: string): SharedConnection {
+  const image = readImage(dbPath);
+  // An in-memory database cannot be in WAL mode: mark the copy's header as rollback-journal
+  // (bytes 18-19, the file format's read/write versions), or SQLite refuses to open it.
+  if (image[18] === 2) image[18] = 1;
+  if (image[19] === 2) image[19] = 1;
+  // An empty file is an empty database, which SQLite serializes as no bytes at all.
+  const db = image.length === 0 ? new Database(':memory:') : new Database(image);
+  try {
+    initSchema(db);
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+  return {
+    key: `snapshot:${resolveKey(dbPath)}`,
+    db,
+    release() {
+      if (db.open) db.close();
+    },
+  };
+}
+
+/**
+ * The database's bytes. A WAL-mode file without a `-wal` beside it has no writer and nothing
+ * outside the main file: read it as a file, since SQLite would create `-wal` and `-shm` (and fail in
+ * a read-only folder) just to read it. Otherwise ask SQLite, read-only, for a consistent image.
+ */
+function readImage(dbPath: string): Buffer {
+  if (isWalMode(dbPath) && !fs.existsSync(`${dbPath}-wal`)) return fs.readFileSync(dbPath);
+  const source = new Database(dbPath, { readonly: true, fileMustExist: true, timeout: 10_000 });
+  try {
+    // Reading the schema is what tells a file that is not a database (serialize copies any bytes).
+    source.pragma('schema_version');
+    return source.serialize();
+  } finally {
+    source.close();
+  }
+}
+
+function isWalMode(dbPath: string): boolean {
+  const header = Buffer.alloc(20);
+  const fd = fs.openSync(dbPath, 'r');
+  try {
+    return (
+      fs.readSync(fd, header, 0, 20, 0) === 20 &&
+      header.subarray(0, 16).toString('latin1') === 'SQLite format 3\0' &&
+      header[18] === 2
+    );
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
 /** Number of live shared connections (diagnostics and tests). */
 export function sharedConnectionCount(): number {
   return shared.size;

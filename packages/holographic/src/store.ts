@@ -4,7 +4,7 @@
  */
 import type { Embedder, Logger } from '@hermes-memory/core';
 import { NotReadyError, silentLogger } from '@hermes-memory/core';
-import { type Db, type SharedConnection, acquireConnection } from './connection';
+import { type Db, type SharedConnection, acquireConnection, acquireSnapshot } from './connection';
 import { extractEntities } from './entities';
 import { type EntityCache, entityCacheFor } from './entity-cache';
 import {
@@ -74,6 +74,12 @@ export interface FactStoreOptions {
    * as the main thread; blobs are byte-identical either way. Default true (used only with > 1 CPU).
    */
   parallelIngest?: boolean;
+  /**
+   * Work on an in-memory copy of the existing file instead of the file (inspection commands): the
+   * file is only read, never migrated or written, and whatever this store writes is dropped on
+   * `close()`. The file must exist. Default false.
+   */
+  snapshot?: boolean;
   logger?: Logger;
 }
 
@@ -169,7 +175,7 @@ export class FactStore {
     this.logger = options.logger ?? silentLogger;
     this.trackRetrievals = options.trackRetrievals ?? true;
     this.parallelIngest = options.parallelIngest ?? true;
-    this.conn = acquireConnection(options.dbPath);
+    this.conn = options.snapshot ? acquireSnapshot(options.dbPath) : acquireConnection(options.dbPath);
     this.stmts = prepare(this.conn.db);
     this.vectorFormat = this.chooseVectorFormat(options.vectorFormat ?? 'auto');
     this.retriever = new FactRetriever(this, {

@@ -127,6 +127,14 @@ function escapeLike(text: string): string {
  */
 const RANKED_PAGE_MAX = 25;
 
+interface WriteStatements {
+  insertSession: Stmt;
+  endSession: Stmt;
+  reopenSession: Stmt;
+  insertMessage: Stmt;
+  bumpCounts: Stmt;
+}
+
 export class SessionStore {
   readonly dbPath: string;
   private readonly db: Db;
@@ -138,19 +146,19 @@ export class SessionStore {
   private relaxedTable = 'messages_fts';
   /** Statements of the ranked search, by SQL text (one per table and filter shape). */
   private readonly searchStmts = new Map<string, Database.Statement>();
-  private readonly stmts: {
-    insertSession: Stmt;
-    endSession: Stmt;
-    reopenSession: Stmt;
-    insertMessage: Stmt;
-    bumpCounts: Stmt;
-    getSession: Stmt;
-    getMessages: Stmt;
-  };
+  /** Read statements, prepared at open. */
+  private readonly stmts: { getSession: Stmt; getMessages: Stmt };
+  /**
+   * Write statements, prepared on the first write: a read-only store opens any schema the reference
+   * has shipped, and an older one (before v6) lacks columns these name (`messages.reasoning`, …).
+   */
+  private writeStmts: WriteStatements | undefined;
   /** Statement for a session's live messages (compacted rows left out where the schema has them). */
   private readonly activeOnly: Stmt;
   /** The `sessions` flags that hide a session from listings, where the schema has them. */
   private readonly hiddenSessionFlags: readonly string[];
+  /** False only for a schema before v3 opened read-only: no session has a title there. */
+  private readonly titled: boolean;
 
   constructor(options: SessionStoreOptions = {}) {
     if (options.dbPath) this.dbPath = path.resolve(options.dbPath);
@@ -182,6 +190,24 @@ export class SessionStore {
     }
     if (this.tableExists(STEMMED_FTS_TABLE)) this.relaxedTable = STEMMED_FTS_TABLE;
     this.stmts = {
+      getSession: this.db.prepare('SELECT * FROM sessions WHERE id = ?'),
+      getMessages: this.db.prepare('SELECT * FROM messages WHERE session_id = ? ORDER BY timestamp, id'),
+    };
+    // A newer state.db (the Python agent's schema v30) compacts in place: replaced rows stay, with
+    // active = 0, searchable but out of the conversation; sessions can be archived or hidden.
+    const messageColumns = this.columns('messages');
+    const sessionColumns = this.columns('sessions');
+    this.activeOnly = messageColumns.has('active')
+      ? this.db.prepare(
+          'SELECT * FROM messages WHERE session_id = ? AND COALESCE(active, 1) != 0 ORDER BY timestamp, id',
+        )
+      : this.stmts.getMessages;
+    this.hiddenSessionFlags = ['archived', 'hidden'].filter((c) => sessionColumns.has(c));
+    this.titled = sessionColumns.has('title');
+  }
+
+  private get writeStatements(): WriteStatements {
+    this.writeStmts ??= {
       insertSession: this.db.prepare(
         `INSERT OR IGNORE INTO sessions (id, source, user_id, model, model_config, system_prompt, parent_session_id, started_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -196,19 +222,8 @@ export class SessionStore {
       bumpCounts: this.db.prepare(
         'UPDATE sessions SET message_count = message_count + ?, tool_call_count = tool_call_count + ? WHERE id = ?',
       ),
-      getSession: this.db.prepare('SELECT * FROM sessions WHERE id = ?'),
-      getMessages: this.db.prepare('SELECT * FROM messages WHERE session_id = ? ORDER BY timestamp, id'),
     };
-    // A newer state.db (the Python agent's schema v30) compacts in place: replaced rows stay, with
-    // active = 0, searchable but out of the conversation; sessions can be archived or hidden.
-    const messageColumns = this.columns('messages');
-    const sessionColumns = this.columns('sessions');
-    this.activeOnly = messageColumns.has('active')
-      ? this.db.prepare(
-          'SELECT * FROM messages WHERE session_id = ? AND COALESCE(active, 1) != 0 ORDER BY timestamp, id',
-        )
-      : this.stmts.getMessages;
-    this.hiddenSessionFlags = ['archived', 'hidden'].filter((c) => sessionColumns.has(c));
+    return this.writeStmts;
   }
 
   private columns(table: string): Set<string> {
@@ -268,7 +283,7 @@ export class SessionStore {
   /** Insert-or-ignore: creating an existing session is harmless. */
   createSession(sessionId: string, options: CreateSessionOptions = {}): string {
     this.write(() =>
-      this.stmts.insertSession.run(
+      this.writeStatements.insertSession.run(
         sessionId,
         options.source ?? 'cli',
         options.userId ?? null,
@@ -288,11 +303,11 @@ export class SessionStore {
   }
 
   endSession(sessionId: string, endReason: string): void {
-    this.write(() => this.stmts.endSession.run(Date.now() / 1000, endReason, sessionId));
+    this.write(() => this.writeStatements.endSession.run(Date.now() / 1000, endReason, sessionId));
   }
 
   reopenSession(sessionId: string): void {
-    this.write(() => this.stmts.reopenSession.run(sessionId));
+    this.write(() => this.writeStatements.reopenSession.run(sessionId));
   }
 
   updateSystemPrompt(sessionId: string, systemPrompt: string): void {
@@ -446,6 +461,7 @@ export class SessionStore {
   }
 
   getSessionByTitle(title: string): SessionRow | null {
+    if (!this.titled) return null;
     return (
       (this.db.prepare('SELECT * FROM sessions WHERE title = ?').get(title) as SessionRow | undefined) ?? null
     );
@@ -453,6 +469,7 @@ export class SessionStore {
 
   /** Exact title, preferring the newest numbered continuation ("title #3"). */
   resolveSessionByTitle(title: string): string | null {
+    if (!this.titled) return null;
     const numbered = this.db
       .prepare("SELECT id FROM sessions WHERE title LIKE ? ESCAPE '\\' ORDER BY started_at DESC LIMIT 1")
       .get(`${escapeLike(title)} #%`) as { id: string } | undefined;
@@ -464,6 +481,7 @@ export class SessionStore {
   getNextTitleInLineage(baseTitle: string): string {
     const m = /^(.*?) #(\d+)$/.exec(baseTitle);
     const base = m ? m[1]! : baseTitle;
+    if (!this.titled) return base;
     const existing = this.db
       .prepare("SELECT title FROM sessions WHERE title = ? OR title LIKE ? ESCAPE '\\'")
       .all(base, `${escapeLike(base)} #%`) as Array<{ title: string }>;
@@ -482,7 +500,7 @@ export class SessionStore {
     const toolCalls = message.toolCalls;
     const toolCallCount =
       toolCalls === undefined || toolCalls === null ? 0 : Array.isArray(toolCalls) ? toolCalls.length : 1;
-    const info = this.stmts.insertMessage.run(
+    const info = this.writeStatements.insertMessage.run(
       sessionId,
       message.role,
       message.content ?? null,
@@ -503,7 +521,7 @@ export class SessionStore {
   appendMessage(sessionId: string, message: MessageInput): number {
     return this.write(() => {
       const r = this.insert(sessionId, message, Date.now() / 1000);
-      this.stmts.bumpCounts.run(1, r.toolCalls, sessionId);
+      this.writeStatements.bumpCounts.run(1, r.toolCalls, sessionId);
       return r.id;
     });
   }
@@ -520,7 +538,7 @@ export class SessionStore {
         ids.push(r.id);
         calls += r.toolCalls;
       }
-      this.stmts.bumpCounts.run(messages.length, calls, sessionId);
+      this.writeStatements.bumpCounts.run(messages.length, calls, sessionId);
       return ids;
     });
   }

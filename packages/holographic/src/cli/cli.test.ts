@@ -45,6 +45,52 @@ describe('hermes-memory holographic (the ./cli module)', () => {
     expect(fs.readdirSync(home)).toEqual([]);
   });
 
+  it.each([
+    ['rollback-journal', false],
+    ['WAL', true],
+  ])(
+    "list, search and probe leave a Python plugin's %s store byte for byte as it was",
+    async (_mode, wal) => {
+      // Before: they opened it for writing, so looking added the hm_* side index and triggers and
+      // switched its journal mode, and in a read-only home failed with "attempt to write a readonly database".
+      const home = tempDir();
+      const file = path.join(home, 'memory_store.db');
+      fs.copyFileSync(path.join(__dirname, '..', '..', 'test', 'fixtures', 'older-float64-store.db'), file);
+      if (wal) {
+        const db = new Database(file);
+        expect(db.pragma('journal_mode = WAL', { simple: true })).toBe('wal');
+        db.close();
+      }
+      const before = fs.readFileSync(file);
+      expect((await json(home, ['list'])).count).toBe(8);
+      const search = await json(home, ['search', 'blue-green rollback']);
+      expect(search.results[0]).toMatchObject({ fact_id: 2, retrieval_count: 0 });
+      const probe = await json(home, ['probe', 'Atlas']);
+      expect(probe.results.map((r: { fact_id: number }) => r.fact_id)).toContain(1);
+      expect((await run(home, ['list'], { json: false })).stdout).toContain(
+        'Jane Doe leads the Atlas project',
+      );
+      expect(fs.readdirSync(home)).toEqual(['memory_store.db']);
+      expect(fs.readFileSync(file).equals(before)).toBe(true);
+      // A command that changes data still migrates the store, as before.
+      expect((await json(home, ['feedback', '2', 'helpful'])).new_trust).toBeCloseTo(0.55, 5);
+      const db = new Database(file, { readonly: true });
+      expect(db.prepare("SELECT name FROM sqlite_master WHERE name = 'hm_facts_fts'").get()).toBeDefined();
+      db.close();
+    },
+  );
+
+  it('an unreadable store is a one-line error naming the file', async () => {
+    const home = tempDir();
+    const file = path.join(home, 'memory_store.db');
+    fs.writeFileSync(file, 'not a database, just text '.repeat(64));
+    for (const argv of [['list'], ['search', 'x'], ['probe', 'x']]) {
+      const r = await run(home, argv);
+      expect(r.code, argv.join(' ')).toBe(1);
+      expect(r.stderr).toBe(`hermes-memory: Cannot read ${file}: file is not a database.\n`);
+    }
+  });
+
   it('bad arguments are one-line usage errors (exit 2) that point at --help', async () => {
     const home = tempDir();
     for (const argv of [

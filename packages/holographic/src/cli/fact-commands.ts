@@ -7,7 +7,7 @@ import {
 } from '@hermes-memory/core';
 import { guardFact } from '../guard';
 import type { FactStore } from '../store';
-import { openFactStore } from './open-store';
+import { openFactSnapshot, openFactStore } from './open-store';
 
 /** The options every listing shares. */
 const LISTING = {
@@ -68,7 +68,7 @@ export const searchCommand: ProviderCommand = {
     if (positionals.length !== 1) throw ctx.usageError("'search' takes one <query> (quote it).");
     const limit = parseLimit(ctx, values.limit);
     const minTrust = parseTrust(ctx, values['min-trust']);
-    return listing(ctx, 'results', openFactStore(ctx, { create: false }), (store) =>
+    return listing(ctx, 'results', openFactSnapshot(ctx), (store) =>
       store.search(positionals[0]!, {
         limit,
         ...(minTrust !== undefined ? { minTrust } : {}),
@@ -86,7 +86,7 @@ export const probeCommand: ProviderCommand = {
     const { values, positionals } = ctx.parseArgs(argv, LISTING);
     if (positionals.length !== 1) throw ctx.usageError("'probe' takes one <entity> (quote it).");
     const limit = parseLimit(ctx, values.limit);
-    return listing(ctx, 'results', openFactStore(ctx, { create: false }), (store) =>
+    return listing(ctx, 'results', openFactSnapshot(ctx), (store) =>
       store.probe(positionals[0]!, { limit, ...(values.category ? { category: values.category } : {}) }),
     );
   },
@@ -101,7 +101,7 @@ export const listCommand: ProviderCommand = {
     if (positionals.length > 0) throw ctx.usageError("'list' takes no arguments.");
     const limit = parseLimit(ctx, values.limit);
     const minTrust = parseTrust(ctx, values['min-trust']) ?? 0;
-    return listing(ctx, 'facts', openFactStore(ctx, { create: false }), (store) =>
+    return listing(ctx, 'facts', openFactSnapshot(ctx), (store) =>
       store.list({ limit, minTrust, ...(values.category ? { category: values.category } : {}) }),
     );
   },
