@@ -142,6 +142,11 @@ export class ByteroverProvider extends MemoryProvider {
   /** Waiting writes dropped (the oldest) because more than `MAX_WAITING_CURATES` waited. */
   private droppedOverCap = 0;
   private lane: SerialQueue;
+  /**
+   * Counts `initialize` calls: a lane's task checks it still belongs to the run in force before
+   * it touches the run's state (an old lane's curate can end after a re-initialize).
+   */
+  private generation = 0;
   private slot: PrefetchSlot<Recall>;
   /** Aborted at shutdown: running brv children are killed instead of holding the process. */
   private lifetime = new AbortController();
@@ -196,6 +201,11 @@ export class ByteroverProvider extends MemoryProvider {
     // Initialized again: the old outbox closes first (not awaited), so the new one takes over its
     // writes (core's handover) and this run curates them, after the old lane's curates ended.
     const previous = this.initialized && !this.closed ? this.lane : undefined;
+    // The old lane's running curate ends by its own deadline (its tasks queued behind it see they
+    // are stale and return at once): the new lane waits that long, not the new timeout, which a
+    // config change may have shortened — else two curates ran at once.
+    const previousTimeoutMs = this.settings.curateTimeoutMs;
+    this.generation += 1;
     void this.outbox?.close().catch(() => 0);
     this.outbox = undefined;
     this.env = context.env ?? this.env;
@@ -226,7 +236,7 @@ export class ByteroverProvider extends MemoryProvider {
     this.slot = this.newSlot();
     if (previous)
       this.lane.push(async () => {
-        await previous.drain(this.settings.curateTimeoutMs);
+        await previous.drain(previousTimeoutMs);
       }, 'the curates of before');
     // The project directory is created by the first brv call (BrvCli.run), not here. The outbox
     // is a few small files: writes an earlier run left go first on the lane.
@@ -723,7 +733,15 @@ export class ByteroverProvider extends MemoryProvider {
     shouldRun?: () => boolean,
     onDone?: () => void,
   ): void {
+    const generation = this.generation;
+    const outbox = this.outbox;
     this.lane.push(async () => {
+      if (generation !== this.generation) {
+        // Initialized again before its turn: the outbox that took over holds the write and its
+        // run curates it; one never journaled is curated by that run, behind its lane.
+        if (id === undefined && !this.closed) this.curateInBackground(label, content, undefined);
+        return;
+      }
       // A skipped write stays in the outbox until it is curated again (see `shouldRun`).
       if (shouldRun && !shouldRun()) return;
       if (id !== undefined && (this.toCurateAgain.size > 0 || this.redelivering)) {
@@ -736,6 +754,12 @@ export class ByteroverProvider extends MemoryProvider {
         return;
       }
       const outcome = await this.brv('curate', content, this.settings.curateTimeoutMs, this.lifetime.signal);
+      if (generation !== this.generation) {
+        // Ran across a re-initialize: the acknowledgement passes to the outbox that took over;
+        // the new run's state is not this curate's.
+        if (outcome.ok && id !== undefined) outbox?.ack([id]);
+        return;
+      }
       if (outcome.ok) {
         if (id !== undefined) this.outbox?.ack([id]);
         this.notCurated.delivered();
@@ -784,14 +808,24 @@ export class ByteroverProvider extends MemoryProvider {
     this.toCurateAgain.delete(id);
     this.redelivering = true;
     this.redeliveringId = id;
+    const generation = this.generation;
+    const outbox = this.outbox;
     this.lane.push(async () => {
       let ok = false;
+      let mine = generation === this.generation;
       try {
-        if (this.closed) return;
+        if (this.closed || !mine) return;
         const outcome = await this.cli.run('curate', write.content, {
           timeoutMs: this.settings.curateTimeoutMs,
           signal: this.lifetime.signal,
         });
+        mine = generation === this.generation;
+        if (!mine) {
+          // Ran across a re-initialize: only the acknowledgement goes (to the outbox that took
+          // over); the in-progress flag, the waiting writes and the counts are the new run's.
+          if (outcome.ok) outbox?.ack([id]);
+          return;
+        }
         ok = outcome.ok;
         this.recordOutcome('curate', outcome);
         if (outcome.ok) {
@@ -808,11 +842,13 @@ export class ByteroverProvider extends MemoryProvider {
           this.countWaiting(`held behind an uncurated write (${outcome.error})`);
         }
       } finally {
-        // Back in its place (oldest first) unless curated; counted when it first failed, not again.
-        if (!ok) this.toCurateAgain = new Map([[id, write], ...this.toCurateAgain]);
-        this.redelivering = false;
-        this.redeliveringId = undefined;
-        if (ok) this.redeliverNext();
+        if (mine) {
+          // Back in its place (oldest first) unless curated; counted when it first failed, not again.
+          if (!ok) this.toCurateAgain = new Map([[id, write], ...this.toCurateAgain]);
+          this.redelivering = false;
+          this.redeliveringId = undefined;
+          if (ok) this.redeliverNext();
+        }
       }
     }, `again ${write.label}`);
   }

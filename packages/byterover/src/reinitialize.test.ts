@@ -1,6 +1,7 @@
+import { ManualClock } from '@hermes-memory/core';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { byteroverWritesOnDisk } from './outbox';
-import { cleanupTemp, openProvider, waitFor } from './test-support';
+import { cleanupTemp, openProvider, recordingLogger, waitFor } from './test-support';
 import { type FakeBrv, startFakeBrv } from './testing';
 
 /**
@@ -36,6 +37,52 @@ describe('ByteRover initialized again', () => {
     await provider.flush();
     expect(curated().slice(before)).toEqual(['User: Turn 1 is about green tea.']);
     expect(provider.writesOnDisk).toBe(0);
+    await provider.shutdown();
+    expect(byteroverWritesOnDisk(hermesHome)).toBe(0);
+  });
+
+  it('a curate-again of the old run still running: the new run curates nothing until it ends, then each write once, in order', async () => {
+    const clock = new ManualClock();
+    const { provider, hermesHome } = await openProvider(
+      { brvPath: brv.path },
+      { clock, providerConfig: { curate_timeout: 600 } },
+    );
+    const before = curated().length;
+    // Turn 1's curate fails: it waits to be curated again once brv answers.
+    brv.fail({ type: 'status', count: 1 });
+    provider.syncTurn('Turn 1 is about green tea.', 'Noted.');
+    await provider.flush();
+    expect(provider.notCuratedWrites).toBe(1);
+    // brv answers (a status call): the old lane curates turn 1 again, and that curate is held.
+    const release = brv.hold('curate');
+    expect(JSON.parse(await provider.handleToolCall('brv_status', {})).error).toBeUndefined();
+    await waitFor(() => brv.heldRuns() === 1, 'the held curate-again');
+    // Turn 2 queues on the old lane, behind it.
+    provider.syncTurn('Turn 2 is about black tea.', 'Noted.');
+    // Initialized again with a shorter curate timeout; its lane is past that timeout.
+    const env = { PATH: process.env.PATH, HOME: hermesHome };
+    const logger = recordingLogger();
+    const context = { hermesHome, platform: 'cli', agentContext: 'primary', env, logger } as const;
+    provider.initialize('session-2', { ...context, providerConfig: { curate_timeout: 10 } });
+    await clock.advance(11_000);
+    for (let i = 0; i < 20; i++) await new Promise((resolve) => setTimeout(resolve, 5));
+    // Never two curates at once: the new run does not curate turn 1 beside the old run's.
+    expect(brv.heldRuns()).toBe(1);
+    provider.syncTurn('Turn 3 is about white tea.', 'Noted.');
+    release();
+    await provider.flush();
+    expect(brv.heldRuns()).toBe(0);
+    // Turn 1 failed once, then curated once (by the old run's curate-again); turns 2 and 3 after
+    // it, by the new run (turn 2 taken over from the old outbox).
+    expect(curated().slice(before)).toEqual([
+      'User: Turn 1 is about green tea.',
+      'User: Turn 1 is about green tea.',
+      'User: Turn 2 is about black tea.',
+      'User: Turn 3 is about white tea.',
+    ]);
+    expect([provider.writesOnDisk, provider.notCuratedWrites]).toEqual([0, 0]);
+    // The old lane's turn 2, stale, did not judge itself skipped in the new run's state.
+    expect(logger.lines.filter((l) => /not curated/.test(l))).toEqual([]);
     await provider.shutdown();
     expect(byteroverWritesOnDisk(hermesHome)).toBe(0);
   });
