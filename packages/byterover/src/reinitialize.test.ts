@@ -65,15 +65,13 @@ describe('ByteRover initialized again', () => {
     const context = { hermesHome, platform: 'cli', agentContext: 'primary', env, logger } as const;
     provider.initialize('session-2', { ...context, providerConfig: { curate_timeout: 10 } });
     await clock.advance(11_000);
-    for (let i = 0; i < 20; i++) await new Promise((resolve) => setTimeout(resolve, 5));
-    // Never two curates at once: the new run does not curate turn 1 beside the old run's.
-    expect(brv.heldRuns()).toBe(1);
     provider.syncTurn('Turn 3 is about white tea.', 'Noted.');
     release();
     await provider.flush();
     expect(brv.heldRuns()).toBe(0);
     // Turn 1 failed once, then curated once (by the old run's curate-again); turns 2 and 3 after
-    // it, by the new run (turn 2 taken over from the old outbox).
+    // it, by the new run (turn 2 taken over from the old outbox). A new run that curated beside
+    // the old one's held curate would show turn 1 a third time here (no real-time wait needed).
     expect(curated().slice(before)).toEqual([
       'User: Turn 1 is about green tea.',
       'User: Turn 1 is about green tea.',
