@@ -1,35 +1,14 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createRecordingLogger } from '../logging/logger';
 import { Outbox } from './outbox';
+import { type Msg, ns, outboxFixture } from './test-support';
 
-interface Msg {
-  n: number;
-}
-
-const dirs: string[] = [];
-const opened: Array<Outbox<unknown>> = [];
-afterEach(async () => {
-  for (const o of opened.splice(0)) await o.close();
-  for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
-});
-
-function home(): string {
-  const d = fs.mkdtempSync(path.join(os.tmpdir(), 'hm-outbox-'));
-  dirs.push(d);
-  return d;
-}
-
-function open(dir: string, extra: Partial<Parameters<typeof Outbox.open>[0]> = {}): Outbox<Msg> {
-  const o = Outbox.open<Msg>({ dir, name: 'Test', ...extra });
-  opened.push(o as Outbox<unknown>);
-  return o;
-}
-
-const ns = (o: Outbox<Msg>) => o.entries().map((e) => e.data.n);
+const fixture = outboxFixture('hm-outbox-');
+afterEach(() => fixture.cleanup());
+const { home, open } = fixture;
 const journals = (dir: string) => fs.readdirSync(dir).filter((f) => f.endsWith('.jsonl'));
 
 describe('Outbox', () => {
