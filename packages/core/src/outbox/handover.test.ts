@@ -3,13 +3,12 @@
  * its writes hands every entry to the next `open` of its folder, so a provider initialized again
  * delivers them in this run instead of leaving them for the next process.
  */
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ackLine, putLine } from './journal-lines';
 import { Outbox } from './outbox';
-import { ns, outboxFixture } from './test-support';
+import { killAfterOks, ns, outboxFixture } from './test-support';
 
 const fixture = outboxFixture('hm-handover-');
 afterEach(() => fixture.cleanup());
@@ -123,24 +122,7 @@ describe('Outbox handover within one process', () => {
 
   it('kill -9 while re-opening over and over: every entry on disk survives once, in order, and no acked one comes back', async () => {
     const dir = home();
-    const child = spawn(
-      process.execPath,
-      ['--import', 'tsx', new URL('./testing/handover-child.ts', import.meta.url).pathname, dir],
-      { stdio: ['ignore', 'pipe', 'pipe'] },
-    );
-    let out = '';
-    let err = '';
-    child.stderr.on('data', (d) => (err += d));
-    await new Promise<void>((resolve, reject) => {
-      child.stdout.on('data', (d: Buffer) => {
-        out += d.toString();
-        if ((out.match(/^ok /gm) ?? []).length >= 60) resolve();
-      });
-      child.on('exit', () => reject(new Error(`child exited early: ${err.slice(-400)}`)));
-    });
-    const exited = new Promise((resolve) => child.on('exit', resolve));
-    child.kill('SIGKILL');
-    await exited;
+    const out = await killAfterOks('handover-child.ts', dir, 60);
     const numbers = (word: string) =>
       (out.match(new RegExp(`^${word} (\\d+)$`, 'gm')) ?? []).map((l) => Number(l.slice(word.length + 1)));
     const acked = new Set(numbers('acked'));

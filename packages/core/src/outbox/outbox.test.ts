@@ -1,10 +1,9 @@
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createRecordingLogger } from '../logging/logger';
 import { Outbox } from './outbox';
-import { type Msg, ns, outboxFixture } from './test-support';
+import { killAfterOks, type Msg, ns, outboxFixture } from './test-support';
 
 const fixture = outboxFixture('hm-outbox-');
 afterEach(() => fixture.cleanup());
@@ -166,26 +165,7 @@ describe('Outbox', () => {
 
   it('kill -9 mid-append: every write acknowledged on disk survives, in order, and a dead process is adopted', async () => {
     const dir = home();
-    const child = spawn(
-      process.execPath,
-      ['--import', 'tsx', new URL('./testing/append-child.ts', import.meta.url).pathname, dir],
-      {
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
-    let out = '';
-    let err = '';
-    child.stderr.on('data', (d) => (err += d));
-    await new Promise<void>((resolve, reject) => {
-      child.stdout.on('data', (d: Buffer) => {
-        out += d.toString();
-        if ((out.match(/^ok /gm) ?? []).length >= 25) resolve();
-      });
-      child.on('exit', () => reject(new Error(`child exited early: ${err.slice(-400)}`)));
-    });
-    const exited = new Promise((resolve) => child.on('exit', resolve));
-    child.kill('SIGKILL');
-    await exited;
+    const out = await killAfterOks('append-child.ts', dir, 25);
     const confirmed = (out.match(/^ok (\d+)$/gm) ?? []).map((l) => Number(l.slice(3)));
     expect(Outbox.countOnDisk(dir)).toBeGreaterThanOrEqual(confirmed.length);
     const after = ns(open(dir));

@@ -1,4 +1,5 @@
 /** Test-only (not exported): temporary outbox folders and the outboxes opened on them. */
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -30,4 +31,30 @@ export function outboxFixture(prefix: string) {
       for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * Run `script` (beside this file, under `testing/`) on `dir`, kill it with SIGKILL once it printed
+ * `okLines` lines starting "ok ", and return everything it printed on stdout.
+ */
+export async function killAfterOks(script: string, dir: string, okLines: number): Promise<string> {
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', new URL(`./testing/${script}`, import.meta.url).pathname, dir],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let out = '';
+  let err = '';
+  child.stderr.on('data', (d) => (err += d));
+  await new Promise<void>((resolve, reject) => {
+    child.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+      if ((out.match(/^ok /gm) ?? []).length >= okLines) resolve();
+    });
+    child.on('exit', () => reject(new Error(`child exited early: ${err.slice(-400)}`)));
+  });
+  const exited = new Promise((resolve) => child.on('exit', resolve));
+  child.kill('SIGKILL');
+  await exited;
+  return out;
 }
